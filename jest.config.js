@@ -1,0 +1,30 @@
+// Jest runs TypeScript through swc (NestJS 12 is ESM-only; ts-jest cannot load it). Type-checking is
+// `npm run typecheck`, part of `npm test`.
+/** @type {import('jest').Config} */
+module.exports = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  modulePathIgnorePatterns: ['<rootDir>/sdk/', '<rootDir>/dist/'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.(t|j)s$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+          keepClassNames: true,
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|file-type|load-esm|@standard-schema|strtok3|token-types|@tokenizer|@borewit|uint8array-extras|content-disposition)/)',
+  ],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  setupFiles: ['<rootDir>/test/support/setup-env.ts'],
+  testTimeout: 60000,
+};

@@ -1,0 +1,5 @@
+// Every migration, in order. Listed explicitly (not globbed) so the CLI, `npm run dev` and the test
+// set-up all apply exactly the same set.
+import { Foundation1764100000000 } from './1764100000000-foundation';
+
+export const MIGRATIONS = [Foundation1764100000000];

@@ -1,0 +1,149 @@
+// Shapes of the service's requests and responses (API.md §3, §4, §6, §7). Fields the service may
+// add later are tolerated: every object type is open to extra keys through the index signature.
+
+import type { ErrorObject } from './errors.js';
+
+export type Api = 'sdr2hdr' | 'audio';
+
+export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'partially_succeeded' | 'failed' | 'cancelled';
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['succeeded', 'partially_succeeded', 'failed', 'cancelled'];
+
+export interface ListResponse<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface ListParams {
+  limit?: number;
+  starting_after?: string;
+}
+
+export type JobInput = { source_url: string } | { upload_id: string };
+
+export interface Sdr2HdrJobParams {
+  inputs: JobInput[];
+  output?: {
+    resolution?: 'source' | '720p' | '1080p' | '2160p';
+    peak_nits?: number;
+    container?: 'mp4' | 'mov';
+  };
+  metadata?: Record<string, string>;
+  region?: string;
+}
+
+export interface AudioJobParams {
+  inputs: JobInput[];
+  output?: { target_lufs?: number; container?: 'wav' | 'm4a' };
+  metadata?: Record<string, string>;
+  region?: string;
+}
+
+export interface JobOutput {
+  asset_id: string;
+  url: string;
+  expires_at: string;
+  size_bytes: number;
+  container: string;
+  [key: string]: unknown;
+}
+
+export interface JobItem {
+  index: number;
+  status: JobStatus;
+  source: Record<string, unknown>;
+  duration_seconds: number | null;
+  estimated_credits: number;
+  charged_credits: number;
+  output: JobOutput | null;
+  error: ErrorObject | null;
+  [key: string]: unknown;
+}
+
+export interface JobView {
+  object: 'job';
+  job_id: string;
+  api: Api;
+  status: JobStatus;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  progress: number;
+  items: JobItem[];
+  billing: {
+    estimated_credits: number;
+    charged_credits: number;
+    refunded: boolean;
+    state: string;
+    [key: string]: unknown;
+  };
+  error: ErrorObject | null;
+  metadata: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface Upload {
+  upload_id: string;
+  size_bytes: number;
+  sha256: string;
+  expires_at: string;
+  [key: string]: unknown;
+}
+
+export interface CreditBalance {
+  object: 'credit_balance';
+  balance_credits: number;
+  reserved_credits: number;
+  available_credits: number;
+  plan: string;
+  spend_limit_usd: number | null;
+  spent_usd: number;
+  period_start: string;
+  period_resets_at: string;
+  quota: { processing_minutes_limit: number | null; processing_minutes_used: number };
+  [key: string]: unknown;
+}
+
+export interface LedgerEntry {
+  [key: string]: unknown;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  /** Present only when the secret is shown: at creation and after a rotation. */
+  secret?: string;
+  [key: string]: unknown;
+}
+
+export interface WebhookDelivery {
+  [key: string]: unknown;
+}
+
+export interface LicenseActivation {
+  activation_id: string;
+  license: { id: string; plan: string; expires_at: string; max_devices: number; active_devices: number };
+  token: string;
+  offline_grace_until: string;
+  [key: string]: unknown;
+}
+
+export interface LicensePublicKey {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  [key: string]: unknown;
+}
+
+/** Per-call options accepted by every resource method. */
+export interface RequestOptions {
+  /** Sent as Idempotency-Key on POST; generated when absent, and reused by every retry of the call. */
+  idempotencyKey?: string;
+  /** Overrides the client's per-attempt timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}

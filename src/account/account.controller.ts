@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { AuthContext } from '../auth/auth-context';
+import { Caller, RequireScope } from '../auth/auth.decorators';
+import { ApiKeysService, type ApiKeyView } from '../auth/api-keys.service';
+import { BillingService, type CreditBalance, type LedgerEntry } from '../billing/billing.service';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ListQuery, type ListResponse } from '../common/pagination';
+import { CreateApiKeyDto, RotateApiKeyDto } from './dto/create-api-key.dto';
+
+@ApiTags('account')
+@ApiSecurity('api_key')
+@Controller('v1/account')
+export class AccountController {
+  constructor(
+    private readonly billing: BillingService,
+    private readonly keys: ApiKeysService,
+  ) {}
+
+  @Get('credits')
+  @RequireScope('account')
+  @ApiOperation({ summary: 'Credit balance, reservations, spend and quota of this period' })
+  @ApiErrorResponses('auth', 'rate')
+  credits(@Caller() caller: AuthContext): Promise<CreditBalance> {
+    return this.billing.credits(caller.accountId);
+  }
+
+  @Get('ledger')
+  @RequireScope('account')
+  @ApiOperation({ summary: 'Every credit movement (grant, authorise, capture, release), newest first' })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  ledger(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<LedgerEntry>> {
+    return this.billing.ledger(caller.accountId, query.limit, query.starting_after);
+  }
+
+  @Post('api-keys')
+  @RequireScope('keys')
+  @ApiOperation({ summary: 'Create an API key (the full key is shown once, in this response)' })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  createKey(@Caller() caller: AuthContext, @Body() body: CreateApiKeyDto): Promise<ApiKeyView> {
+    return this.keys.create(caller.accountId, body.scopes, body.expires_at ? new Date(body.expires_at) : null);
+  }
+
+  @Get('api-keys')
+  @RequireScope('keys')
+  @ApiOperation({ summary: "List the account's API keys (never the keys themselves)" })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  listKeys(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<ApiKeyView>> {
+    return this.keys.list(caller.accountId, query.limit, query.starting_after);
+  }
+
+  @Delete('api-keys/:id')
+  @RequireScope('keys')
+  @ApiOperation({ summary: 'Revoke an API key (revoked_api_key from then on, on every instance)' })
+  @ApiErrorResponses('auth', 'rate', 'missing')
+  revokeKey(@Caller() caller: AuthContext, @Param('id') id: string): Promise<ApiKeyView> {
+    return this.keys.revoke(caller.accountId, id);
+  }
+
+  @Post('api-keys/:id/rotate')
+  @HttpCode(201)
+  @RequireScope('keys')
+  @ApiOperation({ summary: 'Replace a key with a new one of the same scopes; the old one is revoked after an optional grace' })
+  @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
+  rotateKey(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: RotateApiKeyDto): Promise<ApiKeyView> {
+    return this.keys.rotate(caller.accountId, id, body.grace_seconds ?? 0);
+  }
+}

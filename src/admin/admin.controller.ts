@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../auth/auth.decorators';
+import { ListQuery } from '../common/pagination';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import { AdminService } from './admin.service';
+import { BlockedContentDto, CreateAccountDto, GrantCreditsDto, MaintenanceDto, PatchAccountDto } from './dto/admin.dto';
+
+@ApiTags('admin')
+@ApiSecurity('admin_token')
+@AdminOnly()
+@Controller('v1/admin')
+export class AdminController {
+  constructor(private readonly admin: AdminService) {}
+
+  @Post('accounts')
+  @ApiOperation({ summary: 'Create an account and its first API key (all scopes; the key is shown once)' })
+  @ApiErrorResponses('admin', 'invalid')
+  createAccount(@Body() body: CreateAccountDto) {
+    return this.admin.createAccount(body.name, body.plan);
+  }
+
+  @Get('accounts')
+  @ApiOperation({ summary: 'List accounts, newest first' })
+  @ApiErrorResponses('admin', 'invalid')
+  listAccounts(@Query() query: ListQuery) {
+    return this.admin.listAccounts(query.limit, query.starting_after);
+  }
+
+  @Get('accounts/:id')
+  @ApiOperation({ summary: 'Read an account' })
+  @ApiErrorResponses('admin', 'missing')
+  getAccount(@Param('id') id: string) {
+    return this.admin.getAccount(id);
+  }
+
+  @Patch('accounts/:id')
+  @ApiOperation({ summary: 'Change plan, status, subscription status or spend limit' })
+  @ApiErrorResponses('admin', 'invalid', 'missing')
+  patchAccount(@Param('id') id: string, @Body() body: PatchAccountDto) {
+    return this.admin.patchAccount(id, body);
+  }
+
+  @Post('accounts/:id/credits')
+  @ApiOperation({ summary: 'Grant credits (adds a ledger entry)' })
+  @ApiErrorResponses('admin', 'invalid', 'missing')
+  grantCredits(@Param('id') id: string, @Body() body: GrantCreditsDto) {
+    return this.admin.grantCredits(id, body.credits, body.reason);
+  }
+
+  @Put('maintenance')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Switch maintenance mode on or off (every non-admin route answers 503 maintenance_window)' })
+  @ApiErrorResponses('admin', 'invalid')
+  setMaintenance(@Body() body: MaintenanceDto) {
+    return this.admin.setMaintenance(body.enabled, body.until);
+  }
+
+  @Post('blocked-content')
+  @ApiOperation({ summary: 'Block a file by its SHA-256 (content_policy_violation on upload or submit)' })
+  @ApiErrorResponses('admin', 'invalid')
+  blockContent(@Body() body: BlockedContentDto) {
+    return this.admin.blockContent(body.sha256, body.reason);
+  }
+
+  @Delete('blocked-content/:sha256')
+  @ApiOperation({ summary: 'Remove a hash from the block list' })
+  @ApiErrorResponses('admin', 'missing')
+  unblockContent(@Param('sha256') sha256: string) {
+    return this.admin.unblockContent(sha256);
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { BillingModule } from '../billing/billing.module';
+import { AdminController } from './admin.controller';
+import { AdminRepository } from './admin.repository';
+import { AdminService } from './admin.service';
+
+@Module({
+  imports: [AuthModule, BillingModule],
+  controllers: [AdminController],
+  providers: [AdminRepository, AdminService],
+  exports: [AdminService],
+})
+export class AdminModule {}

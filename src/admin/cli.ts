@@ -1,0 +1,121 @@
+// The operator command line (`npm run admin -- <command>`): the same AdminService as /v1/admin/*.
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { parseArgs } from 'node:util';
+import { AppModule } from '../app.module';
+import { loadConfigOrExit } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { createLogger } from '../common/logger';
+import { AdminService } from './admin.service';
+import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.dto';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+  create-account --name <name> [--plan free|starter|pro|enterprise]   prints the account and its first API key
+  list-accounts
+  show-account <account_id>
+  grant-credits <account_id> --credits <n> [--reason <text>]
+  set-plan <account_id> <plan>
+  suspend <account_id>            unsuspend <account_id>
+  set-subscription <account_id> active|payment_failed|inactive
+  set-spend-limit <account_id> <usd|none>
+  maintenance on [--until <ISO time>] | off
+  block-content <sha256> [--reason <text>]        unblock-content <sha256>
+`;
+
+class UsageError extends Error {}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T {
+  if (!value || !allowed.includes(value as T)) throw new UsageError(`${what} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+async function run(admin: AdminService, argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string', default: 'free' },
+      credits: { type: 'string' },
+      reason: { type: 'string' },
+      until: { type: 'string' },
+    },
+  });
+  const [command, first, second] = positionals;
+  switch (command) {
+    case 'create-account':
+      return admin.createAccount(required(values.name, '--name'), oneOf(values.plan, PLAN_IDS, '--plan'));
+    case 'list-accounts':
+      return admin.listAccounts(100);
+    case 'show-account':
+      return admin.getAccount(required(first, '<account_id>'));
+    case 'grant-credits': {
+      const credits = Number(required(values.credits, '--credits'));
+      if (!Number.isInteger(credits) || credits < 1) throw new UsageError('--credits must be a whole number ≥ 1');
+      return admin.grantCredits(required(first, '<account_id>'), credits, values.reason ?? 'operator grant');
+    }
+    case 'set-plan':
+      return admin.patchAccount(required(first, '<account_id>'), { plan: oneOf(second, PLAN_IDS, '<plan>') });
+    case 'suspend':
+    case 'unsuspend':
+      return admin.patchAccount(required(first, '<account_id>'), {
+        status: oneOf(command === 'suspend' ? 'suspended' : 'active', ACCOUNT_STATUSES, 'status'),
+      });
+    case 'set-subscription':
+      return admin.patchAccount(required(first, '<account_id>'), {
+        subscription_status: oneOf(second, SUBSCRIPTION_STATUSES, '<status>'),
+      });
+    case 'set-spend-limit': {
+      const raw = required(second, '<usd|none>');
+      const limit = raw === 'none' ? null : Number(raw);
+      if (limit !== null && !(Number.isFinite(limit) && limit >= 0)) throw new UsageError('<usd> must be a number ≥ 0 or "none"');
+      return admin.patchAccount(required(first, '<account_id>'), { spend_limit_usd: limit });
+    }
+    case 'maintenance':
+      if (first !== 'on' && first !== 'off') throw new UsageError('maintenance takes on or off');
+      return admin.setMaintenance(first === 'on', values.until);
+    case 'block-content':
+      return admin.blockContent(required(first, '<sha256>'), values.reason);
+    case 'unblock-content':
+      return admin.unblockContent(required(first, '<sha256>'));
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+async function main(): Promise<number> {
+  const config = loadConfigOrExit();
+  const logger = createLogger({ ...config, logLevel: 'warn' }, 'admin-cli');
+  const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config, logger), { logger: false });
+  try {
+    const result = await run(app.get(AdminService), process.argv.slice(2));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      process.stderr.write(`${error.code}: ${error.message}${error.param ? ` (param: ${error.param})` : ''}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await app.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`admin command failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,85 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsDateString, IsDefined, IsIn, IsInt, IsNumber, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+
+export const PLAN_IDS = ['free', 'starter', 'pro', 'enterprise'] as const;
+export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
+export const SUBSCRIPTION_STATUSES = ['active', 'payment_failed', 'inactive'] as const;
+
+export class CreateAccountDto {
+  @ApiProperty({ example: 'Acme Studios' })
+  @IsDefined()
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ enum: PLAN_IDS, example: 'starter' })
+  @IsDefined()
+  @IsIn(PLAN_IDS)
+  plan: (typeof PLAN_IDS)[number];
+}
+
+export class GrantCreditsDto {
+  @ApiProperty({ example: 1000, minimum: 1 })
+  @IsDefined()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
+  credits: number;
+
+  @ApiProperty({ example: 'October top-up' })
+  @IsDefined()
+  @IsString()
+  @Length(1, 500)
+  reason: string;
+}
+
+export class PatchAccountDto {
+  @ApiPropertyOptional({ enum: PLAN_IDS })
+  @IsOptional()
+  @IsIn(PLAN_IDS)
+  plan?: (typeof PLAN_IDS)[number];
+
+  @ApiPropertyOptional({ enum: ACCOUNT_STATUSES })
+  @IsOptional()
+  @IsIn(ACCOUNT_STATUSES)
+  status?: (typeof ACCOUNT_STATUSES)[number];
+
+  @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES })
+  @IsOptional()
+  @IsIn(SUBSCRIPTION_STATUSES)
+  subscription_status?: (typeof SUBSCRIPTION_STATUSES)[number];
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Monthly spend cap in USD; null removes it.' })
+  @ValidateIf((_, value) => value !== null)
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(10_000_000)
+  spend_limit_usd?: number | null;
+}
+
+export class MaintenanceDto {
+  @ApiProperty()
+  @IsDefined()
+  @IsBoolean()
+  enabled: boolean;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Expected end; clients get Retry-After until then.' })
+  @IsOptional()
+  @IsDateString({ strict: true })
+  until?: string;
+}
+
+export class BlockedContentDto {
+  @ApiProperty({ description: 'SHA-256 of the file, lower-case hex', example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' })
+  @IsDefined()
+  @IsString()
+  @Matches(/^[0-9a-f]{64}$/, { message: 'sha256 must be 64 lower-case hex characters' })
+  sha256: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
+  reason?: string;
+}

@@ -1,0 +1,53 @@
+// Composition of the two processes built from this codebase: the HTTP API and the worker.
+import { Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import { AccountModule } from './account/account.module';
+import { AdminModule } from './admin/admin.module';
+import { ConfigModule } from './common/config/config.module';
+import type { AppConfig } from './common/config/config';
+import { DatabaseModule } from './common/database/database.module';
+import { RedisModule } from './common/redis/redis.module';
+import { HealthController } from './health/health.controller';
+import { MetricsController } from './metrics/metrics.controller';
+
+/** What both processes need: configuration, Postgres, Redis, JSON logs. */
+function core(config: AppConfig, logger: Logger): DynamicModule[] {
+  return [
+    ConfigModule.forRoot(config),
+    LoggerModule.forRoot({
+      pinoHttp: {
+        logger,
+        genReqId: (request) => (request as typeof request & { id: string }).id,
+        customProps: () => ({}),
+        // Ops endpoints are polled constantly; their lines would drown the useful ones.
+        autoLogging: { ignore: (request) => /^\/(health|metrics)/.test(request.url ?? '') },
+        serializers: {
+          req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
+        },
+      },
+    }),
+    { module: DatabaseModule },
+    { module: RedisModule },
+  ];
+}
+
+@Module({})
+export class AppModule {
+  static forApi(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [...core(config, logger), AccountModule, AdminModule],
+      controllers: [HealthController, MetricsController],
+    };
+  }
+
+  static forWorker(config: AppConfig, logger: Logger): DynamicModule {
+    return { module: AppModule, imports: [...core(config, logger)] };
+  }
+
+  /** The operator command line: the same services as the admin API, no HTTP. */
+  static forAdminCli(config: AppConfig, logger: Logger): DynamicModule {
+    return { module: AppModule, imports: [...core(config, logger), AdminModule] };
+  }
+}

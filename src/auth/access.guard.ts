@@ -1,0 +1,106 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { MaintenanceService } from '../common/maintenance/maintenance.service';
+import { RateLimiter, type RateLimitResult } from '../common/rate-limit/rate-limiter';
+import { secretsEqual } from './api-key';
+import { ACCESS, type Access } from './auth.decorators';
+import { AuthService } from './auth.service';
+
+/**
+ * The checks every request passes before its handler, in the order of API.md §2:
+ * 1. authentication and authorisation (401, 403: scope, suspension),
+ * 2. the request rate per account (per IP for unauthenticated traffic),
+ * 3. maintenance.
+ * Request shape (the validation pipe) and everything later run in the handler.
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    private readonly limiter: RateLimiter,
+    private readonly maintenance: MaintenanceService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]);
+    if (!access) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+
+    switch (access.kind) {
+      case 'operational':
+        return true;
+      case 'admin':
+        await this.checkAdmin(request);
+        return true;
+      case 'public':
+        this.enforce(await this.limiter.hit(`ip:${request.ip}`, this.config.ipRateLimitPerSecond));
+        this.checkMaintenance();
+        return true;
+      case 'api_key': {
+        let caller;
+        try {
+          caller = await this.auth.authenticate(request.headers['x-api-key']);
+        } catch (error) {
+          await this.limitFailedAttempt(request, error);
+          throw error;
+        }
+        if (!caller.scopes.includes(access.scope)) {
+          throw new ApiError('insufficient_scope', {
+            message: `This API key lacks the "${access.scope}" scope. Use a key that has it.`,
+          });
+        }
+        if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
+        request.auth = caller;
+        const result = await this.limiter.hit(caller.accountId, caller.plan.requestsPerSecond);
+        reply.header('X-RateLimit-Limit', String(result.limit));
+        reply.header('X-RateLimit-Remaining', String(result.remaining));
+        reply.header('X-RateLimit-Reset', String(result.resetSeconds));
+        this.enforce(result);
+        this.checkMaintenance();
+        return true;
+      }
+    }
+  }
+
+  private enforce(result: RateLimitResult): void {
+    if (!result.exceeded) return;
+    throw new ApiError('rate_limit_exceeded', {
+      details: { limit: result.limit, window_seconds: RateLimiter.WINDOW_SECONDS, retry_after_seconds: result.resetSeconds },
+    });
+  }
+
+  /** Failed key attempts count against the caller's IP, so key guessing meets the per-IP limit. */
+  private async limitFailedAttempt(request: FastifyRequest, authError: unknown): Promise<void> {
+    if (!(authError instanceof ApiError)) return;
+    const result = await this.limiter.hit(`ip:${request.ip}`, this.config.ipRateLimitPerSecond).catch(() => null);
+    if (result) this.enforce(result);
+  }
+
+  private checkMaintenance(): void {
+    const state = this.maintenance.current();
+    if (!state.enabled) return;
+    const retryAfterSeconds = state.until ? Math.max(1, Math.ceil((Date.parse(state.until) - Date.now()) / 1000)) : undefined;
+    throw new ApiError('maintenance_window', {
+      retryAfterSeconds,
+      details: state.until ? { until: state.until } : undefined,
+    });
+  }
+
+  private async checkAdmin(request: FastifyRequest): Promise<void> {
+    const token = request.headers['x-admin-token'];
+    if (token === undefined || token === '') {
+      throw new ApiError('missing_api_key', { param: 'X-Admin-Token', message: 'Send the operator token in the X-Admin-Token header.' });
+    }
+    const value = Array.isArray(token) ? token[0] : token;
+    if (!this.config.adminToken || !secretsEqual(value, this.config.adminToken)) {
+      await this.limitFailedAttempt(request, new ApiError('invalid_api_key'));
+      throw new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' });
+    }
+  }
+}

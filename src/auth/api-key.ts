@@ -1,0 +1,21 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBase62 } from '../common/ids';
+
+export const API_KEY_PATTERN = /^mjk_[0-9A-Za-z]{32,64}$/;
+
+/** A new key: `mjk_` + 40 base62 characters (≈238 bits). Only its hash and prefix are ever stored. */
+export function generateApiKey(): { key: string; hash: Buffer; prefix: string } {
+  const key = `mjk_${randomBase62(40)}`;
+  return { key, hash: hashApiKey(key), prefix: key.slice(0, 12) };
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+/** Constant-time comparison of two secrets of any length. */
+export function secretsEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}

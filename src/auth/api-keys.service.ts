@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ApiError } from '../common/errors';
+import { newId } from '../common/ids';
+import { toList, type ListResponse } from '../common/pagination';
+import { generateApiKey } from './api-key';
+import type { Scope } from './auth-context';
+import { ApiKeysRepository, type ApiKeyRow } from './api-keys.repository';
+
+export interface ApiKeyView {
+  object: 'api_key';
+  id: string;
+  prefix: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+  /** The full key: present only in the response that created it. */
+  key?: string;
+}
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+function toView(row: ApiKeyRow, key?: string): ApiKeyView {
+  const view: ApiKeyView = {
+    object: 'api_key',
+    id: row.id,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    expires_at: iso(row.expires_at),
+    revoked_at: iso(row.revoked_at),
+    last_used_at: iso(row.last_used_at),
+    created_at: row.created_at.toISOString(),
+  };
+  if (key) view.key = key;
+  return view;
+}
+
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly db: DataSource,
+  ) {}
+
+  async create(accountId: string, scopes: Scope[], expiresAt: Date | null, manager?: EntityManager): Promise<ApiKeyView> {
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new ApiError('invalid_parameter', { param: 'expires_at', message: 'expires_at must be in the future.' });
+    }
+    const generated = generateApiKey();
+    const row = await this.keys.insert(
+      { id: newId('key'), accountId, prefix: generated.prefix, hash: generated.hash, scopes: [...new Set(scopes)], expiresAt },
+      manager,
+    );
+    return toView(row, generated.key);
+  }
+
+  async list(accountId: string, limit = 20, startingAfter?: string): Promise<ListResponse<ApiKeyView>> {
+    const rows = await this.keys.list(accountId, limit + 1, startingAfter);
+    return toList(rows.map((row) => toView(row)), limit, (view) => view.id);
+  }
+
+  async revoke(accountId: string, id: string): Promise<ApiKeyView> {
+    return this.db.transaction(async (manager) => {
+      const existing = await this.requireKey(accountId, id, manager);
+      return toView(existing.revoked_at ? existing : await this.keys.retire(id, 0, manager));
+    });
+  }
+
+  /** A new key with the same scopes; the old one is revoked now, or expires after `graceSeconds`. */
+  async rotate(accountId: string, id: string, graceSeconds: number): Promise<ApiKeyView> {
+    return this.db.transaction(async (manager) => {
+      const existing = await this.requireKey(accountId, id, manager);
+      if (existing.revoked_at) {
+        throw new ApiError('invalid_parameter', { param: 'id', message: 'This key is already revoked; create a new key instead.' });
+      }
+      await this.keys.retire(id, graceSeconds, manager);
+      return this.create(accountId, existing.scopes, existing.expires_at && existing.expires_at > new Date() ? existing.expires_at : null, manager);
+    });
+  }
+
+  private async requireKey(accountId: string, id: string, manager: EntityManager): Promise<ApiKeyRow> {
+    const row = await this.keys.find(accountId, id, manager);
+    // Another account's key answers exactly like a missing one.
+    if (!row) throw new ApiError('resource_missing', { param: 'id', message: 'No API key with this id exists for your account.' });
+    return row;
+  }
+}

@@ -1,0 +1,23 @@
+import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { AuthContext, Scope } from './auth-context';
+
+/**
+ * How a route is reached: `api_key` (the default) needs a key with the route's scope; `public`
+ * needs no key and is limited per IP; `admin` needs X-Admin-Token; `operational` (health, metrics,
+ * docs) is exempt from rate limits and maintenance.
+ */
+export type Access = { kind: 'api_key'; scope: Scope } | { kind: 'public' } | { kind: 'admin' } | { kind: 'operational' };
+export const ACCESS = 'mediajobs:access';
+
+export const RequireScope = (scope: Scope) => SetMetadata(ACCESS, { kind: 'api_key', scope } satisfies Access);
+export const Public = () => SetMetadata(ACCESS, { kind: 'public' } satisfies Access);
+export const AdminOnly = () => SetMetadata(ACCESS, { kind: 'admin' } satisfies Access);
+export const Operational = () => SetMetadata(ACCESS, { kind: 'operational' } satisfies Access);
+
+/** The authenticated caller of an `api_key` route. */
+export const Caller = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
+  const auth = ctx.switchToHttp().getRequest<FastifyRequest>().auth;
+  if (!auth) throw new Error('Caller used on a route without API key access');
+  return auth;
+});

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { MaintenanceService } from '../common/maintenance/maintenance.service';
+import { RateLimiter } from '../common/rate-limit/rate-limiter';
+import { AccessGuard } from './access.guard';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService } from './api-keys.service';
+import { AuthService } from './auth.service';
+
+@Module({
+  providers: [
+    ApiKeysRepository,
+    ApiKeysService,
+    AuthService,
+    RateLimiter,
+    MaintenanceService,
+    { provide: APP_GUARD, useClass: AccessGuard },
+  ],
+  exports: [ApiKeysService, MaintenanceService, RateLimiter],
+})
+export class AuthModule {}

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { newId } from '../common/ids';
+
+export type LedgerKind = 'grant' | 'authorise' | 'capture' | 'release';
+
+export interface LedgerRow {
+  id: string;
+  kind: LedgerKind;
+  credits: string;
+  job_id: string | null;
+  reason: string | null;
+  balance_after: string;
+  reserved_after: string;
+  created_at: Date;
+}
+
+export interface BalanceRow {
+  balance_credits: string;
+  reserved_credits: string;
+  plan_id: string;
+  spend_limit_usd: string | null;
+  usd_per_credit: string;
+  processing_minutes_per_month: number | null;
+}
+
+@Injectable()
+export class BillingRepository {
+  constructor(private readonly db: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async addToBalance(manager: EntityManager, accountId: string, credits: number): Promise<{ balance: string; reserved: string } | null> {
+    const rows: { balance_credits: string; reserved_credits: string }[] = await manager.query(
+      `UPDATE accounts SET balance_credits = balance_credits + $2, updated_at = now() WHERE id = $1
+       RETURNING balance_credits, reserved_credits`,
+      [accountId, credits],
+    );
+    return rows[0] ? { balance: rows[0].balance_credits, reserved: rows[0].reserved_credits } : null;
+  }
+
+  async appendLedger(
+    manager: EntityManager,
+    entry: { accountId: string; kind: LedgerKind; credits: number; jobId?: string; reason?: string; balanceAfter: string; reservedAfter: string },
+  ): Promise<LedgerRow> {
+    const rows: LedgerRow[] = await manager.query(
+      `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       RETURNING id, kind, credits, job_id, reason, balance_after, reserved_after, created_at`,
+      [newId('led'), entry.accountId, entry.kind, entry.credits, entry.jobId ?? null, entry.reason ?? null, entry.balanceAfter, entry.reservedAfter],
+    );
+    return rows[0];
+  }
+
+  async balance(accountId: string): Promise<BalanceRow | null> {
+    const rows: BalanceRow[] = await this.db.query(
+      `SELECT a.balance_credits, a.reserved_credits, a.plan_id, a.spend_limit_usd, p.usd_per_credit, p.processing_minutes_per_month
+         FROM accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1`,
+      [accountId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Credits captured (charged) since `since`: what the spend cap and "spent this period" count. */
+  async capturedSince(accountId: string, since: Date, manager: EntityManager = this.db.manager): Promise<number> {
+    const rows: { total: string }[] = await manager.query(
+      `SELECT COALESCE(SUM(credits), 0) AS total FROM credit_ledger WHERE account_id = $1 AND kind = 'capture' AND created_at >= $2`,
+      [accountId, since],
+    );
+    return Number(rows[0].total);
+  }
+
+  async ledger(accountId: string, limit: number, startingAfter?: string): Promise<LedgerRow[]> {
+    return this.db.query(
+      `SELECT id, kind, credits, job_id, reason, balance_after, reserved_after, created_at FROM credit_ledger
+        WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+      [accountId, startingAfter ?? null, limit],
+    );
+  }
+}

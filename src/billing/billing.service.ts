@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors';
+import { toList, type ListResponse } from '../common/pagination';
+import { billingPeriod } from './billing-period';
+import { BillingRepository, type LedgerRow } from './billing.repository';
+
+export interface CreditBalance {
+  object: 'credit_balance';
+  balance_credits: number;
+  reserved_credits: number;
+  available_credits: number;
+  plan: string;
+  spend_limit_usd: number | null;
+  spent_usd: number;
+  period_start: string;
+  period_resets_at: string;
+  quota: { processing_minutes_limit: number | null; processing_minutes_used: number };
+}
+
+export interface LedgerEntry {
+  object: 'ledger_entry';
+  id: string;
+  kind: LedgerRow['kind'];
+  credits: number;
+  job_id: string | null;
+  reason: string | null;
+  balance_after: number;
+  reserved_after: number;
+  created_at: string;
+}
+
+/** Rounds USD to cents without binary-float surprises (0.1 + 0.2). */
+export function usd(credits: number, usdPerCredit: number): number {
+  return Math.round(credits * usdPerCredit * 100) / 100;
+}
+
+@Injectable()
+export class BillingService {
+  /** Processing minutes used this period; the jobs module provides the real number once it exists. */
+  private minutesUsed: (accountId: string, since: Date) => Promise<number> = async () => 0;
+
+  constructor(private readonly repository: BillingRepository) {}
+
+  registerUsageSource(source: (accountId: string, since: Date) => Promise<number>): void {
+    this.minutesUsed = source;
+  }
+
+  /** Adds credits to an account (operator grant), with its ledger row, in one transaction. */
+  async grant(accountId: string, credits: number, reason: string): Promise<LedgerEntry> {
+    const row = await this.repository.transaction(async (manager) => {
+      const after = await this.repository.addToBalance(manager, accountId, credits);
+      if (!after) throw new ApiError('resource_missing', { param: 'id', message: 'No account with this id.' });
+      return this.repository.appendLedger(manager, {
+        accountId,
+        kind: 'grant',
+        credits,
+        reason,
+        balanceAfter: after.balance,
+        reservedAfter: after.reserved,
+      });
+    });
+    return toLedgerEntry(row);
+  }
+
+  async credits(accountId: string): Promise<CreditBalance> {
+    const row = await this.repository.balance(accountId);
+    if (!row) throw new Error(`account ${accountId} vanished`);
+    const period = billingPeriod();
+    const [captured, minutesUsed] = await Promise.all([
+      this.repository.capturedSince(accountId, period.start),
+      this.minutesUsed(accountId, period.start),
+    ]);
+    const balance = Number(row.balance_credits);
+    const reserved = Number(row.reserved_credits);
+    return {
+      object: 'credit_balance',
+      balance_credits: balance,
+      reserved_credits: reserved,
+      available_credits: balance - reserved,
+      plan: row.plan_id,
+      spend_limit_usd: row.spend_limit_usd === null ? null : Number(row.spend_limit_usd),
+      spent_usd: usd(captured, Number(row.usd_per_credit)),
+      period_start: period.start.toISOString(),
+      period_resets_at: period.resetsAt.toISOString(),
+      quota: { processing_minutes_limit: row.processing_minutes_per_month, processing_minutes_used: minutesUsed },
+    };
+  }
+
+  async ledger(accountId: string, limit = 20, startingAfter?: string): Promise<ListResponse<LedgerEntry>> {
+    const rows = await this.repository.ledger(accountId, limit + 1, startingAfter);
+    return toList(rows.map(toLedgerEntry), limit, (entry) => entry.id);
+  }
+}
+
+export function toLedgerEntry(row: LedgerRow): LedgerEntry {
+  return {
+    object: 'ledger_entry',
+    id: row.id,
+    kind: row.kind,
+    credits: Number(row.credits),
+    job_id: row.job_id,
+    reason: row.reason,
+    balance_after: Number(row.balance_after),
+    reserved_after: Number(row.reserved_after),
+    created_at: row.created_at.toISOString(),
+  };
+}

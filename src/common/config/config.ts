@@ -1,0 +1,146 @@
+// Configuration from the environment (API.md §10), parsed and validated once at start-up.
+// A bad value stops the process with a message naming the variable and what is allowed.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface AppConfig {
+  nodeEnv: string;
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Prefix of every Redis key and BullMQ queue, so test runs never meet a developer's run. */
+  redisPrefix: string;
+  adminToken: string | null;
+  publicBaseUrl: string;
+  docsUrl: string;
+  storageDir: string;
+  allowPrivateUrls: string[];
+  workerConcurrency: number;
+  jobTimeLimitSeconds: number;
+  cancelWindowSeconds: number;
+  maxUploadBytes: number;
+  maxJsonBodyBytes: number;
+  maxDurationSeconds: number;
+  jobRetentionDays: number;
+  webhookRetryScheduleSeconds: number[];
+  region: string;
+  workerMaxPixels: number;
+  maxQueueDepth: number;
+  ipRateLimitPerSecond: number;
+  logLevel: string;
+  ffmpegPath: string;
+  ffprobePath: string;
+  assetUrlSecret: string;
+  licenseSigningKey: string | null;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number between ${min} and ${max}; got "${raw}".`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${value}.`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(', ')}); got "${raw}".`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use one of ${protocols.join(', ')}; got "${parsed.protocol}".`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/** Reads `.env` in the working directory (written by `npm run dev` on a first run); real env vars win. */
+export function loadDotEnv(dir = process.cwd()): void {
+  const file = resolve(dir, '.env');
+  if (process.env.NODE_ENV !== 'test' && existsSync(file)) process.loadEnvFile(file);
+}
+
+export function parseConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']);
+  const adminToken = env.ADMIN_TOKEN || null;
+  if (adminToken !== null && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters.');
+  const schedule = list(env, 'WEBHOOK_RETRY_SCHEDULE');
+  const webhookRetryScheduleSeconds = schedule.length
+    ? schedule.map((part) => {
+        if (!/^\d+$/.test(part)) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds; got "${part}".`);
+        return Number(part);
+      })
+    : [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
+  const assetUrlSecret = env.ASSET_URL_SECRET || (nodeEnv === 'production' ? '' : 'dev-only-asset-url-secret-change-me');
+  if (assetUrlSecret.length < 16) throw new ConfigError('ASSET_URL_SECRET must be set to at least 16 characters in production.');
+  if (nodeEnv === 'production' && !adminToken) throw new ConfigError('ADMIN_TOKEN must be set in production.');
+  const region = env.REGION || 'local';
+  if (!/^[a-z0-9-]{1,32}$/.test(region)) throw new ConfigError(`REGION must be 1-32 characters of a-z, 0-9 and "-"; got "${region}".`);
+  const redisPrefix = env.REDIS_PREFIX || 'mj';
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(redisPrefix)) throw new ConfigError('REDIS_PREFIX must be 1-40 characters of A-Z, a-z, 0-9, _ and -.');
+  const logLevel = env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`);
+  }
+  return {
+    nodeEnv,
+    port,
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/mediajobs', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisPrefix,
+    adminToken,
+    publicBaseUrl,
+    docsUrl: url(env, 'DOCS_URL', `${publicBaseUrl}/docs`, ['http:', 'https:']),
+    storageDir: resolve(env.STORAGE_DIR || './storage'),
+    allowPrivateUrls: list(env, 'ALLOW_PRIVATE_URLS'),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
+    jobTimeLimitSeconds: int(env, 'JOB_TIME_LIMIT_SECONDS', 3600, 1, 86400),
+    cancelWindowSeconds: int(env, 'CANCEL_WINDOW_SECONDS', 60, 0, 86400),
+    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 ** 3, 1),
+    maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
+    maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
+    jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),
+    webhookRetryScheduleSeconds,
+    region,
+    workerMaxPixels: int(env, 'WORKER_MAX_PIXELS', 3840 * 2160, 1),
+    maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
+    ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
+    logLevel,
+    ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
+    ffprobePath: env.FFPROBE_PATH || 'ffprobe',
+    assetUrlSecret,
+    licenseSigningKey: env.LICENSE_SIGNING_KEY || null,
+  };
+}
+
+/** Parses the configuration or exits with a clear message: a service must not start half-configured. */
+export function loadConfigOrExit(): AppConfig {
+  loadDotEnv();
+  try {
+    return parseConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,73 @@
+// Turns anything thrown anywhere (our ApiError, Nest and Fastify errors, driver errors) into an
+// ApiError, so every failure leaves the service as the one envelope.
+import { HttpException } from '@nestjs/common';
+import { ApiError } from './api-error';
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'Connection is closed',
+  "Stream isn't writeable",
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'Command timed out',
+  'Reached the max retries per request limit',
+  'Client has encountered a connection error',
+  'connect ECONNREFUSED',
+  'DataSource is not initialized',
+];
+
+/** True for errors that mean Postgres or Redis is unreachable: a 503 the client may retry. */
+export function isUnavailableError(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const { code } = error as Error & { code?: unknown };
+  if (typeof code === 'string') {
+    if (CONNECTION_ERROR_CODES.has(code)) return true;
+    // Postgres SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown),
+    // 53300 too many connections.
+    if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
+  }
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (CONNECTION_MESSAGES.some((message) => error.message.includes(message))) return true;
+  const nested = (error as Error & { driverError?: unknown; cause?: unknown }).driverError ?? error.cause;
+  return nested !== undefined && isUnavailableError(nested, depth + 1);
+}
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+}
+
+export function classifyError(exception: unknown): { error: ApiError; unexpected: boolean } {
+  if (exception instanceof ApiError) return { error: exception, unexpected: false };
+  // Nest wraps Fastify's own 4xx errors (body parsing) in an HttpException: classify the original.
+  const cause = exception instanceof HttpException ? (exception.cause as FastifyLikeError | undefined) : undefined;
+  if (typeof cause?.code === 'string' && cause.code.startsWith('FST_')) return classifyError(cause);
+  if (isUnavailableError(exception)) return { error: new ApiError('service_unavailable'), unexpected: false };
+
+  const fastify = exception as FastifyLikeError;
+  switch (fastify?.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { error: new ApiError('invalid_json'), unexpected: false };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { error: new ApiError('request_too_large'), unexpected: false };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { error: new ApiError('unsupported_content_type', { param: 'Content-Type' }), unexpected: false };
+    default:
+      break;
+  }
+  // JSON.parse failures that reach us without a Fastify code (e.g. from a custom parser).
+  if (exception instanceof SyntaxError && fastify.statusCode === 400) {
+    return { error: new ApiError('invalid_json'), unexpected: false };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status === 404) return { error: new ApiError('route_not_found'), unexpected: false };
+    if (status === 413) return { error: new ApiError('request_too_large'), unexpected: false };
+    if (status === 415) return { error: new ApiError('unsupported_content_type', { param: 'Content-Type' }), unexpected: false };
+    if (status === 400) return { error: new ApiError('invalid_parameter'), unexpected: false };
+  }
+  return { error: new ApiError('internal_error'), unexpected: true };
+}

@@ -1,0 +1,48 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ApiError } from '../errors/api-error';
+
+interface Violation {
+  path: string;
+  error: ValidationError;
+}
+
+function firstViolation(errors: ValidationError[], parent = ''): Violation | undefined {
+  for (const error of errors) {
+    const path = /^\d+$/.test(error.property)
+      ? `${parent}[${error.property}]`
+      : parent
+        ? `${parent}.${error.property}`
+        : error.property;
+    if (error.constraints && Object.keys(error.constraints).length) return { path, error };
+    const nested = firstViolation(error.children ?? [], path);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+/** The first validation failure as an ApiError whose `param` is the field's path, e.g. `inputs[0].source_url`. */
+export function validationErrorToApiError(errors: ValidationError[]): ApiError {
+  const violation = firstViolation(errors);
+  if (!violation) return new ApiError('invalid_parameter');
+  const { path, error } = violation;
+  const constraints = error.constraints ?? {};
+  if (constraints.whitelistValidation) {
+    return new ApiError('invalid_parameter', { param: path, message: `Unknown parameter: ${path}. Remove it from the request.` });
+  }
+  if (error.value === undefined || error.value === null || constraints.isDefined) {
+    return new ApiError('missing_parameter', { param: path, message: `Missing required parameter: ${path}.` });
+  }
+  const reason = Object.values(constraints)[0];
+  return new ApiError('invalid_parameter', { param: path, message: `Invalid value for ${path}: ${reason}.` });
+}
+
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: true },
+    exceptionFactory: validationErrorToApiError,
+  });
+}

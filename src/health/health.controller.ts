@@ -1,0 +1,48 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { Operational } from '../auth/auth.decorators';
+import { ApiError } from '../common/errors';
+import { REDIS } from '../common/redis/redis.module';
+
+const CHECK_TIMEOUT_MS = 1500;
+
+function within<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref()),
+  ]);
+}
+
+@ApiTags('operations')
+@Operational()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: Postgres and Redis answer (503 service_unavailable otherwise)' })
+  async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
+    const [postgres, redis] = await Promise.allSettled([within(this.db.query('SELECT 1')), within(this.redis.ping())]);
+    const down = [postgres.status === 'rejected' ? 'postgres' : null, redis.status === 'rejected' ? 'redis' : null].filter(
+      (name): name is string => name !== null,
+    );
+    if (down.length) {
+      throw new ApiError('service_unavailable', {
+        message: 'A dependency of the service is unavailable. Retry with backoff.',
+        details: { down },
+      });
+    }
+    return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };
+  }
+}

@@ -1,0 +1,16 @@
+// Entry point of the HTTP API (`npm run start:api`). Migrations are an operator step, never run here.
+import 'reflect-metadata';
+import { loadConfigOrExit } from './common/config/config';
+import { createHttpApp } from './http-app';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfigOrExit();
+  const app = await createHttpApp(config);
+  await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
+  process.stdout.write(`${JSON.stringify({ level: 30, msg: `mediajobs API listening on ${config.publicBaseUrl}`, docs: config.docsUrl })}\n`);
+}
+
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(`mediajobs API failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AdminService } from '../../src/admin/admin.service';
+import { parseConfig, type AppConfig } from '../../src/common/config/config';
+import { createHttpApp } from '../../src/http-app';
+
+export interface TestApi {
+  app: NestFastifyApplication;
+  url: string;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+/** A real API instance on a loopback port, configured like production but with the test env. */
+export async function startApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+  const config = parseConfig({ ...process.env, ...overrides });
+  const app = await createHttpApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return { app, url: `http://127.0.0.1:${address.port}`, config, close: () => app.close() };
+}
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+  keyId: string;
+}
+
+/** A fresh account (own rows, so no test depends on another's leftovers) with its first key. */
+export async function createAccount(
+  api: TestApi,
+  options: { plan?: 'free' | 'starter' | 'pro' | 'enterprise'; credits?: number } = {},
+): Promise<TestAccount> {
+  const admin = api.app.get(AdminService);
+  const { account, api_key } = await admin.createAccount('test account', options.plan ?? 'pro');
+  if (options.credits) await admin.grantCredits(account.id, options.credits, 'test grant');
+  return { accountId: account.id, apiKey: api_key.key!, keyId: api_key.id };
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export async function call(
+  api: TestApi,
+  method: string,
+  path: string,
+  options: { key?: string; admin?: boolean; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<JsonResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers['x-api-key'] = options.key;
+  if (options.admin) headers['x-admin-token'] = api.config.adminToken ?? '';
+  let body: string | Buffer | undefined;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  } else if (options.rawBody !== undefined) {
+    body = options.rawBody;
+  }
+  const response = await fetch(`${api.url}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
