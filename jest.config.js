@@ -25,6 +25,7 @@ module.exports = {
     '/node_modules/(?!(@nestjs|file-type|load-esm|@standard-schema|strtok3|token-types|@tokenizer|@borewit|uint8array-extras|content-disposition)/)',
   ],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
   testTimeout: 60000,
 };

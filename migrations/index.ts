@@ -1,5 +1,6 @@
 // Every migration, in order. Listed explicitly (not globbed) so the CLI, `npm run dev` and the test
 // set-up all apply exactly the same set.
 import { Foundation1764100000000 } from './1764100000000-foundation';
+import { Jobs1764200000000 } from './1764200000000-jobs';
 
-export const MIGRATIONS = [Foundation1764100000000];
+export const MIGRATIONS = [Foundation1764100000000, Jobs1764200000000];

@@ -8,6 +8,10 @@ import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
 import { DatabaseModule } from './common/database/database.module';
 import { RedisModule } from './common/redis/redis.module';
+import { StorageModule } from './common/storage/storage.module';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { JobsModule } from './jobs/jobs.module';
+import { ProcessingModule } from './processing/processing.module';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 
@@ -29,6 +33,7 @@ function core(config: AppConfig, logger: Logger): DynamicModule[] {
     }),
     { module: DatabaseModule },
     { module: RedisModule },
+    { module: StorageModule },
   ];
 }
 
@@ -37,13 +42,13 @@ export class AppModule {
   static forApi(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
-      imports: [...core(config, logger), AccountModule, AdminModule],
+      imports: [...core(config, logger), IdempotencyModule, AccountModule, AdminModule, JobsModule],
       controllers: [HealthController, MetricsController],
     };
   }
 
   static forWorker(config: AppConfig, logger: Logger): DynamicModule {
-    return { module: AppModule, imports: [...core(config, logger)] };
+    return { module: AppModule, imports: [...core(config, logger), ProcessingModule] };
   }
 
   /** The operator command line: the same services as the admin API, no HTTP. */

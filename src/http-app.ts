@@ -33,6 +33,11 @@ export async function createHttpApp(config: AppConfig): Promise<NestFastifyAppli
   // Nest routes Fastify's own errors (body parsing, unknown routes) through this filter too.
   const errorContext = { docsUrl: config.docsUrl, routes, logger };
   registerMetricsHooks(fastify);
+  // Media bodies are handed to the upload route as a stream (never buffered); elsewhere they are refused.
+  fastify.addContentTypeParser(/^(?:video\/|audio\/|application\/octet-stream)/, (request, payload, done) => {
+    if (request.routeOptions.url === '/v1/uploads') return done(null, payload);
+    done(Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
+  });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forApi(config, logger), adapter, {
     bufferLogs: true,

@@ -2,6 +2,8 @@
 // families and codes this version does not know yet (section 9: clients must tolerate new codes),
 // and ConnectionError / TimeoutError for requests that got no response at all.
 
+import type { JobView } from './types.js';
+
 export type ErrorType =
   | 'auth_error'
   | 'billing_error'
@@ -70,7 +72,10 @@ export class BillingError extends MediaJobsError {}
 export class RateLimitError extends MediaJobsError {}
 export class InvalidRequestError extends MediaJobsError {}
 export class ResourceError extends MediaJobsError {}
-export class ProcessingError extends MediaJobsError {}
+export class ProcessingError extends MediaJobsError {
+  /** The finished job, when waitForJob raised this for a failed or cancelled job. */
+  job: JobView | null = null;
+}
 export class ServerError extends MediaJobsError {}
 export class LicenseError extends MediaJobsError {}
 
@@ -134,7 +139,10 @@ export function errorFromObject(
     requestId: error.request_id ?? context.requestId,
     docUrl: error.doc_url,
     // A missing flag falls back to the status, so an older or newer server cannot make us hammer it.
-    retryable: typeof error.retryable === 'boolean' ? error.retryable : context.status !== null && isRetryableStatus(context.status),
+    retryable:
+      typeof error.retryable === 'boolean'
+        ? error.retryable
+        : context.status !== null && isRetryableStatus(context.status),
     details: error.details,
     status: context.status,
   });
@@ -143,7 +151,11 @@ export function errorFromObject(
 /** A response that is not the envelope (a proxy's HTML 502, an empty body): judged by its status alone. */
 export function errorFromBareStatus(status: number, requestId: string | null, bodySnippet: string): MediaJobsError {
   const [ErrorClass, type]: [typeof MediaJobsError, string] =
-    status >= 500 ? [ServerError, 'server_error'] : status === 429 ? [RateLimitError, 'rate_limit_error'] : [MediaJobsError, 'http_error'];
+    status >= 500
+      ? [ServerError, 'server_error']
+      : status === 429
+        ? [RateLimitError, 'rate_limit_error']
+        : [MediaJobsError, 'http_error'];
   const detail = bodySnippet.replace(/\s+/g, ' ').trim().slice(0, 200);
   return new ErrorClass({
     type,

@@ -35,18 +35,29 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string', default: 'free' },
+        credits: { type: 'string' },
+        reason: { type: 'string' },
+        until: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    // An unknown option or a missing option value is a usage error (exit 2), not a failure.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
 async function run(admin: AdminService, argv: string[]): Promise<unknown> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      plan: { type: 'string', default: 'free' },
-      credits: { type: 'string' },
-      reason: { type: 'string' },
-      until: { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseCommandLine(argv);
   const [command, first, second] = positionals;
   switch (command) {
     case 'create-account':

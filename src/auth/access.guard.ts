@@ -50,9 +50,9 @@ export class AccessGuard implements CanActivate {
           await this.limitFailedAttempt(request, error);
           throw error;
         }
-        if (!caller.scopes.includes(access.scope)) {
+        if (!access.scopes.some((scope) => caller.scopes.includes(scope))) {
           throw new ApiError('insufficient_scope', {
-            message: `This API key lacks the "${access.scope}" scope. Use a key that has it.`,
+            message: `This API key lacks the "${access.scopes.join('" or "')}" scope. Use a key that has it.`,
           });
         }
         if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');

@@ -13,6 +13,11 @@ export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
 }
 
+/** A key rotated with a grace period has a revoked_at in the future: it keeps working until then. */
+export function isRevoked(revokedAt: Date | null, now = Date.now()): boolean {
+  return revokedAt !== null && revokedAt.getTime() <= now;
+}
+
 /** Constant-time comparison of two secrets of any length. */
 export function secretsEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();

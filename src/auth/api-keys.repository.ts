@@ -89,13 +89,14 @@ export class ApiKeysRepository {
     return rows[0] ?? null;
   }
 
-  /** Revokes now (grace 0) or lets the key live `graceSeconds` longer by moving its expiry closer. */
+  /**
+   * Revokes now (grace 0) or schedules the revocation `graceSeconds` ahead (rotation with grace): the
+   * key is then `revoked_api_key` from that moment, like any revoked key. An earlier revocation stands.
+   */
   async retire(id: string, graceSeconds: number, manager: EntityManager = this.db.manager): Promise<ApiKeyRow> {
     const rows: [ApiKeyRow[], number] = await manager.query(
-      graceSeconds > 0
-        ? `UPDATE api_keys SET expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => $2))
-            WHERE id = $1 RETURNING ${KEY_COLUMNS}`
-        : `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND $2::int = 0 RETURNING ${KEY_COLUMNS}`,
+      `UPDATE api_keys SET revoked_at = LEAST(COALESCE(revoked_at, 'infinity'), now() + make_interval(secs => $2))
+        WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
       [id, graceSeconds],
     );
     return rows[0][0];

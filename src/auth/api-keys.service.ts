@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
-import { generateApiKey } from './api-key';
+import { generateApiKey, isRevoked } from './api-key';
 import type { Scope } from './auth-context';
 import { ApiKeysRepository, type ApiKeyRow } from './api-keys.repository';
 
@@ -64,15 +64,15 @@ export class ApiKeysService {
   async revoke(accountId: string, id: string): Promise<ApiKeyView> {
     return this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
-      return toView(existing.revoked_at ? existing : await this.keys.retire(id, 0, manager));
+      return toView(isRevoked(existing.revoked_at) ? existing : await this.keys.retire(id, 0, manager));
     });
   }
 
-  /** A new key with the same scopes; the old one is revoked now, or expires after `graceSeconds`. */
+  /** A new key with the same scopes; the old one is revoked now, or after `graceSeconds`. */
   async rotate(accountId: string, id: string, graceSeconds: number): Promise<ApiKeyView> {
     return this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
-      if (existing.revoked_at) {
+      if (isRevoked(existing.revoked_at)) {
         throw new ApiError('invalid_parameter', { param: 'id', message: 'This key is already revoked; create a new key instead.' });
       }
       await this.keys.retire(id, graceSeconds, manager);

@@ -7,10 +7,11 @@ import type { AuthContext, Scope } from './auth-context';
  * needs no key and is limited per IP; `admin` needs X-Admin-Token; `operational` (health, metrics,
  * docs) is exempt from rate limits and maintenance.
  */
-export type Access = { kind: 'api_key'; scope: Scope } | { kind: 'public' } | { kind: 'admin' } | { kind: 'operational' };
+export type Access = { kind: 'api_key'; scopes: Scope[] } | { kind: 'public' } | { kind: 'admin' } | { kind: 'operational' };
 export const ACCESS = 'mediajobs:access';
 
-export const RequireScope = (scope: Scope) => SetMetadata(ACCESS, { kind: 'api_key', scope } satisfies Access);
+/** A key with any one of `scopes` may call the route. */
+export const RequireScope = (...scopes: Scope[]) => SetMetadata(ACCESS, { kind: 'api_key', scopes } satisfies Access);
 export const Public = () => SetMetadata(ACCESS, { kind: 'public' } satisfies Access);
 export const AdminOnly = () => SetMetadata(ACCESS, { kind: 'admin' } satisfies Access);
 export const Operational = () => SetMetadata(ACCESS, { kind: 'operational' } satisfies Access);

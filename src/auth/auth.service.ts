@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors';
-import { API_KEY_PATTERN, hashApiKey } from './api-key';
+import { API_KEY_PATTERN, hashApiKey, isRevoked } from './api-key';
 import type { AuthContext } from './auth-context';
 import { ApiKeysRepository } from './api-keys.repository';
 
@@ -20,7 +20,7 @@ export class AuthService {
     if (!API_KEY_PATTERN.test(value)) throw new ApiError('invalid_api_key', { param: 'X-API-Key' });
     const key = await this.keys.findByHash(hashApiKey(value));
     if (!key) throw new ApiError('invalid_api_key', { param: 'X-API-Key' });
-    if (key.revokedAt) throw new ApiError('revoked_api_key', { param: 'X-API-Key' });
+    if (isRevoked(key.revokedAt)) throw new ApiError('revoked_api_key', { param: 'X-API-Key' });
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new ApiError('expired_api_key', { param: 'X-API-Key' });
     if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       // Best effort and off the request path: last_used_at is informational.

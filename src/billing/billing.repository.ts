@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { row } from '../common/database/sql';
 import { newId } from '../common/ids';
 
 export type LedgerKind = 'grant' | 'authorise' | 'capture' | 'release';
@@ -33,12 +34,13 @@ export class BillingRepository {
   }
 
   async addToBalance(manager: EntityManager, accountId: string, credits: number): Promise<{ balance: string; reserved: string } | null> {
-    const rows: { balance_credits: string; reserved_credits: string }[] = await manager.query(
+    const after = await row<{ balance_credits: string; reserved_credits: string }>(
+      manager,
       `UPDATE accounts SET balance_credits = balance_credits + $2, updated_at = now() WHERE id = $1
        RETURNING balance_credits, reserved_credits`,
       [accountId, credits],
     );
-    return rows[0] ? { balance: rows[0].balance_credits, reserved: rows[0].reserved_credits } : null;
+    return after ? { balance: after.balance_credits, reserved: after.reserved_credits } : null;
   }
 
   async appendLedger(

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors';
 import { toList, type ListResponse } from '../common/pagination';
 import { billingPeriod } from './billing-period';
@@ -60,6 +61,11 @@ export class BillingService {
       });
     });
     return toLedgerEntry(row);
+  }
+
+  /** Credits charged since `since` (inside the caller's transaction when given). */
+  capturedSince(accountId: string, since: Date, manager?: EntityManager): Promise<number> {
+    return this.repository.capturedSince(accountId, since, manager);
   }
 
   async credits(accountId: string): Promise<CreditBalance> {

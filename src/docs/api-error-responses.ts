@@ -1,67 +1,148 @@
+// Error responses in the OpenAPI document: every one is the ErrorEnvelope schema with one named
+// example per catalogue code the endpoint can answer, grouped by HTTP status.
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, type ResponseObject, type ResponsesObject } from '@nestjs/swagger';
 import { CATALOGUE, type ErrorCode } from '../common/errors/catalogue';
 import { docUrlFor } from '../common/errors/api-error';
 
 /** Groups of error codes an endpoint can answer, documented with the envelope schema and examples. */
 const GROUPS = {
-  auth: ['missing_api_key', 'invalid_api_key', 'expired_api_key', 'revoked_api_key', 'insufficient_scope', 'account_suspended'],
+  auth: [
+    'missing_api_key',
+    'invalid_api_key',
+    'expired_api_key',
+    'revoked_api_key',
+    'insufficient_scope',
+    'account_suspended',
+  ],
   admin: ['missing_api_key', 'invalid_api_key'],
   rate: ['rate_limit_exceeded'],
+  maintenance: ['maintenance_window'],
   invalid: ['missing_parameter', 'invalid_parameter', 'invalid_json', 'request_too_large', 'unsupported_content_type'],
   missing: ['resource_missing'],
   job_missing: ['job_not_found'],
   submit: [
-    'plan_not_supported', 'subscription_inactive', 'payment_failed', 'insufficient_credits', 'spend_limit_exceeded',
-    'quota_exceeded', 'concurrency_limit_exceeded', 'queue_full', 'invalid_url', 'duration_exceeded',
-    'unsupported_format', 'unsupported_codec', 'invalid_media', 'content_policy_violation', 'idempotency_conflict',
-    'resource_locked', 'region_unavailable', 'asset_not_found',
+    'plan_not_supported',
+    'subscription_inactive',
+    'payment_failed',
+    'insufficient_credits',
+    'spend_limit_exceeded',
+    'quota_exceeded',
+    'concurrency_limit_exceeded',
+    'queue_full',
+    'invalid_url',
+    'duration_exceeded',
+    'unsupported_format',
+    'unsupported_codec',
+    'invalid_media',
+    'content_policy_violation',
+    'idempotency_conflict',
+    'resource_locked',
+    'region_unavailable',
+    'asset_not_found',
   ],
   cancel: ['job_not_cancellable'],
   upload: ['file_too_large', 'content_policy_violation'],
-  license: ['license_invalid', 'license_expired', 'activation_limit_reached', 'device_not_activated', 'offline_grace_expired'],
+  license: [
+    'license_invalid',
+    'license_expired',
+    'activation_limit_reached',
+    'device_not_activated',
+    'offline_grace_expired',
+  ],
 } satisfies Record<string, ErrorCode[]>;
 export type ErrorGroup = keyof typeof GROUPS;
 
 /** Every endpoint can also answer these. */
-const ALWAYS: ErrorCode[] = ['internal_error', 'service_unavailable', 'maintenance_window'];
+export const ALWAYS: readonly ErrorCode[] = ['internal_error', 'service_unavailable'];
 
+/** Placeholder host of the examples' doc_url; the served document swaps in the real DOCS_URL. */
 export const EXAMPLE_DOCS_URL = 'https://api.mediajobs.example/docs';
+export const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 
-export function exampleError(code: ErrorCode) {
+const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
+  rate_limit_exceeded: { limit: 100, window_seconds: 1, retry_after_seconds: 1 },
+  concurrency_limit_exceeded: { limit: 10, running_jobs: 10 },
+  maintenance_window: { until: '2026-01-01T06:00:00Z', retry_after_seconds: 600 },
+};
+
+const EXAMPLE_PARAMS: Partial<Record<ErrorCode, string>> = {
+  missing_parameter: 'inputs[0].source_url',
+  invalid_parameter: 'output.resolution',
+  invalid_url: 'inputs[0].source_url',
+};
+
+export function exampleError(code: ErrorCode, docsUrl = EXAMPLE_DOCS_URL) {
   const row = CATALOGUE[code];
+  const details = EXAMPLE_DETAILS[code];
   return {
     error: {
       type: row.type,
       code,
       message: row.message,
-      param: null,
+      param: EXAMPLE_PARAMS[code] ?? null,
       request_id: 'req_0AbCdEfGh1234567890abcd',
-      doc_url: docUrlFor(EXAMPLE_DOCS_URL, code),
+      doc_url: docUrlFor(docsUrl, code),
       retryable: row.retryable,
+      ...(details ? { details } : {}),
     },
   };
 }
 
-export function ApiErrorResponses(...groups: ErrorGroup[]) {
-  const codes = [...new Set([...groups.flatMap((group) => GROUPS[group] as ErrorCode[]), ...ALWAYS])];
+export function groupCodes(groups: readonly ErrorGroup[]): ErrorCode[] {
+  return [...new Set(groups.flatMap((group) => GROUPS[group] as ErrorCode[]))];
+}
+
+function describe(codes: readonly string[]): string {
+  return `Error envelope; \`code\` one of: ${codes.join(', ')}`;
+}
+
+/** One response object per HTTP status: the envelope schema, one named example per code. */
+export function errorResponses(codes: readonly ErrorCode[]): Map<number, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
+  for (const code of new Set(codes)) {
     const status = CATALOGUE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return applyDecorators(
-    ...[...byStatus.entries()].map(([status, statusCodes]) =>
-      ApiResponse({
-        status,
-        description: `Error envelope; code one of: ${statusCodes.join(', ')}`,
-        content: {
-          'application/json': {
-            schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-            examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: code, value: exampleError(code) }])),
-          },
+  const responses = new Map<number, ResponseObject>();
+  for (const [status, statusCodes] of byStatus) {
+    responses.set(status, {
+      description: describe(statusCodes),
+      content: {
+        'application/json': {
+          schema: { $ref: ERROR_ENVELOPE_REF },
+          examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: code, value: exampleError(code) }])),
         },
-      }),
-    ),
-  );
+      },
+    });
+  }
+  return responses;
+}
+
+/**
+ * Adds codes to an operation's responses: new statuses get an envelope response, existing envelope
+ * responses get the missing examples. Used for the codes implied by a route's access rule, so a
+ * controller declares only what is particular to it.
+ */
+export function mergeErrorResponses(responses: ResponsesObject, codes: readonly ErrorCode[]): void {
+  for (const [status, addition] of errorResponses(codes)) {
+    const key = String(status);
+    const existing = responses[key];
+    if (!existing) {
+      responses[key] = addition;
+      continue;
+    }
+    if ('$ref' in existing) continue;
+    const media = existing.content?.['application/json'];
+    const schema = media?.schema as { $ref?: string } | undefined;
+    if (!media || schema?.$ref !== ERROR_ENVELOPE_REF) continue;
+    media.examples = { ...addition.content!['application/json'].examples, ...media.examples };
+    existing.description = describe(Object.keys(media.examples));
+  }
+}
+
+/** Documents the error responses of an endpoint (the codes of the groups, plus those of ALWAYS). */
+export function ApiErrorResponses(...groups: ErrorGroup[]) {
+  const responses = errorResponses([...groupCodes(groups), ...ALWAYS]);
+  return applyDecorators(...[...responses].map(([status, response]) => ApiResponse({ status, ...response })));
 }

@@ -3,7 +3,10 @@
 import { CATALOGUE, ERROR_TYPES, ERROR_CODES } from '../common/errors/catalogue';
 
 const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char);
+  text.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char,
+  );
 
 export function renderErrorsPage(): string {
   const families = ERROR_TYPES.map((type) => {

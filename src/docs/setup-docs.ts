@@ -1,23 +1,210 @@
+// The API docs: Swagger UI at /docs, the OpenAPI JSON at /docs/openapi.json and the error
+// reference at /docs/errors.html. What every route shares (security, the errors its access rule
+// implies, success response, headers) is filled in here from the route's own metadata, so a
+// controller declares only what is particular to it.
+import { HTTP_CODE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import {
+  DocumentBuilder,
+  SwaggerModule,
+  type HeadersObject,
+  type OpenAPIObject,
+  type OperationObject,
+  type ReferenceObject,
+  type ResponseObject,
+  type SecurityRequirementObject,
+} from '@nestjs/swagger';
+import { ACCESS, type Access } from '../auth/auth.decorators';
 import type { AppConfig } from '../common/config/config';
-import { ERROR_CODES, ERROR_TYPES } from '../common/errors/catalogue';
+import { ERROR_CODES, ERROR_TYPES, type ErrorCode } from '../common/errors/catalogue';
+import { ALWAYS, EXAMPLE_DOCS_URL, groupCodes, mergeErrorResponses } from './api-error-responses';
 import { renderErrorsPage } from './errors-page';
+
+type AccessKind = Access['kind'];
+
+const SECURITY: Record<AccessKind, SecurityRequirementObject[]> = {
+  api_key: [{ api_key: [] }],
+  admin: [{ admin_token: [] }],
+  // An explicit empty list: these routes need no credential at all.
+  public: [],
+  operational: [],
+};
+
+/** Errors every route of an access kind can answer, before anything particular to the route (API.md §2). */
+const IMPLIED_ERRORS: Record<AccessKind, ErrorCode[]> = {
+  api_key: groupCodes(['auth', 'rate', 'maintenance']),
+  admin: groupCodes(['admin']),
+  public: groupCodes(['rate', 'maintenance']),
+  operational: [],
+};
+
+/** Descriptions of the tags controllers use; a tag missing here fails the OpenAPI lint test. */
+const TAGS: Record<string, string> = {
+  account: 'Credit balance, ledger and API keys of the calling account (X-API-Key).',
+  sdr2hdr: 'SDR video to HDR10 (HEVC Main10, BT.2020, PQ) jobs: submit, read, list, cancel.',
+  audio: 'Speech loudness normalisation jobs: submit, read, list, cancel.',
+  uploads: 'Direct upload of a source file, referenced by upload_id in a job.',
+  assets: 'Outputs of finished jobs, through signed expiring links.',
+  webhooks: 'Webhook endpoints (Standard Webhooks signatures) and their delivery log.',
+  events: 'Events sent to webhook endpoints, and their redelivery.',
+  license: 'Plugin licence activation, validation and offline tokens (Ed25519).',
+  admin: 'Operator endpoints (X-Admin-Token): accounts, credits, plans, maintenance, blocked content.',
+  operations: 'Liveness and readiness probes.',
+};
+
+const HEADERS: HeadersObject = {
+  'X-Request-Id': {
+    description: 'Identifier of this request (`req_…`); equals `error.request_id` on errors.',
+    schema: { type: 'string', example: 'req_0AbCdEfGh1234567890abcd' },
+  },
+  'X-RateLimit-Limit': {
+    description: "Requests per second the account's plan allows.",
+    schema: { type: 'integer', example: 100 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current one-second window.',
+    schema: { type: 'integer', example: 99 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the window resets.',
+    schema: { type: 'integer', example: 1 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying (equals `details.retry_after_seconds` where given).',
+    schema: { type: 'integer', example: 1 },
+  },
+};
+const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+
+/** `AccountController.createKey` → `accountCreateKey`: stable, URL-safe names for generated clients. */
+export function operationIdFor(controllerKey: string, methodKey: string): string {
+  const controller = controllerKey.replace(/Controller$/, '');
+  return `${controller.charAt(0).toLowerCase()}${controller.slice(1)}${methodKey.charAt(0).toUpperCase()}${methodKey.slice(1)}`;
+}
+
+interface RouteFacts {
+  access?: Access;
+  httpCode?: number;
+}
+
+/** Access rule and status code of every route handler, keyed by the operationId the document gives it. */
+function routeFacts(app: NestFastifyApplication): Map<string, RouteFacts> {
+  const facts = new Map<string, RouteFacts>();
+  for (const module of app.get(ModulesContainer, { strict: false }).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
+      if (!controller) continue;
+      const classAccess = Reflect.getMetadata(ACCESS, controller) as Access | undefined;
+      for (
+        let proto = controller.prototype as object | null;
+        proto && proto !== Object.prototype;
+        proto = Object.getPrototypeOf(proto)
+      ) {
+        for (const name of Object.getOwnPropertyNames(proto)) {
+          const handler = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
+          if (name === 'constructor' || typeof handler !== 'function') continue;
+          if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+          const id = operationIdFor(controller.name, name);
+          if (facts.has(id)) continue; // an override lower in the chain wins
+          facts.set(id, {
+            access: (Reflect.getMetadata(ACCESS, handler) as Access | undefined) ?? classAccess,
+            httpCode: Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined,
+          });
+        }
+      }
+    }
+  }
+  return facts;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+function completeOperation(method: string, operation: OperationObject, facts: RouteFacts | undefined): void {
+  const responses = operation.responses;
+  const kind = facts?.access?.kind;
+  if (kind) {
+    operation.security = SECURITY[kind];
+    mergeErrorResponses(responses, [...IMPLIED_ERRORS[kind], ...ALWAYS]);
+  } else {
+    mergeErrorResponses(responses, [...ALWAYS]);
+  }
+  if (!Object.keys(responses).some((status) => /^2/.test(status))) {
+    responses[String(facts?.httpCode ?? (method === 'post' ? 201 : 200))] = { description: 'Success' };
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    if (!response || '$ref' in response) continue;
+    const headers: HeadersObject = { 'X-Request-Id': headerRef('X-Request-Id') };
+    // Authenticated responses carry the rate-limit headers (API.md §1); 401/403 end before the limiter.
+    if (kind === 'api_key' && status !== '401' && status !== '403') {
+      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+        headers[name] = headerRef(name);
+    }
+    if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
+    response.headers = { ...headers, ...response.headers };
+  }
+}
+
+/** Example doc_url values point at the served DOCS_URL, so a reader can follow them. */
+function localiseExamples(response: ResponseObject, docsUrl: string): void {
+  for (const media of Object.values(response.content ?? {})) {
+    for (const example of Object.values(media.examples ?? {})) {
+      const error =
+        'value' in example ? (example.value as { error?: { doc_url?: unknown } } | undefined)?.error : undefined;
+      if (typeof error?.doc_url === 'string' && error.doc_url.startsWith(EXAMPLE_DOCS_URL)) {
+        error.doc_url = `${docsUrl}${error.doc_url.slice(EXAMPLE_DOCS_URL.length)}`;
+      }
+    }
+  }
+}
 
 export function buildOpenApiDocument(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('mediajobs API')
     .setDescription(
       'Paid asynchronous media-processing jobs (SDR→HDR10, speech loudness) and a plugin licence service. ' +
-        `Every error is the envelope in ErrorEnvelope; see the [error reference](${config.docsUrl}/errors.html).`,
+        'Every error is the envelope in `ErrorEnvelope`, with the HTTP status of its code; branch on `error.type`, ' +
+        `then on \`error.code\`. See the [error reference](${config.docsUrl}/errors.html).`,
     )
     .setVersion('1')
     .addServer(config.publicBaseUrl)
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api_key')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-Token' }, 'admin_token')
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (`mjk_…`) of an account.' },
+      'api_key',
+    )
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'Operator token (ADMIN_TOKEN).' },
+      'admin_token',
+    )
     .build();
-  const document = SwaggerModule.createDocument(app, builder);
+  // A deep copy, since decorator metadata objects are shared by every app built in this process.
+  // JSON rather than structuredClone: its objects keep this realm's Object.prototype, which the YAML
+  // serialiser requires (under Jest, structuredClone's come from another realm and serialise to "").
+  const document = JSON.parse(
+    JSON.stringify(
+      SwaggerModule.createDocument(app, builder, {
+        operationIdFactory: (controller, method) => operationIdFor(controller, method),
+      }),
+    ),
+  ) as OpenAPIObject;
+
+  const facts = routeFacts(app);
+  const usedTags = new Set<string>();
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!operation) continue;
+      completeOperation(method, operation, operation.operationId ? facts.get(operation.operationId) : undefined);
+      for (const response of Object.values(operation.responses)) {
+        if (response && !('$ref' in response)) localiseExamples(response, config.docsUrl);
+      }
+      for (const tag of operation.tags ?? []) usedTags.add(tag);
+    }
+  }
+  document.tags = [...usedTags].sort().map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name }));
+
   document.components = document.components ?? {};
+  document.components.headers = { ...document.components.headers, ...HEADERS };
   document.components.schemas = {
     ...document.components.schemas,
     ErrorObject: {
@@ -25,13 +212,17 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
       required: ['type', 'code', 'message', 'param', 'request_id', 'doc_url', 'retryable'],
       properties: {
         type: { type: 'string', enum: [...ERROR_TYPES], description: 'Family; branch on it first.' },
-        code: { type: 'string', enum: ERROR_CODES, description: 'Permanent machine-readable code.' },
+        code: { type: 'string', enum: [...ERROR_CODES], description: 'Permanent machine-readable code.' },
         message: { type: 'string', description: 'How to recover, for people; never parse it.' },
-        param: { type: 'string', nullable: true, description: 'The offending field as a path, e.g. inputs[0].source_url.' },
+        param: {
+          type: 'string',
+          nullable: true,
+          description: 'The offending field as a path, e.g. inputs[0].source_url.',
+        },
         request_id: { type: 'string', description: 'Equals the X-Request-Id response header.' },
         doc_url: { type: 'string', format: 'uri', description: '{DOCS_URL}/errors.html#<code>' },
-        retryable: { type: 'boolean' },
-        details: { type: 'object', additionalProperties: true },
+        retryable: { type: 'boolean', description: 'True where an automatic retry (with backoff) is appropriate.' },
+        details: { type: 'object', additionalProperties: true, description: 'Structured facts of some codes.' },
       },
     },
     ErrorEnvelope: {
@@ -54,5 +245,7 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'mediajobs API',
+    // No badge from validator.swagger.io: the docs page makes no third-party requests.
+    swaggerOptions: { validatorUrl: null, displayOperationId: true },
   });
 }

@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createServer, type AddressInfo } from 'node:net';
 import { AdminService } from '../../src/admin/admin.service';
 import { parseConfig, type AppConfig } from '../../src/common/config/config';
 import { createHttpApp } from '../../src/http-app';
@@ -10,14 +11,23 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+/** A free loopback port, so the API knows its own public URL (signed links, doc_url) before it listens. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** A real API instance on a loopback port, configured like production but with the test env. */
 export async function startApi(overrides: Record<string, string> = {}): Promise<TestApi> {
-  const config = parseConfig({ ...process.env, ...overrides });
+  const port = overrides.PORT ? Number(overrides.PORT) : await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = parseConfig({ ...process.env, PORT: String(port), PUBLIC_BASE_URL: url, ...overrides });
   const app = await createHttpApp(config);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.getHttpServer().address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  return { app, url: `http://127.0.0.1:${address.port}`, config, close: () => app.close() };
+  await app.listen({ port, host: '127.0.0.1' });
+  return { app, url, config, close: () => app.close() };
 }
 
 export interface TestAccount {

@@ -2,6 +2,7 @@
 // A bad value stops the process with a message naming the variable and what is allowed.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createAddressPolicy } from '../net/address-policy';
 
 export interface AppConfig {
   nodeEnv: string;
@@ -98,6 +99,12 @@ export function parseConfig(env: Env = process.env): AppConfig {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`);
   }
+  const allowPrivateUrls = list(env, 'ALLOW_PRIVATE_URLS');
+  try {
+    createAddressPolicy(allowPrivateUrls);
+  } catch (error) {
+    throw new ConfigError(`ALLOW_PRIVATE_URLS must list IP addresses, CIDRs or host names: ${(error as Error).message}`);
+  }
   return {
     nodeEnv,
     port,
@@ -108,7 +115,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     publicBaseUrl,
     docsUrl: url(env, 'DOCS_URL', `${publicBaseUrl}/docs`, ['http:', 'https:']),
     storageDir: resolve(env.STORAGE_DIR || './storage'),
-    allowPrivateUrls: list(env, 'ALLOW_PRIVATE_URLS'),
+    allowPrivateUrls,
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
     jobTimeLimitSeconds: int(env, 'JOB_TIME_LIMIT_SECONDS', 3600, 1, 86400),
     cancelWindowSeconds: int(env, 'CANCEL_WINDOW_SECONDS', 60, 0, 86400),

@@ -104,6 +104,7 @@ export const CATALOGUE = {
   invalid_json: entry('invalid_request_error', 400, false, 'The request body is not valid JSON', 'The request body is not valid JSON. Fix the syntax and send it again.', true),
   request_too_large: entry('invalid_request_error', 413, false, 'A JSON request body above the body size limit', 'The request body is larger than the limit for JSON bodies. Send a smaller body.', true),
   resource_missing: entry('resource_error', 404, false, 'The object named in the path (API key, account, endpoint, event…) does not exist', 'No object with this id exists for your account. Check the id in the path.', true),
+  range_not_satisfiable: entry('invalid_request_error', 416, false, 'The Range header asks for bytes outside the file', 'The requested byte range lies outside the file. Check the size and ask for a range inside it.', true),
   unsupported_content_type: entry('invalid_request_error', 415, false, 'Request Content-Type not accepted by this endpoint', 'This endpoint does not accept this Content-Type. Send application/json.', true),
 } as const satisfies Record<string, CatalogueEntry>;
 

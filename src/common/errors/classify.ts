@@ -19,17 +19,19 @@ const CONNECTION_MESSAGES = [
 
 /** True for errors that mean Postgres or Redis is unreachable: a 503 the client may retry. */
 export function isUnavailableError(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 3) return false;
-  const { code } = error as Error & { code?: unknown };
+  // Duck-typed rather than `instanceof Error`: socket errors made by Node itself belong to another
+  // realm when the code runs in a VM context (Jest does this), and must still be recognised.
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (CONNECTION_ERROR_CODES.has(code)) return true;
     // Postgres SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown),
     // 53300 too many connections.
     if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
   }
-  if (error.name === 'MaxRetriesPerRequestError') return true;
-  if (CONNECTION_MESSAGES.some((message) => error.message.includes(message))) return true;
-  const nested = (error as Error & { driverError?: unknown; cause?: unknown }).driverError ?? error.cause;
+  if (name === 'MaxRetriesPerRequestError') return true;
+  if (typeof message === 'string' && CONNECTION_MESSAGES.some((text) => message.includes(text))) return true;
+  const nested = (error as { driverError?: unknown; cause?: unknown }).driverError ?? (error as { cause?: unknown }).cause;
   return nested !== undefined && isUnavailableError(nested, depth + 1);
 }
 

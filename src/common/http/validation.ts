@@ -1,4 +1,4 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
 
 interface Violation {
@@ -36,8 +36,10 @@ export function validationErrorToApiError(errors: ValidationError[]): ApiError {
   return new ApiError('invalid_parameter', { param: path, message: `Invalid value for ${path}: ${reason}.` });
 }
 
-export function createValidationPipe(): ValidationPipe {
+/** The global pipe; with `expectedType` for a parameter whose declared type is a union. */
+export function createValidationPipe(expectedType?: ValidationPipeOptions['expectedType']): ValidationPipe {
   return new ValidationPipe({
+    expectedType,
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# One image for every mediajobs process: `npm run start:api`, `npm run start:worker`,
+# `npm run migration:run` and `npm run admin -- …` (docker-compose.yml picks the command).
+
+# --- build: all dependencies, compile TypeScript, then drop the dev dependencies -------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# --- runtime: Node, ffmpeg/ffprobe and mediainfo, the compiled code and production dependencies ---
+FROM node:20-bookworm-slim AS runtime
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends ffmpeg mediainfo \
+  && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    STORAGE_DIR=/var/lib/mediajobs/storage
+WORKDIR /app
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY scripts ./scripts
+# Owned by the unprivileged user, so a fresh named volume mounted here is writable too.
+RUN mkdir -p "$STORAGE_DIR" && chown node:node "$STORAGE_DIR"
+USER node
+EXPOSE 3000
+CMD ["npm", "run", "start:api"]

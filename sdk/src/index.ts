@@ -1,0 +1,32 @@
+export { MediaJobs, jobError, MAX_POLL_INTERVAL_MS } from './client.js';
+export type { MediaJobsOptions, WaitOptions } from './client.js';
+export {
+  MediaJobsError,
+  AuthError,
+  BillingError,
+  RateLimitError,
+  InvalidRequestError,
+  ResourceError,
+  ProcessingError,
+  ServerError,
+  LicenseError,
+  ConnectionError,
+  TimeoutError,
+} from './errors.js';
+export type { ErrorObject, ErrorType } from './errors.js';
+export { DEFAULT_TIMEOUT_MS } from './http.js';
+export type { RetryEvent, UploadBody } from './http.js';
+export {
+  decideRetry,
+  backoffDelayMs,
+  retryCap,
+  parseRetryAfter,
+  RETRY_CAPS,
+  MAX_RETRY_AFTER_SECONDS,
+} from './retry.js';
+export type { RetryContext, RetryDecision } from './retry.js';
+export { verifyWebhook, signWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS } from './webhooks.js';
+export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
+export { TERMINAL_STATUSES } from './types.js';
+export type * from './types.js';
+export { VERSION } from './version.js';

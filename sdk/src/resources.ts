@@ -1,0 +1,156 @@
+// Resource namespaces: each method is one endpoint of API.md, nothing more.
+
+import { createReadStream } from 'node:fs';
+import type { HttpClient, UploadBody } from './http.js';
+import type {
+  Api,
+  AudioJobParams,
+  CreditBalance,
+  JobStatus,
+  JobView,
+  LedgerEntry,
+  LicenseActivation,
+  LicensePublicKey,
+  ListParams,
+  ListResponse,
+  RequestOptions,
+  Sdr2HdrJobParams,
+  Upload,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './types.js';
+
+const segment = (id: string): string => encodeURIComponent(id);
+
+export class JobsResource<Params> {
+  constructor(
+    private readonly http: HttpClient,
+    readonly api: Api,
+  ) {}
+
+  /** Submits a job (202 with the job view). */
+  create(params: Params, options?: RequestOptions): Promise<JobView> {
+    return this.http.request({ method: 'POST', path: `/v1/${this.api}/jobs`, json: params, options });
+  }
+
+  retrieve(jobId: string, options?: RequestOptions): Promise<JobView> {
+    return this.http.request({ method: 'GET', path: `/v1/${this.api}/jobs/${segment(jobId)}`, options });
+  }
+
+  /** The account's jobs of this API, newest first. */
+  list(params: ListParams & { status?: JobStatus } = {}, options?: RequestOptions): Promise<ListResponse<JobView>> {
+    return this.http.request({ method: 'GET', path: `/v1/${this.api}/jobs`, query: { ...params }, options });
+  }
+
+  cancel(jobId: string, options?: RequestOptions): Promise<JobView> {
+    return this.http.request({ method: 'POST', path: `/v1/${this.api}/jobs/${segment(jobId)}/cancel`, options });
+  }
+}
+
+export class UploadsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /**
+   * Uploads raw media (POST /v1/uploads). Bytes and stream factories are retried like any call;
+   * a stream passed as is can be read only once, so that call is never retried.
+   */
+  create(body: UploadBody, params: { contentType: string }, options?: RequestOptions): Promise<Upload> {
+    return this.http.request({ method: 'POST', path: '/v1/uploads', body, contentType: params.contentType, options });
+  }
+
+  /** Uploads a file from disk; each retry reopens it, so the upload is retried like any call. */
+  createFromFile(path: string, params: { contentType: string }, options?: RequestOptions): Promise<Upload> {
+    return this.create(() => createReadStream(path), params, options);
+  }
+}
+
+export class AssetsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Fetches an output by its `items[i].output.url` (absolute or relative); the body is left unread. */
+  download(url: string, options?: RequestOptions): Promise<Response> {
+    return this.http.requestStream({ method: 'GET', path: url, headers: { accept: '*/*' }, options });
+  }
+}
+
+export class AccountResource {
+  constructor(private readonly http: HttpClient) {}
+
+  credits(options?: RequestOptions): Promise<CreditBalance> {
+    return this.http.request({ method: 'GET', path: '/v1/account/credits', options });
+  }
+
+  ledger(params: ListParams = {}, options?: RequestOptions): Promise<ListResponse<LedgerEntry>> {
+    return this.http.request({ method: 'GET', path: '/v1/account/ledger', query: { ...params }, options });
+  }
+}
+
+export class WebhookEndpointsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /** The returned `secret` (whsec_…) is shown once: store it for webhooks.verify. */
+  create(params: { url: string; events?: string[] }, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request({ method: 'POST', path: '/v1/webhook-endpoints', json: params, options });
+  }
+
+  list(params: ListParams = {}, options?: RequestOptions): Promise<ListResponse<WebhookEndpoint>> {
+    return this.http.request({ method: 'GET', path: '/v1/webhook-endpoints', query: { ...params }, options });
+  }
+
+  delete(endpointId: string, options?: RequestOptions): Promise<WebhookEndpoint | undefined> {
+    return this.http.request({ method: 'DELETE', path: `/v1/webhook-endpoints/${segment(endpointId)}`, options });
+  }
+
+  rotateSecret(endpointId: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request({
+      method: 'POST',
+      path: `/v1/webhook-endpoints/${segment(endpointId)}/rotate-secret`,
+      options,
+    });
+  }
+
+  deliveries(
+    endpointId: string,
+    params: ListParams = {},
+    options?: RequestOptions,
+  ): Promise<ListResponse<WebhookDelivery>> {
+    return this.http.request({
+      method: 'GET',
+      path: `/v1/webhook-endpoints/${segment(endpointId)}/deliveries`,
+      query: { ...params },
+      options,
+    });
+  }
+}
+
+export class LicenseResource {
+  constructor(private readonly http: HttpClient) {}
+
+  activate(
+    params: { license_key: string; device_id: string; device_name?: string },
+    options?: RequestOptions,
+  ): Promise<LicenseActivation> {
+    return this.http.request({ method: 'POST', path: '/v1/license/activate', json: params, options });
+  }
+
+  validate(params: { license_key: string; device_id: string }, options?: RequestOptions): Promise<LicenseActivation> {
+    return this.http.request({ method: 'POST', path: '/v1/license/validate', json: params, options });
+  }
+
+  deactivate(params: { license_key: string; device_id: string }, options?: RequestOptions): Promise<unknown> {
+    return this.http.request({ method: 'POST', path: '/v1/license/deactivate', json: params, options });
+  }
+
+  /** The licence's entitlements for a token from activate/validate. */
+  retrieve(token: string, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.http.request({ method: 'GET', path: '/v1/license', headers: { 'x-license-token': token }, options });
+  }
+
+  /** The Ed25519 JWK that verifies licence tokens offline. */
+  publicKey(options?: RequestOptions): Promise<LicensePublicKey> {
+    return this.http.request({ method: 'GET', path: '/v1/license/public-key', options });
+  }
+}
+
+export type Sdr2HdrJobs = JobsResource<Sdr2HdrJobParams>;
+export type AudioJobs = JobsResource<AudioJobParams>;

@@ -1,0 +1,171 @@
+// The built CLI (dist/cli.js) run as a child process against the fault server, output captured.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { renderProgress } from '../src/cli.js';
+import { envelope, jobView, startFaultServer } from './fault-server.js';
+import type { Action, FaultServer, Handler } from './fault-server.js';
+
+// Compiled to build/test/, so the package root is two levels up.
+const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
+
+let server: FaultServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+async function against(handler: Handler) {
+  server = await startFaultServer(handler);
+  return { MEDIAJOBS_API_KEY: 'mjk_test', MEDIAJOBS_BASE_URL: server.baseUrl };
+}
+
+describe('mediajobs CLI', () => {
+  test('prints `code: message (doc_url)` and exits with the family code (billing → 4)', async () => {
+    const env = await against(() => envelope(402, 'billing_error', 'insufficient_credits', false));
+    const { code, stdout, stderr } = await run(['credits'], env);
+    assert.equal(code, 4);
+    assert.equal(stdout, '');
+    assert.equal(
+      stderr,
+      'insufficient_credits: Test message for insufficient_credits. (https://docs.example.test/errors.html#insufficient_credits)\n',
+    );
+  });
+
+  test('auth errors exit 3; an unknown family exits 1', async () => {
+    let env = await against(() => envelope(401, 'auth_error', 'invalid_api_key', false));
+    assert.equal((await run(['jobs', 'get', 'sdr2hdr', 'job_1'], env)).code, 3);
+    await server?.close();
+    env = await against(() => envelope(400, 'brand_new_family', 'brand_new_code', false));
+    const result = await run(['jobs', 'list', 'audio', '--limit', '2'], env);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^brand_new_code: /);
+    assert.equal(server?.requests[0]?.path, '/v1/audio/jobs?limit=2');
+  });
+
+  test('a connection refused exits 11 with connection_error', async () => {
+    const env = await against(() => ({ status: 200, json: {} }));
+    await server?.close();
+    const { code, stderr } = await run(['credits'], env);
+    assert.equal(code, 11);
+    assert.match(stderr, /connection_error: Could not reach http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  test('usage errors exit 2 (missing key, unknown command, bad API name)', async () => {
+    assert.equal((await run(['credits'], {})).code, 2);
+    const env = await against(() => ({ status: 200, json: {} }));
+    const unknown = await run(['frobnicate'], env);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^usage_error: unknown command "frobnicate"/);
+    assert.equal((await run(['jobs', 'get', 'video', 'job_1'], env)).code, 2);
+    assert.equal(server?.requests.length, 0);
+  });
+
+  test('credits prints the balance as JSON', async () => {
+    const env = await against(() => ({ status: 200, json: { object: 'credit_balance', available_credits: 42 } }));
+    const { code, stdout } = await run(['credits'], env);
+    assert.equal(code, 0);
+    assert.equal(JSON.parse(stdout).available_credits, 42);
+  });
+
+  test('convert: uploads, submits, shows progress lines, downloads the result', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mediajobs-cli-'));
+    const input = join(dir, 'in.mp4');
+    const output = join(dir, 'out.mp4');
+    writeFileSync(input, 'fake video bytes');
+    const item = {
+      index: 0,
+      status: 'succeeded',
+      output: {
+        asset_id: 'ast_1',
+        url: '/v1/assets/ast_1/content?sig=abc',
+        expires_at: 'x',
+        size_bytes: 6,
+        container: 'mp4',
+      },
+      error: null,
+    };
+    const views = [
+      jobView({ status: 'processing', progress: 0.25 }),
+      jobView({
+        status: 'succeeded',
+        progress: 1,
+        items: [item],
+        billing: { estimated_credits: 24, charged_credits: 20 },
+      }),
+    ];
+    let polls = 0;
+    const env = await against((request): Action => {
+      if (request.method === 'POST' && request.path === '/v1/uploads') {
+        return { status: 201, json: { upload_id: 'upl_1', size_bytes: 16, sha256: 'x', expires_at: 'y' } };
+      }
+      if (request.method === 'POST' && request.path === '/v1/sdr2hdr/jobs') return { status: 202, json: jobView() };
+      if (request.path === '/v1/sdr2hdr/jobs/job_test1') return { status: 200, json: views[Math.min(polls++, 1)] };
+      if (request.path.startsWith('/v1/assets/ast_1/content')) return { status: 200, body: 'HDR10!' };
+      return envelope(404, 'invalid_request_error', 'route_not_found', false);
+    });
+    const { code, stdout, stderr } = await run(['convert', input, '--to', output, '--resolution', '1080p'], env);
+    assert.equal(code, 0, stderr);
+    assert.equal(readFileSync(output, 'utf8'), 'HDR10!');
+    assert.match(stdout, /^saved .*out\.mp4 \(job job_test1, succeeded, charged 20 credits\)\n$/);
+    // Not a terminal here, so progress comes as plain lines rather than a redrawn bar.
+    assert.match(stderr, /^processing +\[#+-+\] +25% ETA /m);
+    assert.match(stderr, /^succeeded +\[#{30}\] 100% ETA --:--$/m);
+    assert.doesNotMatch(stderr, /\r/);
+    const [upload, submit] = server?.requests ?? [];
+    assert.equal(upload?.headers['content-type'], 'video/mp4');
+    assert.equal(upload?.body.toString(), 'fake video bytes');
+    assert.deepEqual(JSON.parse(String(submit?.body)), {
+      inputs: [{ upload_id: 'upl_1' }],
+      output: { resolution: '1080p', container: 'mp4' },
+    });
+  });
+
+  test('audio: a failed job exits 8 with the job error, and `--lufs -16` is accepted', async () => {
+    const error = {
+      type: 'processing_error',
+      code: 'no_speech_detected',
+      message: 'No speech was found in the input.',
+      request_id: 'req_1',
+      doc_url: 'https://docs.example.test/errors.html#no_speech_detected',
+      retryable: false,
+    };
+    const env = await against((request): Action => {
+      if (request.method === 'POST') return { status: 202, json: jobView({ api: 'audio' }) };
+      return { status: 200, json: jobView({ api: 'audio', status: 'failed', error }) };
+    });
+    const { code, stderr } = await run(['audio', 'https://example.test/a.wav', '--lufs', '-16'], env);
+    assert.equal(code, 8);
+    assert.match(
+      stderr,
+      /no_speech_detected: No speech was found in the input\. \(https:\/\/docs\.example\.test\/errors\.html#no_speech_detected\)\n$/,
+    );
+    assert.equal(server?.requests.filter((request) => request.method === 'POST').length, 1, 'submitted once');
+    assert.deepEqual(JSON.parse(String(server?.requests[0]?.body)).output, { target_lufs: -16, container: 'wav' });
+  });
+
+  test('renderProgress draws a bar with an ETA extrapolated from the elapsed time', () => {
+    assert.equal(renderProgress(0.5, 30_000, 10), '[#####-----]  50% ETA 0:30');
+    assert.equal(renderProgress(0.25, 3_600_000, 4), '[#---]  25% ETA 3:00:00');
+    assert.equal(renderProgress(0, 0, 4), '[----]   0% ETA --:--');
+  });
+});

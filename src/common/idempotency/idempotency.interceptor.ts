@@ -1,0 +1,108 @@
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { catchError, from, mergeMap, type Observable } from 'rxjs';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { ApiError, toErrorObject } from '../errors/api-error';
+import { CATALOGUE } from '../errors/catalogue';
+import { requestHash } from './canonical-hash';
+import { IdempotencyRepository } from './idempotency.repository';
+
+/** Thrown to answer with a stored response; the global filter writes it. */
+export class IdempotentReplay {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string>,
+  ) {}
+}
+
+// Shape errors are not stored (API.md §1): the client fixes the body and may reuse the key.
+const VALIDATION_CODES = new Set(['missing_parameter', 'invalid_parameter', 'invalid_json', 'request_too_large', 'unsupported_content_type']);
+const REPLAYED_HEADERS = ['location'];
+
+/**
+ * Idempotency-Key on every authenticated POST (API.md §1): the first request claims the key, its
+ * outcome is stored for 24 h and replayed for the same body; a different body is
+ * idempotency_conflict, a request still running is resource_locked. 5xx, retryable errors and
+ * validation failures are not stored, so a retry really runs again.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly store: IdempotencyRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const header = request.headers['idempotency-key'];
+    const auth = request.auth;
+    if (request.method !== 'POST' || header === undefined || !auth || isStream(request.body)) return next.handle();
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key.length === 0 || key.length > 255) {
+      throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' });
+    }
+    const hash = requestHash(request.method, request.url.split('?')[0], request.body);
+    const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+
+    return from(this.begin(auth.accountId, key, hash)).pipe(
+      mergeMap(() => next.handle()),
+      mergeMap(async (body: unknown) => {
+        const headers: Record<string, string> = {};
+        for (const name of REPLAYED_HEADERS) {
+          const value = reply.getHeader(name);
+          if (typeof value === 'string') headers[name] = value;
+        }
+        await this.store.complete(auth.accountId, key, successStatus, body, headers);
+        return body;
+      }),
+      catchError(async (error: unknown) => {
+        if (error instanceof IdempotentReplay || isOwnConflict(error)) throw error;
+        const row = error instanceof ApiError ? CATALOGUE[error.code] : null;
+        if (error instanceof ApiError && row && row.status < 500 && !row.retryable && !VALIDATION_CODES.has(error.code)) {
+          const body = { error: toErrorObject(error.code, { requestId: String(request.id), docsUrl: this.config.docsUrl }, error) };
+          await this.store.complete(auth.accountId, key, error.status, body, {}).catch(() => undefined);
+        } else {
+          await this.store.release(auth.accountId, key).catch(() => undefined);
+        }
+        throw error;
+      }),
+    );
+  }
+
+  private async begin(accountId: string, key: string, hash: string): Promise<void> {
+    if (await this.store.claim(accountId, key, hash)) return;
+    const existing = await this.store.find(accountId, key);
+    // Expired between the two statements: treat as a fresh claim attempt once more.
+    if (!existing) {
+      if (await this.store.claim(accountId, key, hash)) return;
+      throw new OwnConflict('resource_locked');
+    }
+    if (existing.request_hash !== hash) throw new OwnConflict('idempotency_conflict');
+    if (existing.state === 'in_flight') throw new OwnConflict('resource_locked');
+    throw new IdempotentReplay(existing.response_status ?? 200, existing.response_body, existing.response_headers ?? {});
+  }
+}
+
+class OwnConflict extends ApiError {
+  constructor(code: 'idempotency_conflict' | 'resource_locked') {
+    super(code, {
+      param: 'Idempotency-Key',
+      message:
+        code === 'resource_locked'
+          ? 'A request with this Idempotency-Key is still being processed. Retry shortly.'
+          : 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
+      retryAfterSeconds: code === 'resource_locked' ? 1 : undefined,
+    });
+  }
+}
+
+function isOwnConflict(error: unknown): boolean {
+  return error instanceof OwnConflict;
+}
+
+function isStream(body: unknown): boolean {
+  return typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { row } from '../database/sql';
+
+export interface StoredResponse {
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: unknown;
+  response_headers: Record<string, string> | null;
+}
+
+/** A request still "in flight" after this long was abandoned (its process died): a retry may take over. */
+const ABANDONED_AFTER_SECONDS = 60;
+
+@Injectable()
+export class IdempotencyRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Claims the key for this request. Exactly one of several concurrent identical requests wins
+   * (the primary key decides); an expired or abandoned claim is taken over.
+   */
+  async claim(accountId: string, key: string, hash: string): Promise<boolean> {
+    const claimed = await row<{ claimed: boolean }>(
+      this.db,
+      `INSERT INTO idempotency_keys (account_id, key, request_hash, state, expires_at)
+       VALUES ($1, $2, $3, 'in_flight', now() + interval '24 hours')
+       ON CONFLICT (account_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, state = 'in_flight', created_at = now(), expires_at = EXCLUDED.expires_at,
+             response_status = NULL, response_body = NULL, response_headers = NULL
+         WHERE idempotency_keys.expires_at < now()
+            OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.request_hash = EXCLUDED.request_hash
+                AND idempotency_keys.created_at < now() - make_interval(secs => $4))
+       RETURNING true AS claimed`,
+      [accountId, key, hash, ABANDONED_AFTER_SECONDS],
+    );
+    return claimed !== null;
+  }
+
+  find(accountId: string, key: string): Promise<StoredResponse | null> {
+    return row<StoredResponse>(
+      this.db,
+      `SELECT request_hash, state, response_status, response_body, response_headers FROM idempotency_keys
+        WHERE account_id = $1 AND key = $2 AND expires_at > now()`,
+      [accountId, key],
+    );
+  }
+
+  async complete(accountId: string, key: string, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
+    await this.db.query(
+      `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, response_headers = $5
+        WHERE account_id = $1 AND key = $2`,
+      [accountId, key, status, JSON.stringify(body), headers],
+    );
+  }
+
+  async release(accountId: string, key: string): Promise<void> {
+    await this.db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'in_flight'`, [accountId, key]);
+  }
+}

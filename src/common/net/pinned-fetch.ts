@@ -1,0 +1,372 @@
+// HTTP(S) to user-supplied URLs with every connection pinned to an address checked by checkUrl: the
+// socket's DNS lookup answers only that address, so a name cannot be re-resolved (DNS rebinding)
+// between the check and the connect, and each redirect hop is checked again before it connects.
+import { createHash } from 'node:crypto';
+import { type FileHandle, open, rm } from 'node:fs/promises';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import * as tls from 'node:tls';
+import { type AllowList, bareHostname, checkUrl, type LookupFunction, toPolicy } from './safe-url';
+
+export type PinnedFailureCode = 'invalid_url' | 'upstream_error';
+
+export interface PinnedFailure {
+  ok: false;
+  code: PinnedFailureCode;
+  /** Client-safe wording: never names resolved addresses or internal hosts. */
+  reason: string;
+  /** The HTTP status the source answered, when the failure is one. */
+  status?: number;
+}
+
+export interface PinnedSuccess {
+  ok: true;
+  response: http.IncomingMessage;
+  /** The URL that answered (after redirects). */
+  url: URL;
+  /** The checked address the connection went to. */
+  address: string;
+}
+
+export type PinnedResult = PinnedSuccess | PinnedFailure;
+
+/** What a connection is opened with; `lookup` answers only `address` and is what net/tls use. */
+export interface PinnedConnectOptions {
+  tls: boolean;
+  host: string;
+  port: number;
+  address: string;
+  family: 4 | 6;
+  /** TLS SNI and certificate name: the URL's host name (absent for IP literals). */
+  servername?: string;
+  lookup: net.LookupFunction;
+}
+
+export type ConnectFunction = (options: PinnedConnectOptions) => net.Socket;
+
+export const defaultConnect: ConnectFunction = (options) =>
+  options.tls
+    ? tls.connect({ host: options.host, port: options.port, servername: options.servername, lookup: options.lookup })
+    : net.connect({ host: options.host, port: options.port, lookup: options.lookup });
+
+export interface PinnedRequestOptions {
+  allow: AllowList;
+  lookup?: LookupFunction;
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Longest wait for the response headers (DNS, redirects included) and longest silence on the socket after. */
+  timeoutMs: number;
+  maxRedirects?: number;
+  /** Statuses handed back as a response; default 2xx. Other statuses become failures. */
+  acceptStatus?: (status: number) => boolean;
+  signal?: AbortSignal;
+  /** Opens the socket; tests inject a spy here. */
+  connect?: ConnectFunction;
+}
+
+class PinnedTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+// Errors that mean nothing answered at that address: worth trying the next checked address.
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const CROSS_ORIGIN_DROPPED = ['authorization', 'cookie', 'proxy-authorization'];
+
+function fail(code: PinnedFailureCode, reason: string, status?: number): PinnedFailure {
+  return status === undefined ? { ok: false, code, reason } : { ok: false, code, reason, status };
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'UNKNOWN';
+}
+
+/** Maps a socket/HTTP error to the catalogue: nothing to connect to or a bad certificate is the URL's fault. */
+export function failureFromError(error: unknown, timeoutMs: number): PinnedFailure {
+  if (error instanceof PinnedTimeoutError) {
+    return fail('upstream_error', `The URL's server did not answer within ${timeoutMs} ms.`);
+  }
+  const code = errorCode(error);
+  if (CONNECT_ERRORS.has(code)) return fail('invalid_url', `The URL is unreachable: the connection failed (${code}).`);
+  if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) {
+    return fail('invalid_url', `The URL's TLS certificate could not be verified (${code}).`);
+  }
+  return fail('upstream_error', `The connection to the URL's server failed (${code}).`);
+}
+
+export function failureFromStatus(status: number): PinnedFailure {
+  if (status >= 500 || status === 408 || status === 429) {
+    return fail('upstream_error', `The URL's server failed (HTTP ${status}).`, status);
+  }
+  if (status >= 400)
+    return fail('invalid_url', `The URL answered HTTP ${status}: it is unreachable or its signature expired.`, status);
+  return fail('invalid_url', `The URL answered an unexpected HTTP ${status}.`, status);
+}
+
+function pinnedLookup(host: string, address: string, family: 4 | 6): net.LookupFunction {
+  // Node calls lookup with `all: true` when autoSelectFamily is on (the default since Node 20).
+  return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (hostname !== host) {
+      callback(Object.assign(new Error(`pinned lookup asked for an unexpected host`), { code: 'ENOTFOUND' }));
+    } else if (options.all) {
+      callback(null, [{ address, family }]);
+    } else {
+      callback(null, address, family);
+    }
+  }) as net.LookupFunction;
+}
+
+interface Hop {
+  url: URL;
+  address: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs: number;
+  signal: AbortSignal;
+  connect: ConnectFunction;
+}
+
+function requestOnce(hop: Hop): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const secure = hop.url.protocol === 'https:';
+    const host = bareHostname(hop.url);
+    const family = net.isIP(hop.address) === 6 ? 6 : 4;
+    const connectOptions: PinnedConnectOptions = {
+      tls: secure,
+      host,
+      port: Number(hop.url.port) || (secure ? 443 : 80),
+      address: hop.address,
+      family,
+      servername: net.isIP(host) === 0 ? host : undefined,
+      lookup: pinnedLookup(host, hop.address, family),
+    };
+    let response: http.IncomingMessage | undefined;
+    // No agent: with `createConnection` and no agent every request gets its own pinned socket, so a
+    // pooled socket to some other address can never be reused.
+    const request = (secure ? https : http).request({
+      protocol: hop.url.protocol,
+      hostname: host,
+      port: connectOptions.port,
+      path: `${hop.url.pathname}${hop.url.search}`,
+      method: hop.method,
+      headers: hop.headers,
+      signal: hop.signal,
+      createConnection: () => hop.connect(connectOptions),
+    });
+    request.setTimeout(hop.timeoutMs, () => {
+      const error = new PinnedTimeoutError('socket idle timeout');
+      if (response) response.destroy(error);
+      else request.destroy(error);
+    });
+    request.on('error', (error) => {
+      if (!response) reject(error);
+    });
+    request.once('response', (res) => {
+      response = res;
+      resolve(res);
+    });
+    request.end(hop.body);
+  });
+}
+
+/** Resolves, checks and requests `raw`, following up to `maxRedirects` redirects, each hop checked again. */
+export async function pinnedRequest(raw: string | URL, options: PinnedRequestOptions): Promise<PinnedResult> {
+  const policy = toPolicy(options.allow);
+  const maxRedirects = options.maxRedirects ?? 3;
+  const accept = options.acceptStatus ?? ((status: number) => status >= 200 && status < 300);
+  const controller = new AbortController();
+  const onCallerAbort = (): void => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) throw options.signal.reason;
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const deadline = setTimeout(() => controller.abort(new PinnedTimeoutError('response timeout')), options.timeoutMs);
+
+  let method = options.method ?? 'GET';
+  let body = options.body;
+  let headers: Record<string, string> = { 'user-agent': 'mediajobs', ...lowerCaseKeys(options.headers ?? {}) };
+  let current: string | URL = raw;
+  let handedOver = false;
+  try {
+    for (let hop = 0; ; hop++) {
+      const check = await abortable(checkUrl(current, { allow: policy, lookup: options.lookup }), controller.signal);
+      if (!check.ok) return fail('invalid_url', check.reason);
+
+      let response: http.IncomingMessage | undefined;
+      let address = '';
+      let lastError: unknown;
+      for (const candidate of check.addresses) {
+        try {
+          address = candidate;
+          response = await requestOnce({
+            url: check.url,
+            address,
+            method,
+            headers,
+            body,
+            timeoutMs: options.timeoutMs,
+            signal: controller.signal,
+            connect: options.connect ?? defaultConnect,
+          });
+          break;
+        } catch (error) {
+          lastError = error;
+          if (controller.signal.aborted || !CONNECT_ERRORS.has(errorCode(error))) break;
+        }
+      }
+      if (!response) {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        return failureFromError(lastError, options.timeoutMs);
+      }
+
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined && !accept(status)) {
+        response.destroy();
+        if (hop >= maxRedirects)
+          return fail('invalid_url', `The URL redirected more than ${maxRedirects} times.`, status);
+        let next: URL;
+        try {
+          next = new URL(location, check.url);
+        } catch {
+          return fail('invalid_url', 'The URL redirected to an invalid location.', status);
+        }
+        if (next.origin !== check.url.origin) {
+          headers = Object.fromEntries(
+            Object.entries(headers).filter(([name]) => !CROSS_ORIGIN_DROPPED.includes(name)),
+          );
+        }
+        if (status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST') {
+          method = 'GET';
+          body = undefined;
+          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith('content-')));
+        }
+        current = next;
+        continue;
+      }
+      if (!accept(status)) {
+        response.destroy();
+        return failureFromStatus(status);
+      }
+      // The caller's signal stays linked: aborting it later still stops the body.
+      handedOver = true;
+      return { ok: true, response, url: check.url, address };
+    }
+  } catch (error) {
+    if (controller.signal.reason instanceof PinnedTimeoutError)
+      return failureFromError(controller.signal.reason, options.timeoutMs);
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+    if (!handedOver) options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+export interface DownloadOptions {
+  allow: AllowList;
+  lookup?: LookupFunction;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  connect?: ConnectFunction;
+}
+
+export type DownloadResult =
+  | { ok: true; sizeBytes: number; sha256: string }
+  | { ok: false; code: PinnedFailureCode | 'file_too_large'; reason: string; status?: number };
+
+class TooLargeError extends Error {}
+
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EACCES', 'EPERM', 'EISDIR', 'ENOENT']);
+
+/**
+ * Streams the URL's body into `destPath` (never whole in memory), hashing on the way. Over `maxBytes`
+ * (announced or counted) it stops with `file_too_large`; on any failure the partial file is removed.
+ */
+export async function downloadToFile(
+  raw: string | URL,
+  destPath: string,
+  options: DownloadOptions,
+): Promise<DownloadResult> {
+  const tooLarge = {
+    ok: false,
+    code: 'file_too_large',
+    reason: `The file is larger than the limit of ${options.maxBytes} bytes.`,
+  } as const;
+  const result = await pinnedRequest(raw, {
+    allow: options.allow,
+    lookup: options.lookup,
+    method: 'GET',
+    headers: { 'accept-encoding': 'identity' },
+    timeoutMs: options.timeoutMs,
+    maxRedirects: options.maxRedirects,
+    signal: options.signal,
+    connect: options.connect,
+  });
+  if (!result.ok) return result;
+  const { response } = result;
+  const announced = Number(response.headers['content-length'] ?? NaN);
+  if (announced > options.maxBytes) {
+    response.destroy();
+    return tooLarge;
+  }
+
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > options.maxBytes) return callback(new TooLargeError());
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  let file: FileHandle;
+  try {
+    file = await open(destPath, 'w');
+  } catch (error) {
+    response.destroy();
+    throw error;
+  }
+  try {
+    await pipeline(response, meter, file.createWriteStream());
+    if (Number.isFinite(announced) && size !== announced) {
+      throw Object.assign(new Error('body shorter than Content-Length'), { code: 'ERR_INCOMPLETE_BODY' });
+    }
+  } catch (error) {
+    await rm(destPath, { force: true });
+    if (error instanceof TooLargeError) return tooLarge;
+    if (options.signal?.aborted) throw options.signal.reason;
+    // A local disk problem is ours, not the source's: let it surface as an error.
+    if (DISK_ERRORS.has(errorCode(error))) throw error;
+    return failureFromError(error, options.timeoutMs);
+  }
+  return { ok: true, sizeBytes: size, sha256: hash.digest('hex') };
+}

@@ -1,0 +1,42 @@
+// The catalogue of queues and the job names on them. The worker checks at boot that every job
+// name has a handler, so a name added here without one stops start-up with a clear message.
+import type { AppConfig } from './config/config';
+
+export const QUEUE_JOBS = {
+  media: ['process-job'],
+} as const;
+
+export type QueueKind = keyof typeof QUEUE_JOBS;
+
+/** Media jobs run only on workers of their region, so each region has its own queue. */
+export function mediaQueueName(region: string): string {
+  return `media.${region}`;
+}
+
+export interface MediaJobData {
+  jobId: string;
+}
+
+export function cancelChannel(config: AppConfig): string {
+  return `${config.redisPrefix}:cancel`;
+}
+
+export function workersKey(config: AppConfig, region: string): string {
+  return `${config.redisPrefix}:workers:${region}`;
+}
+
+/** BullMQ connection options: fail fast in the API; workers block on Redis, so no per-request cap. */
+export function bullConnection(config: AppConfig, role: 'producer' | 'worker') {
+  const url = new URL(config.redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    username: url.username || undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+    ...(role === 'producer'
+      ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 }
+      : { maxRetriesPerRequest: null }),
+  };
+}

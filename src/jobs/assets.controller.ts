@@ -1,0 +1,78 @@
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DataSource } from 'typeorm';
+import { Public } from '../auth/auth.decorators';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { row } from '../common/database/sql';
+import { ApiError } from '../common/errors';
+import { STORAGE, type Storage } from '../common/storage/storage';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import { verifyAssetSignature } from './asset-url';
+
+/** Parses a single `bytes=` range; null when absent, 'invalid' when it cannot be served. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'invalid' {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return 'invalid';
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    start = Math.max(0, size - Number(match[2]));
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start > end || start >= size) return 'invalid';
+  return { start, end };
+}
+
+@ApiTags('assets')
+@Controller('v1/assets')
+export class AssetsController {
+  constructor(
+    private readonly db: DataSource,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Reached through the signed link in a job view: the signature is the credential. */
+  @Get(':asset_id/content')
+  @Public()
+  @ApiOperation({ summary: 'Download an output (signed, expiring link from the job view; Range supported)' })
+  @ApiQuery({ name: 'expires', required: true })
+  @ApiQuery({ name: 'signature', required: true })
+  @ApiErrorResponses('rate', 'missing')
+  async content(
+    @Param('asset_id') assetId: string,
+    @Query('expires') expires: string | undefined,
+    @Query('signature') signature: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const gone = new ApiError('asset_not_found', { param: 'asset_id', message: 'The asset does not exist, was deleted, or this link has expired.' });
+    if (!expires || !signature || !verifyAssetSignature(assetId, expires, signature, this.config.assetUrlSecret)) throw gone;
+    const asset = await row<{ storage_key: string; content_type: string; size_bytes: string }>(
+      this.db,
+      `SELECT storage_key, content_type, size_bytes FROM assets WHERE id = $1 AND deleted_at IS NULL AND expires_at > now()`,
+      [assetId],
+    );
+    const size = asset ? await this.storage.size(asset.storage_key) : null;
+    if (!asset || size === null) throw gone;
+    const range = parseRange(request.headers.range, size);
+    if (range === 'invalid') {
+      throw new ApiError('range_not_satisfiable', { param: 'Range', headers: { 'Content-Range': `bytes */${size}` } });
+    }
+    void reply.header('Accept-Ranges', 'bytes').header('Content-Type', asset.content_type);
+    if (range) {
+      void reply
+        .status(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+        .header('Content-Length', String(range.end - range.start + 1));
+      return reply.send(this.storage.read(asset.storage_key, range));
+    }
+    void reply.status(200).header('Content-Length', String(size));
+    return reply.send(this.storage.read(asset.storage_key));
+  }
+}

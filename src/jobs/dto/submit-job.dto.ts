@@ -1,0 +1,122 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+export class JobInputDto {
+  @ApiPropertyOptional({ example: 'https://media.example.com/clip.mp4', description: 'Public http(s) URL (or use upload_id).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  @Matches(/^https?:\/\//i, { message: 'source_url must be an http(s) URL' })
+  source_url?: string;
+
+  @ApiPropertyOptional({ example: 'upl_0AbCdEfGh1234567890abcd', description: 'An upload from POST /v1/uploads (or use source_url).' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^upl_[0-9A-Za-z]{10,40}$/, { message: 'upload_id must be an id returned by POST /v1/uploads' })
+  upload_id?: string;
+}
+
+export class Sdr2HdrOutputDto {
+  @ApiPropertyOptional({ enum: ['source', '720p', '1080p', '2160p'], default: 'source' })
+  @IsOptional()
+  @IsIn(['source', '720p', '1080p', '2160p'])
+  resolution?: 'source' | '720p' | '1080p' | '2160p';
+
+  @ApiPropertyOptional({ default: 1000, minimum: 400, maximum: 10000, description: 'Mastering display peak luminance (cd/m²).' })
+  @IsOptional()
+  @IsInt()
+  @Min(400)
+  @Max(10000)
+  peak_nits?: number;
+
+  @ApiPropertyOptional({ enum: ['mp4', 'mov'], default: 'mp4' })
+  @IsOptional()
+  @IsIn(['mp4', 'mov'])
+  container?: 'mp4' | 'mov';
+}
+
+export class AudioOutputDto {
+  @ApiPropertyOptional({ default: -16, minimum: -40, maximum: -5, description: 'Target integrated loudness of the speech (LUFS).' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-40)
+  @Max(-5)
+  target_lufs?: number;
+
+  @ApiPropertyOptional({ enum: ['wav', 'm4a'], default: 'wav' })
+  @IsOptional()
+  @IsIn(['wav', 'm4a'])
+  container?: 'wav' | 'm4a';
+}
+
+class SubmitJobBase {
+  @ApiProperty({ type: [JobInputDto], minItems: 1, maxItems: 20 })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => JobInputDto)
+  inputs: JobInputDto[];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { customer_ref: 'A-17' } })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({ example: 'local', description: "Region whose workers run the job (default: the API's own)." })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z0-9-]{1,32}$/, { message: 'region must be a region name' })
+  region?: string;
+}
+
+export class SubmitSdr2HdrJobDto extends SubmitJobBase {
+  @ApiPropertyOptional({ type: Sdr2HdrOutputDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => Sdr2HdrOutputDto)
+  output?: Sdr2HdrOutputDto;
+}
+
+export class SubmitAudioJobDto extends SubmitJobBase {
+  @ApiPropertyOptional({ type: AudioOutputDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AudioOutputDto)
+  output?: AudioOutputDto;
+}
+
+export class ListJobsQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @IsOptional()
+  @Matches(/^job_[0-9A-Za-z]{1,40}$/, { message: 'starting_after must be a job id' })
+  starting_after?: string;
+
+  @IsOptional()
+  @IsIn(['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'])
+  status?: string;
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { bullConnection, cancelChannel, mediaQueueName, type MediaJobData } from '../common/queues';
+import { REDIS } from '../common/redis/redis.module';
+
+/** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
+@Injectable()
+export class JobQueue implements OnApplicationShutdown {
+  private readonly queues = new Map<string, Queue<MediaJobData>>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  /** Idempotent: the BullMQ job id is the job id, so a second add of a waiting job is a no-op. */
+  async enqueue(jobId: string, region: string): Promise<void> {
+    await this.queue(region).add(
+      'process-job',
+      { jobId },
+      {
+        jobId,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 2000 },
+        removeOnComplete: true,
+        removeOnFail: { age: 24 * 3600 },
+      },
+    );
+  }
+
+  /** Tells every worker to stop the job's media process now. */
+  async signalCancel(jobId: string): Promise<void> {
+    await this.redis.publish(cancelChannel(this.config), jobId);
+  }
+
+  private queue(region: string): Queue<MediaJobData> {
+    let queue = this.queues.get(region);
+    if (!queue) {
+      queue = new Queue<MediaJobData>(mediaQueueName(region), {
+        connection: bullConnection(this.config, 'producer'),
+        prefix: this.config.redisPrefix,
+      });
+      queue.on('error', () => undefined);
+      this.queues.set(region, queue);
+    }
+    return queue;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,75 @@
+import type { ErrorObject } from '../common/errors';
+import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
+import type { BillingState, ItemSource, JobItemRow, JobRow, JobStatus } from './job.types';
+
+export interface JobItemView {
+  index: number;
+  status: string;
+  source: ItemSource;
+  duration_seconds: number;
+  width: number | null;
+  height: number | null;
+  estimated_credits: number;
+  charged_credits: number;
+  output: (Record<string, unknown> & { url: string; expires_at: string }) | null;
+  error: ErrorObject | null;
+}
+
+export interface JobView {
+  object: 'job';
+  job_id: string;
+  api: string;
+  status: JobStatus;
+  region: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  progress: number;
+  items: JobItemView[];
+  billing: { estimated_credits: number; charged_credits: number; refunded: boolean; state: BillingState };
+  error: ErrorObject | null;
+  metadata: Record<string, string>;
+}
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+export function toJobView(job: JobRow, items: JobItemRow[], links: { baseUrl: string; secret: string; now?: number }): JobView {
+  const expiresAt = new Date((links.now ?? Date.now()) + ASSET_LINK_TTL_SECONDS * 1000);
+  return {
+    object: 'job',
+    job_id: job.id,
+    api: job.api,
+    status: job.status,
+    region: job.region,
+    created_at: job.created_at.toISOString(),
+    started_at: iso(job.started_at),
+    finished_at: iso(job.finished_at),
+    progress: job.status === 'succeeded' || job.status === 'partially_succeeded' ? 1 : Number(job.progress),
+    items: items.map((item) => ({
+      index: item.index,
+      status: item.status,
+      source: item.source.type === 'url' ? { type: 'url', url: item.source.url } : { type: 'upload', upload_id: item.source.upload_id },
+      duration_seconds: Number(item.duration_seconds),
+      width: item.width,
+      height: item.height,
+      estimated_credits: Number(item.estimated_credits),
+      charged_credits: Number(item.charged_credits),
+      output: item.output
+        ? {
+            ...item.output,
+            url: signAssetUrl(links.baseUrl, item.output.asset_id, links.secret, expiresAt),
+            expires_at: expiresAt.toISOString(),
+          }
+        : null,
+      error: item.error,
+    })),
+    billing: {
+      estimated_credits: Number(job.estimated_credits),
+      charged_credits: Number(job.charged_credits),
+      refunded: job.billing_state === 'released',
+      state: job.billing_state,
+    },
+    error: job.error,
+    metadata: job.metadata,
+  };
+}

@@ -1,0 +1,55 @@
+import type { ErrorObject } from '../common/errors';
+import type { JobApi } from './pricing';
+
+export const TERMINAL_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 'cancelled'] as const;
+export type JobStatus = 'queued' | 'processing' | (typeof TERMINAL_STATUSES)[number];
+export type ItemStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
+export type BillingState = 'authorised' | 'settled' | 'released';
+
+export type ItemSource = { type: 'url'; url: string } | { type: 'upload'; upload_id: string };
+
+export interface ItemOutput {
+  asset_id: string;
+  size_bytes: number;
+  container: string;
+  video?: Record<string, unknown>;
+  audio?: Record<string, unknown>;
+}
+
+export interface JobRow {
+  id: string;
+  account_id: string;
+  api: JobApi;
+  status: JobStatus;
+  region: string;
+  output_options: Record<string, unknown>;
+  metadata: Record<string, string>;
+  estimated_credits: string;
+  charged_credits: string;
+  billing_state: BillingState;
+  error: ErrorObject | null;
+  progress: number;
+  request_id: string;
+  attempts: number;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface JobItemRow {
+  job_id: string;
+  index: number;
+  status: ItemStatus;
+  source: ItemSource & { probe_key?: string };
+  duration_seconds: string;
+  width: number | null;
+  height: number | null;
+  estimated_credits: string;
+  charged_credits: string;
+  output: ItemOutput | null;
+  error: ErrorObject | null;
+}
+
+export function isTerminal(status: JobStatus): boolean {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}

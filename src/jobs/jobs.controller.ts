@@ -1,0 +1,83 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, type Type } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../auth/auth-context';
+import { Caller, RequireScope } from '../auth/auth.decorators';
+import { createValidationPipe } from '../common/http/validation';
+import type { ListResponse } from '../common/pagination';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto } from './dto/submit-job.dto';
+import type { JobView } from './job-view';
+import { JobsService } from './jobs.service';
+import type { JobApi } from './pricing';
+
+type SubmitBody = SubmitSdr2HdrJobDto | SubmitAudioJobDto;
+
+const TITLES: Record<JobApi, string> = { sdr2hdr: 'an SDR→HDR10 job', audio: 'a speech loudness job' };
+
+/** One controller class per job API, alike but for the API name, its scope and its body type. */
+function jobsController(api: JobApi, bodyType: Type<SubmitBody>) {
+  @ApiTags(api)
+  @ApiSecurity('api_key')
+  @RequireScope(api)
+  @Controller(`v1/${api}/jobs`)
+  class ApiJobsController {
+    constructor(readonly jobs: JobsService) {}
+
+    @Post()
+    @HttpCode(202)
+    @ApiBody({ type: bodyType })
+    @ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description: 'Up to 255 characters; the same key with the same body within 24 h returns the first response again.',
+    })
+    @ApiOperation({ summary: `Submit ${TITLES[api]} (202 with Location; credits are held until it ends)` })
+    @ApiErrorResponses('auth', 'rate', 'invalid', 'submit')
+    async submit(
+      @Caller() caller: AuthContext,
+      // The body type differs per API, so the pipe is told it explicitly.
+      @Body(createValidationPipe(bodyType)) body: SubmitBody,
+      @Req() request: FastifyRequest,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ): Promise<JobView> {
+      const view = await this.jobs.submit(caller, {
+        api,
+        inputs: body.inputs,
+        output: { ...(body.output ?? {}) },
+        metadata: body.metadata ?? {},
+        region: body.region,
+        requestId: String(request.id),
+      });
+      void reply.header('Location', `/v1/${api}/jobs/${view.job_id}`);
+      return view;
+    }
+
+    @Get()
+    @ApiOperation({ summary: `List ${api} jobs, newest first (?status=, cursor pagination)` })
+    @ApiErrorResponses('auth', 'rate', 'invalid')
+    list(@Caller() caller: AuthContext, @Query() query: ListJobsQuery): Promise<ListResponse<JobView>> {
+      return this.jobs.list(caller.accountId, api, query);
+    }
+
+    @Get(':job_id')
+    @ApiOperation({ summary: `Read ${TITLES[api]} (status, progress, items, billing, error)` })
+    @ApiErrorResponses('auth', 'rate', 'job_missing')
+    get(@Caller() caller: AuthContext, @Param('job_id') jobId: string): Promise<JobView> {
+      return this.jobs.get(caller.accountId, jobId, api);
+    }
+
+    @Post(':job_id/cancel')
+    @HttpCode(200)
+    @ApiOperation({ summary: `Cancel ${TITLES[api]} while queued, or processing within the cancel window (charged 0)` })
+    @ApiErrorResponses('auth', 'rate', 'job_missing', 'cancel')
+    cancel(@Caller() caller: AuthContext, @Param('job_id') jobId: string): Promise<JobView> {
+      return this.jobs.cancel(caller.accountId, api, jobId);
+    }
+  }
+  Object.defineProperty(ApiJobsController, 'name', { value: `${api === 'sdr2hdr' ? 'Sdr2Hdr' : 'Audio'}JobsController` });
+  return ApiJobsController;
+}
+
+export const Sdr2HdrJobsController = jobsController('sdr2hdr', SubmitSdr2HdrJobDto);
+export const AudioJobsController = jobsController('audio', SubmitAudioJobDto);

@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { row, rows } from '../common/database/sql';
+import type { JobItemRow, JobRow } from './job.types';
+import type { JobApi } from './pricing';
+
+const JOB_COLUMNS = `id, account_id, api, status, region, output_options, metadata, estimated_credits, charged_credits,
+  billing_state, error, progress, request_id, attempts, created_at, started_at, finished_at`;
+const ITEM_COLUMNS = `job_id, index, status, source, duration_seconds, width, height, estimated_credits, charged_credits, output, error`;
+
+export interface NewJob {
+  id: string;
+  accountId: string;
+  api: JobApi;
+  region: string;
+  outputOptions: Record<string, unknown>;
+  metadata: Record<string, string>;
+  estimatedCredits: number;
+  estimatedSeconds: number;
+  requestId: string;
+  items: { source: Record<string, unknown>; durationSeconds: number; width: number | null; height: number | null; estimatedCredits: number }[];
+}
+
+@Injectable()
+export class JobsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async insert(manager: EntityManager, job: NewJob): Promise<void> {
+    await manager.query(
+      `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9)`,
+      [job.id, job.accountId, job.api, job.region, job.outputOptions, job.metadata, job.estimatedCredits, job.estimatedSeconds, job.requestId],
+    );
+    const values: unknown[] = [];
+    const tuples = job.items.map((item, index) => {
+      values.push(job.id, index, item.source, item.durationSeconds, item.width, item.height, item.estimatedCredits);
+      const base = index * 7;
+      return `($${base + 1}, $${base + 2}, 'queued', $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`;
+    });
+    await manager.query(
+      `INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits) VALUES ${tuples.join(', ')}`,
+      values,
+    );
+  }
+
+  /** The job as its owner sees it; another account's job does not exist for the caller. */
+  async findForAccount(accountId: string, jobId: string, retentionDays: number): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
+    const job = await row<JobRow>(
+      this.db,
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND account_id = $2
+          AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $3))`,
+      [jobId, accountId, retentionDays],
+    );
+    if (!job) return null;
+    return { job, items: await this.items(this.db.manager, jobId) };
+  }
+
+  async find(manager: EntityManager, jobId: string, lock = false): Promise<JobRow | null> {
+    return row<JobRow>(manager, `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [jobId]);
+  }
+
+  async items(manager: EntityManager | DataSource, jobId: string): Promise<JobItemRow[]> {
+    return rows<JobItemRow>(manager, `SELECT ${ITEM_COLUMNS} FROM job_items WHERE job_id = $1 ORDER BY index`, [jobId]);
+  }
+
+  async list(
+    accountId: string,
+    api: JobApi,
+    options: { limit: number; startingAfter?: string; status?: string; retentionDays: number },
+  ): Promise<{ job: JobRow; items: JobItemRow[] }[]> {
+    const jobs = await rows<JobRow>(
+      this.db,
+      `SELECT ${JOB_COLUMNS} FROM jobs
+        WHERE account_id = $1 AND api = $2 AND ($3::text IS NULL OR id < $3) AND ($4::text IS NULL OR status = $4)
+          AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $5))
+        ORDER BY id DESC LIMIT $6`,
+      [accountId, api, options.startingAfter ?? null, options.status ?? null, options.retentionDays, options.limit],
+    );
+    if (!jobs.length) return [];
+    const items = await rows<JobItemRow>(
+      this.db,
+      `SELECT ${ITEM_COLUMNS} FROM job_items WHERE job_id = ANY($1) ORDER BY job_id, index`,
+      [jobs.map((job) => job.id)],
+    );
+    return jobs.map((job) => ({ job, items: items.filter((item) => item.job_id === job.id) }));
+  }
+
+  /** Jobs that count against the concurrency limit: from submit until a terminal status. */
+  async countActive(manager: EntityManager, accountId: string): Promise<number> {
+    const result = await row<{ count: string }>(
+      manager,
+      `SELECT count(*) AS count FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`,
+      [accountId],
+    );
+    return Number(result?.count ?? 0);
+  }
+
+  /** Processing seconds this period: finished jobs' processed time plus the estimates still open. */
+  async secondsUsedSince(accountId: string, since: Date, manager: EntityManager | DataSource = this.db): Promise<number> {
+    const result = await row<{ seconds: string }>(
+      manager,
+      `SELECT COALESCE(SUM(CASE WHEN status IN ('queued', 'processing') THEN estimated_seconds ELSE processed_seconds END), 0) AS seconds
+         FROM jobs WHERE account_id = $1 AND created_at >= $2`,
+      [accountId, since],
+    );
+    return Number(result?.seconds ?? 0);
+  }
+
+  async subscriptionStatus(accountId: string): Promise<string> {
+    const result = await row<{ subscription_status: string }>(this.db, `SELECT subscription_status FROM accounts WHERE id = $1`, [accountId]);
+    return result?.subscription_status ?? 'inactive';
+  }
+
+  async countQueued(manager: EntityManager): Promise<number> {
+    const result = await row<{ count: string }>(manager, `SELECT count(*) AS count FROM jobs WHERE status = 'queued'`);
+    return Number(result?.count ?? 0);
+  }
+}

@@ -1,0 +1,28 @@
+// Prices as data (API.md §4). Credits are estimated per item at submit and settled on the actual
+// processed duration, never above the estimate.
+export const JOB_APIS = ['sdr2hdr', 'audio'] as const;
+export type JobApi = (typeof JOB_APIS)[number];
+
+export const RESOLUTIONS = { '720p': 720, '1080p': 1080, '2160p': 2160 } as const;
+export type Resolution = keyof typeof RESOLUTIONS | 'source';
+
+/** sdr2hdr credits per started second, by output height tier. */
+const SDR2HDR_TIERS: { maxHeight: number; creditsPerSecond: number }[] = [
+  { maxHeight: 720, creditsPerSecond: 1 },
+  { maxHeight: 1080, creditsPerSecond: 2 },
+  { maxHeight: 2160, creditsPerSecond: 8 },
+];
+/** audio: one credit per started 10 seconds. */
+const AUDIO_SECONDS_PER_CREDIT = 10;
+
+/** The height of the output: the requested tier, never upscaling the source. */
+export function outputHeight(sourceHeight: number, resolution: Resolution): number {
+  return resolution === 'source' ? sourceHeight : Math.min(sourceHeight, RESOLUTIONS[resolution]);
+}
+
+export function itemCredits(api: JobApi, durationSeconds: number, height = 0): number {
+  const seconds = Math.max(0, durationSeconds);
+  if (api === 'audio') return Math.ceil(seconds / AUDIO_SECONDS_PER_CREDIT);
+  const tier = SDR2HDR_TIERS.find((candidate) => height <= candidate.maxHeight) ?? SDR2HDR_TIERS[SDR2HDR_TIERS.length - 1];
+  return Math.ceil(seconds) * tier.creditsPerSecond;
+}

@@ -1,0 +1,21 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { workersKey } from '../common/queues';
+import { REDIS as REDIS_TOKEN } from '../common/redis/redis.module';
+
+export const HEARTBEAT_WINDOW_MS = 30_000;
+
+/** A region is healthy while at least one of its workers sent a heartbeat in the last 30 s. */
+@Injectable()
+export class RegionHealth {
+  constructor(
+    @Inject(REDIS_TOKEN) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async isHealthy(region: string): Promise<boolean> {
+    const alive = await this.redis.zrangebyscore(workersKey(this.config, region), Date.now() - HEARTBEAT_WINDOW_MS, '+inf', 'LIMIT', 0, 1);
+    return alive.length > 0;
+  }
+}

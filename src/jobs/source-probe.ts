@@ -1,0 +1,13 @@
+import type { ErrorCode } from '../common/errors';
+import type { JobApi } from './pricing';
+
+export type ProbeOutcome =
+  | { ok: true; durationSeconds: number; width: number | null; height: number | null }
+  | { ok: false; code: ErrorCode; message?: string };
+
+/** Reads a source's container, streams and duration (ffprobe) and judges it for an API. */
+export interface SourceProbe {
+  probe(target: string, api: JobApi, timeoutMs: number): Promise<ProbeOutcome>;
+}
+
+export const SOURCE_PROBE = Symbol('SOURCE_PROBE');

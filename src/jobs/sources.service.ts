@@ -1,0 +1,96 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { withPinnedProxy } from '../common/net/pinned-proxy';
+import { REDIS } from '../common/redis/redis.module';
+import { STORAGE, type Storage } from '../common/storage/storage';
+import type { JobInputDto } from './dto/submit-job.dto';
+import type { ItemSource } from './job.types';
+import type { JobApi } from './pricing';
+import { SOURCE_PROBE, type ProbeOutcome, type SourceProbe } from './source-probe';
+import { UploadsRepository } from './uploads.repository';
+
+export interface CheckedSource {
+  source: ItemSource;
+  durationSeconds: number;
+  width: number | null;
+  height: number | null;
+}
+
+/** Probe results are cached so a burst of submits of one source probes it once. */
+const PROBE_CACHE_SECONDS = 300;
+const URL_PROBE_TIMEOUT_MS = 15_000;
+const LOCAL_PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * Source checks at submit (API.md §2 step 7): the URL is safe and reachable, the media is a
+ * container and codec we accept, decodable, not too long, and not on the block list.
+ */
+@Injectable()
+export class SourcesService {
+  constructor(
+    private readonly uploads: UploadsRepository,
+    @Inject(SOURCE_PROBE) private readonly prober: SourceProbe,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async check(accountId: string, api: JobApi, input: JobInputDto, index: number): Promise<CheckedSource> {
+    if (input.upload_id !== undefined) return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`);
+    return this.checkUrl(api, input.source_url!, `inputs[${index}].source_url`);
+  }
+
+  private async checkUpload(accountId: string, api: JobApi, uploadId: string, param: string): Promise<CheckedSource> {
+    const upload = await this.uploads.find(accountId, uploadId);
+    if (!upload) throw new ApiError('asset_not_found', { param, message: 'No upload with this id exists for your account, or it expired.' });
+    if (await this.uploads.isBlocked(upload.sha256)) throw new ApiError('content_policy_violation', { param });
+    const outcome = await this.cached(`upload:${upload.sha256}`, api, () =>
+      this.prober.probe(this.storage.localPath(upload.storage_key), api, LOCAL_PROBE_TIMEOUT_MS),
+    );
+    return this.accept(outcome, { type: 'upload', upload_id: uploadId }, param);
+  }
+
+  private async checkUrl(api: JobApi, url: string, param: string): Promise<CheckedSource> {
+    const outcome = await this.cached(`url:${url}`, api, async () => {
+      // ffprobe never connects to the source itself: it reads through a loopback proxy whose every
+      // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
+      const proxied = await withPinnedProxy(url, { allow: this.config.allowPrivateUrls, timeoutMs: URL_PROBE_TIMEOUT_MS }, (localUrl) =>
+        this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS),
+      );
+      if (!proxied.ok) {
+        // A source that fails now cannot be accepted: unreachable, refused or expired is invalid_url.
+        return { ok: false, code: 'invalid_url', message: `The source URL cannot be used: ${proxied.reason}` };
+      }
+      return proxied.value;
+    });
+    return this.accept(outcome, { type: 'url', url }, param);
+  }
+
+  private accept(outcome: ProbeOutcome, source: ItemSource, param: string): CheckedSource {
+    if (!outcome.ok) throw new ApiError(outcome.code, { param, message: outcome.message });
+    if (outcome.durationSeconds > this.config.maxDurationSeconds) {
+      throw new ApiError('duration_exceeded', {
+        param,
+        message: `The input lasts ${Math.ceil(outcome.durationSeconds)} s; this API accepts at most ${this.config.maxDurationSeconds} s.`,
+        details: { duration_seconds: outcome.durationSeconds, max_duration_seconds: this.config.maxDurationSeconds },
+      });
+    }
+    return { source, durationSeconds: outcome.durationSeconds, width: outcome.width, height: outcome.height };
+  }
+
+  private async cached(key: string, api: JobApi, probe: () => Promise<ProbeOutcome>): Promise<ProbeOutcome> {
+    const cacheKey = `${this.config.redisPrefix}:probe:${api}:${createHash('sha256').update(key).digest('hex')}`;
+    const hit = await this.redis.get(cacheKey);
+    if (hit) return JSON.parse(hit) as ProbeOutcome;
+    const outcome = await probe();
+    // A source that was unreachable may be back in a moment: only verdicts on the media are cached.
+    if (outcome.ok || outcome.code !== 'invalid_url') {
+      await this.redis.set(cacheKey, JSON.stringify(outcome), 'EX', PROBE_CACHE_SECONDS);
+    }
+    return outcome;
+  }
+}
+

@@ -1,0 +1,37 @@
+import { Controller, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { AuthContext } from '../auth/auth-context';
+import { Caller, RequireScope } from '../auth/auth.decorators';
+import { ApiError } from '../common/errors';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import { UploadsService, type UploadView } from './uploads.service';
+
+export const UPLOAD_CONTENT_TYPES = ['application/octet-stream', 'video/*', 'audio/*'];
+
+@ApiTags('uploads')
+@ApiSecurity('api_key')
+@Controller('v1/uploads')
+export class UploadsController {
+  constructor(private readonly uploads: UploadsService) {}
+
+  @Post()
+  // Uploads feed either API; a key with either scope may upload.
+  @RequireScope('sdr2hdr', 'audio')
+  @ApiConsumes(...UPLOAD_CONTENT_TYPES)
+  @ApiBody({ description: 'The raw media file', schema: { type: 'string', format: 'binary' } })
+  @ApiOperation({ summary: 'Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)' })
+  @ApiErrorResponses('auth', 'rate', 'upload')
+  create(@Caller() caller: AuthContext, @Req() request: FastifyRequest): Promise<UploadView> {
+    const body = request.body as Readable | undefined;
+    if (!body || typeof body.pipe !== 'function') {
+      throw new ApiError('unsupported_content_type', {
+        param: 'Content-Type',
+        message: 'Send the file as the raw body with a media Content-Type (video/*, audio/* or application/octet-stream).',
+      });
+    }
+    const length = request.headers['content-length'];
+    return this.uploads.create(caller.accountId, body, request.headers['content-type'] ?? null, length ? Number(length) : null);
+  }
+}

@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { convertSdrToHdr, normaliseSpeechLoudness } from './media/pipelines';
+import { probeMedia } from './media/probe';
+import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
+
+const CONTENT_TYPES: Record<string, string> = { mp4: 'video/mp4', mov: 'video/quicktime', wav: 'audio/wav', m4a: 'audio/mp4' };
+
+/** Runs one item through its pipeline: probe the local input again (full verdict), then ffmpeg. */
+@Injectable()
+export class FfmpegMediaRunner implements MediaRunner {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async run(request: RunItemRequest): Promise<RunItemResult> {
+    const probed = await probeMedia(request.inputPath, {
+      api: request.api,
+      ffprobePath: this.config.ffprobePath,
+      maxPixels: this.config.workerMaxPixels,
+      signal: request.signal,
+    });
+    if (!probed.ok) return { ok: false, code: probed.code === 'timeout' ? 'processing_failed' : probed.code, message: probed.message };
+    const common = {
+      input: request.inputPath,
+      probe: probed.probe,
+      signal: request.signal,
+      timeLimitMs: request.timeLimitMs,
+      onProgress: request.onProgress,
+      ffmpegPath: this.config.ffmpegPath,
+    };
+    if (request.api === 'sdr2hdr') {
+      const container = (request.options.container as 'mp4' | 'mov' | undefined) ?? 'mp4';
+      const output = `${request.outputPath}.${container}`;
+      const result = await convertSdrToHdr({
+        ...common,
+        output,
+        container,
+        targetHeight: request.options.target_height as number | undefined,
+        peakNits: request.options.peak_nits as number | undefined,
+      });
+      if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      return {
+        ok: true,
+        processedSeconds: result.processedSeconds,
+        outputHeight: result.height,
+        container,
+        contentType: CONTENT_TYPES[container],
+        media: { codec: 'hevc', profile: 'main10', width: result.width, height: result.height, hdr: 'HDR10', transfer: 'smpte2084', primaries: 'bt2020' },
+      };
+    }
+    const container = (request.options.container as 'wav' | 'm4a' | undefined) ?? 'wav';
+    const output = `${request.outputPath}.${container}`;
+    const result = await normaliseSpeechLoudness({
+      ...common,
+      output,
+      container,
+      targetLufs: (request.options.target_lufs as number | undefined) ?? -16,
+    });
+    if (!result.ok) return { ok: false, code: result.code, message: result.message };
+    return {
+      ok: true,
+      processedSeconds: result.processedSeconds,
+      outputHeight: 0,
+      container,
+      contentType: CONTENT_TYPES[container],
+      media: {
+        integrated_lufs: round(result.output.integratedLufs),
+        true_peak_dbtp: round(result.output.truePeakDbtp),
+        input_integrated_lufs: round(result.input.integratedLufs),
+        speech_seconds: round(result.speech.speechSeconds),
+      },
+    };
+  }
+}
+
+function round(value: number): number | null {
+  return Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
+}
+

@@ -1,0 +1,210 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { settleHold } from '../billing/holds';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { newId } from '../common/ids';
+import { downloadToFile } from '../common/net/pinned-fetch';
+import { STORAGE, type Storage } from '../common/storage/storage';
+import type { ItemOutput, JobItemRow, JobRow } from '../jobs/job.types';
+import { outputHeight } from '../jobs/pricing';
+import { OutboxWriter } from '../webhooks/outbox.writer';
+import { MEDIA_RUNNER, type MediaRunner, type RunItemResult } from './media-runner';
+import { ProcessingRepository } from './processing.repository';
+import { planSettlement, type ItemResult } from './settlement';
+
+const PROGRESS_INTERVAL_MS = 1000;
+
+interface ProducedOutput {
+  index: number;
+  result: Extract<RunItemResult, { ok: true }>;
+  storageKey: string;
+  sizeBytes: number;
+}
+
+/**
+ * Runs one job end to end in a worker: claim, process each item, then end the job in one
+ * transaction (item results, assets, settle or release, outbox event). Safe to run again after a
+ * crash: a job that already ended is skipped and settlement moves money at most once.
+ */
+@Injectable()
+export class JobProcessor {
+  private readonly logger = new Logger(JobProcessor.name);
+
+  constructor(
+    private readonly repository: ProcessingRepository,
+    private readonly outbox: OutboxWriter,
+    @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async process(jobId: string, signal: AbortSignal): Promise<void> {
+    const job = await this.repository.claim(jobId);
+    if (!job) return;
+    const items = await this.repository.items(jobId);
+    const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
+    const workDir = await mkdtemp(join(tmpdir(), `mediajobs-${jobId}-`));
+    const results: ItemResult[] = [];
+    const outputs: ProducedOutput[] = [];
+    try {
+      for (const item of items) {
+        if (signal.aborted) break;
+        await this.repository.itemStarted(jobId, item.index);
+        const reportProgress = this.progressReporter(jobId, item.index, items.length);
+        const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
+        if (result.ok) {
+          const storageKey = `outputs/${job.account_id}/${jobId}/${item.index}.${result.container}`;
+          const localPath = join(workDir, `out-${item.index}.${result.container}`);
+          const stored = await this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER);
+          outputs.push({ index: item.index, result, storageKey, sizeBytes: stored.sizeBytes });
+          results.push({ index: item.index, ok: true, processedSeconds: result.processedSeconds, outputHeight: result.outputHeight });
+        } else {
+          results.push({ index: item.index, ok: false, code: result.code, message: result.message });
+        }
+      }
+      if (signal.aborted) {
+        // Cancelled: the API already ended the job and released its hold; drop what we made.
+        await this.removeOutputs(outputs);
+        return;
+      }
+      const ended = await this.finish(job, items, results, outputs);
+      if (!ended) await this.removeOutputs(outputs);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Ends a job that cannot be processed at all (BullMQ gave up on it): failed, hold released. */
+  async failWhole(jobId: string, code: 'upstream_error' | 'processing_failed'): Promise<boolean> {
+    const job = await this.repository.claim(jobId);
+    if (!job) return false;
+    const items = await this.repository.items(jobId);
+    return this.finish(job, items, items.map((item) => ({ index: item.index, ok: false, code })), []);
+  }
+
+  private async runItem(
+    job: JobRow,
+    item: JobItemRow,
+    workDir: string,
+    deadline: number,
+    signal: AbortSignal,
+    onProgress: (fraction: number) => void,
+  ): Promise<RunItemResult> {
+    if (item.width && item.height && item.width * item.height > this.config.workerMaxPixels) {
+      return { ok: false, code: 'out_of_memory', message: `The input (${item.width}×${item.height}) exceeds the workers' pixel budget.` };
+    }
+    const input = await this.resolveInput(item, workDir, signal);
+    if (!input.ok) return input;
+    const timeLimitMs = deadline - Date.now();
+    if (timeLimitMs <= 0) return { ok: false, code: 'timeout' };
+    const options = { ...job.output_options };
+    if (job.api === 'sdr2hdr' && item.height) {
+      options.target_height = outputHeight(item.height, (options.resolution as '720p' | undefined) ?? 'source');
+    }
+    return this.runner.run({
+      api: job.api,
+      inputPath: input.path,
+      outputPath: join(workDir, `out-${item.index}`),
+      options,
+      signal,
+      timeLimitMs,
+      onProgress,
+    });
+  }
+
+  private async resolveInput(
+    item: JobItemRow,
+    workDir: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; path: string } | { ok: false; code: 'upstream_error' | 'invalid_url' | 'file_too_large' | 'processing_failed'; message?: string }> {
+    if (item.source.type === 'upload') {
+      const upload = await this.repository.storageKeyOfUpload(item.source.upload_id);
+      if (!upload) return { ok: false, code: 'processing_failed', message: 'The upload was deleted before processing.' };
+      return { ok: true, path: this.storage.localPath(upload.storage_key) };
+    }
+    const path = join(workDir, `in-${item.index}`);
+    const downloaded = await downloadToFile(item.source.url, path, {
+      allow: this.config.allowPrivateUrls,
+      maxBytes: this.config.maxUploadBytes,
+      timeoutMs: Math.min(this.config.jobTimeLimitSeconds * 1000, 30 * 60 * 1000),
+      signal,
+    });
+    // invalid_url: the source is gone or refused now; upstream_error: the host failed (retryable).
+    if (!downloaded.ok) return { ok: false, code: downloaded.code, message: downloaded.reason };
+    return { ok: true, path };
+  }
+
+  private progressReporter(jobId: string, index: number, count: number): (fraction: number) => void {
+    let last = 0;
+    return (fraction) => {
+      const now = Date.now();
+      if (now - last < PROGRESS_INTERVAL_MS && fraction < 1) return;
+      last = now;
+      const overall = Math.min(0.999, (index + Math.max(0, Math.min(1, fraction))) / count);
+      this.repository.progress(jobId, Math.round(overall * 1000) / 1000).catch((error: unknown) => {
+        this.logger.warn({ job_id: jobId, err: error }, 'progress write failed');
+      });
+    };
+  }
+
+  /** One transaction: items, assets, job status, settlement and the outbox event. */
+  private async finish(job: JobRow, items: JobItemRow[], results: ItemResult[], outputs: ProducedOutput[]): Promise<boolean> {
+    const plan = planSettlement(
+      { api: job.api, requestId: job.request_id },
+      items.map((item) => ({ index: item.index, estimatedCredits: Number(item.estimated_credits) })),
+      results,
+      this.config.docsUrl,
+    );
+    return this.repository.transaction(async (manager) => {
+      const settled = await settleHold(manager, job.id, plan.chargedCredits, {
+        status: plan.status,
+        extraSet: 'error = $5, processed_seconds = $6, progress = CASE WHEN $4 = \'failed\' THEN progress ELSE 1 END',
+        extraParams: [plan.error, plan.processedSeconds],
+      });
+      if (!settled.applied) return false;
+      for (const itemPlan of plan.items) {
+        const produced = outputs.find((output) => output.index === itemPlan.index);
+        let output: ItemOutput | null = null;
+        if (produced && itemPlan.status === 'succeeded') {
+          const assetId = newId('ast');
+          await this.repository.insertAsset(manager, {
+            id: assetId,
+            accountId: job.account_id,
+            jobId: job.id,
+            index: itemPlan.index,
+            storageKey: produced.storageKey,
+            sizeBytes: produced.sizeBytes,
+            container: produced.result.container,
+            contentType: produced.result.contentType,
+            media: produced.result.media,
+            retentionDays: this.config.jobRetentionDays,
+          });
+          output = {
+            asset_id: assetId,
+            size_bytes: produced.sizeBytes,
+            container: produced.result.container,
+            ...(job.api === 'audio' ? { audio: produced.result.media } : { video: produced.result.media }),
+          };
+        }
+        await this.repository.finishItem(manager, {
+          jobId: job.id,
+          index: itemPlan.index,
+          status: itemPlan.status,
+          chargedCredits: itemPlan.chargedCredits,
+          processedSeconds: itemPlan.processedSeconds,
+          output,
+          error: itemPlan.error,
+        });
+      }
+      await this.outbox.write(manager, { accountId: job.account_id, jobId: job.id, event: plan.event, error: plan.error });
+      return true;
+    });
+  }
+
+  private async removeOutputs(outputs: ProducedOutput[]): Promise<void> {
+    await Promise.all(outputs.map((output) => this.storage.remove(output.storageKey)));
+  }
+}

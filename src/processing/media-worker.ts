@@ -1,0 +1,137 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { isUnavailableError } from '../common/errors/classify';
+import { bullConnection, cancelChannel, mediaQueueName, QUEUE_JOBS, workersKey, type MediaJobData } from '../common/queues';
+import { STORAGE, type Storage } from '../common/storage/storage';
+import { JobProcessor } from './job-processor';
+import { ProcessingRepository } from './processing.repository';
+
+const HEARTBEAT_MS = 10_000;
+const RECONCILE_MS = 15_000;
+/** An open job untouched this long is checked against the queue (lost in a Redis restart, or its worker died). */
+const STALE_AFTER_SECONDS = 60;
+
+/**
+ * The worker process's media queue consumer for its region, with what keeps it honest: a
+ * heartbeat (region health), cancel signals that kill running media processes, a reconciler
+ * that re-enqueues jobs the queue lost and fails jobs BullMQ gave up on, and retention purges.
+ */
+@Injectable()
+export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(MediaWorker.name);
+  private readonly workerId = randomUUID();
+  private readonly running = new Map<string, AbortController>();
+  private worker?: Worker<MediaJobData>;
+  private queue?: Queue<MediaJobData>;
+  private subscriber?: Redis;
+  private commands?: Redis;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly processor: JobProcessor,
+    private readonly repository: ProcessingRepository,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const handlers: Record<string, (job: Job<MediaJobData>) => Promise<void>> = { 'process-job': (job) => this.handle(job) };
+    const missing = QUEUE_JOBS.media.filter((name) => !handlers[name]);
+    if (missing.length) throw new Error(`No handler for media queue job(s) ${missing.join(', ')}: add one in MediaWorker`);
+
+    const name = mediaQueueName(this.config.region);
+    const connection = bullConnection(this.config, 'worker');
+    this.queue = new Queue<MediaJobData>(name, { connection, prefix: this.config.redisPrefix });
+    this.worker = new Worker<MediaJobData>(name, (job) => handlers[job.name](job), {
+      connection,
+      prefix: this.config.redisPrefix,
+      concurrency: this.config.workerConcurrency,
+      lockDuration: Number(process.env.WORKER_LOCK_MS ?? 30_000),
+      stalledInterval: Number(process.env.WORKER_LOCK_MS ?? 30_000),
+      maxStalledCount: 2,
+    });
+    this.worker.on('failed', (job, error) => void this.onFailed(job, error));
+    this.worker.on('error', (error) => this.logger.warn({ err: error }, 'queue connection error'));
+    this.queue.on('error', () => undefined);
+
+    this.commands = new Redis(this.config.redisUrl, { maxRetriesPerRequest: 1 });
+    this.commands.on('error', () => undefined);
+    this.subscriber = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
+    this.subscriber.on('error', () => undefined);
+    this.subscriber.on('message', (_channel, jobId: string) => this.running.get(jobId)?.abort());
+    await this.subscriber.subscribe(cancelChannel(this.config));
+
+    await this.heartbeat();
+    this.every(HEARTBEAT_MS, () => this.heartbeat());
+    this.every(RECONCILE_MS, () => this.reconcile());
+    this.every(3600_000, () => this.purge());
+  }
+
+  /** SIGTERM: stop taking jobs and let running ones finish (BullMQ hands back what it must). */
+  async onApplicationShutdown(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    await this.worker?.close();
+    await this.queue?.close();
+    await this.commands?.zrem(workersKey(this.config, this.config.region), this.workerId).catch(() => undefined);
+    this.subscriber?.disconnect();
+    this.commands?.disconnect();
+  }
+
+  private async handle(job: Job<MediaJobData>): Promise<void> {
+    const controller = new AbortController();
+    this.running.set(job.data.jobId, controller);
+    try {
+      await this.processor.process(job.data.jobId, controller.signal);
+    } finally {
+      this.running.delete(job.data.jobId);
+    }
+  }
+
+  /** BullMQ's final failure (infrastructure, retried already): end the job and release its hold. */
+  private async onFailed(job: Job<MediaJobData> | undefined, error: Error): Promise<void> {
+    if (!job) return;
+    const final = job.attemptsMade >= (job.opts.attempts ?? 1);
+    this.logger.warn({ job_id: job.data.jobId, attempt: job.attemptsMade, final, err: error }, 'media job attempt failed');
+    if (final) await this.processor.failWhole(job.data.jobId, 'upstream_error').catch(() => undefined);
+  }
+
+  private async heartbeat(): Promise<void> {
+    const key = workersKey(this.config, this.config.region);
+    await this.commands!.multi()
+      .zadd(key, Date.now(), this.workerId)
+      .zremrangebyscore(key, '-inf', Date.now() - 5 * 60_000)
+      .exec();
+  }
+
+  private async reconcile(): Promise<void> {
+    const stale = await this.repository.staleOpenJobs(STALE_AFTER_SECONDS, 100);
+    for (const job of stale) {
+      if (job.region !== this.config.region) continue;
+      const queued = await this.queue!.getJob(job.id);
+      const state = queued ? await queued.getState() : 'missing';
+      if (state === 'missing' || state === 'unknown') {
+        await this.queue!.add('process-job', { jobId: job.id }, { jobId: job.id, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: { age: 86400 } });
+      } else if (state === 'failed' || state === 'completed') {
+        await this.processor.failWhole(job.id, 'upstream_error');
+      }
+    }
+  }
+
+  private async purge(): Promise<void> {
+    const keys = await this.repository.purgeExpired(this.config.jobRetentionDays);
+    await Promise.all(keys.map((key) => this.storage.remove(key)));
+  }
+
+  private every(ms: number, task: () => Promise<void>): void {
+    const timer = setInterval(() => {
+      task().catch((error: unknown) => {
+        if (!isUnavailableError(error)) this.logger.error({ err: error }, 'worker maintenance task failed');
+      });
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+}

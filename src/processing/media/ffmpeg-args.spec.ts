@@ -1,0 +1,445 @@
+// Exact argv of every command the pipelines run, built from frozen ffprobe outputs of real files
+// (test/fixtures/probe/*.json, made by regenerate.sh there).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  buildHdrFilter,
+  buildLoudnessMeasureArgs,
+  buildLoudnormArgs,
+  buildPcmExtractArgs,
+  buildProbeArgs,
+  buildSdrToHdrArgs,
+  buildGainLimiterArgs,
+  canNormaliseLinearly,
+  downscaleSize,
+  type LoudnessMeasurement,
+} from './ffmpeg-args';
+import type { MediaApi, ProbeResult, VideoStreamInfo } from './media.types';
+import { classifyProbe, type FfprobeOutput } from './probe';
+
+const PROBE_DIR = join(__dirname, '../../../test/fixtures/probe');
+
+function frozenProbe(name: string, api: MediaApi = 'sdr2hdr'): ProbeResult {
+  const raw = JSON.parse(readFileSync(join(PROBE_DIR, `${name}.json`), 'utf8')) as FfprobeOutput;
+  const outcome = classifyProbe(raw, { api });
+  if (!outcome.ok) throw new Error(`fixture ${name} did not probe ok: ${outcome.code}`);
+  return outcome.probe;
+}
+
+const HEAD = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-progress', 'pipe:1', '-nostats'];
+const HEAD_INFO = ['-hide_banner', '-nostdin', '-loglevel', 'info', '-y', '-progress', 'pipe:1', '-nostats'];
+const LOCAL_INPUT = (path: string) => ['-protocol_whitelist', 'file', '-format_whitelist', 'mov,wav', '-i', path];
+const HDR_ENCODE = [
+  '-c:v',
+  'libx265',
+  '-preset',
+  'veryfast',
+  '-crf',
+  '12',
+  '-profile:v',
+  'main10',
+  '-pix_fmt',
+  'yuv420p10le',
+  '-tag:v',
+  'hvc1',
+  '-color_primaries',
+  'bt2020',
+  '-color_trc',
+  'smpte2084',
+  '-colorspace',
+  'bt2020nc',
+  '-color_range',
+  'tv',
+];
+const X265_PARAMS_1000 =
+  'hdr10=1:hdr10-opt=1:repeat-headers=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=limited:' +
+  'master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=249,203:log-level=error';
+const BT709_TO_PQ =
+  'zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le';
+
+describe('buildSdrToHdrArgs', () => {
+  it('builds the MEDIA.md recipe for a tagged BT.709 H.264+AAC MP4 with the defaults', () => {
+    const args = buildSdrToHdrArgs({
+      input: '/data/in/sdr.mp4',
+      output: '/data/out/hdr.mp4',
+      probe: frozenProbe('sdr-320x180-aac.mp4'),
+      container: 'mp4',
+    });
+    expect(args).toEqual([
+      ...HEAD,
+      ...LOCAL_INPUT('/data/in/sdr.mp4'),
+      '-map',
+      '0:0',
+      '-map',
+      '0:1',
+      '-vf',
+      BT709_TO_PQ,
+      ...HDR_ENCODE,
+      '-x265-params',
+      X265_PARAMS_1000,
+      '-c:a',
+      'copy',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mp4',
+      '/data/out/hdr.mp4',
+    ]);
+  });
+
+  it('reads an untagged input as BT.709 limited range (zscale needs explicit input colorimetry)', () => {
+    const probe = frozenProbe('untagged-320x180.mp4');
+    expect(probe.video).toMatchObject({ colorPrimaries: null, colorTransfer: null, colorSpace: null, colorRange: null });
+    const args = buildSdrToHdrArgs({ input: '/in.mp4', output: '/out.mp4', probe, container: 'mp4' });
+    expect(args[args.indexOf('-vf') + 1]).toBe(BT709_TO_PQ);
+  });
+
+  it('downscales 1080p to 720p in the same zscale step, writes MOV, and derives ST 2086 max luminance from peak_nits', () => {
+    const args = buildSdrToHdrArgs({
+      input: '/in/1080.mp4',
+      output: '/out/720.mov',
+      probe: frozenProbe('sdr-1920x1080-aac.mp4'),
+      targetHeight: 720,
+      peakNits: 4000,
+      container: 'mov',
+      preset: 'medium',
+      crf: 16,
+    });
+    expect(args).toEqual([
+      ...HEAD,
+      ...LOCAL_INPUT('/in/1080.mp4'),
+      '-map',
+      '0:0',
+      '-map',
+      '0:1',
+      '-vf',
+      'zscale=w=1280:h=720:tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le',
+      '-c:v',
+      'libx265',
+      '-preset',
+      'medium',
+      '-crf',
+      '16',
+      ...HDR_ENCODE.slice(6),
+      '-x265-params',
+      X265_PARAMS_1000.replace('L(10000000,1)', 'L(40000000,1)'),
+      '-c:a',
+      'copy',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mov',
+      '/out/720.mov',
+    ]);
+  });
+
+  it('treats the requested lines as the short side for portrait video, and writes no audio when there is none', () => {
+    const args = buildSdrToHdrArgs({
+      input: '/in/portrait.mp4',
+      output: '/out/portrait.mp4',
+      probe: frozenProbe('sdr-portrait-1080x1920.mp4'),
+      targetHeight: 720,
+      container: 'mp4',
+    });
+    expect(args[args.indexOf('-vf') + 1]).toMatch(/^zscale=w=720:h=1280:/);
+    expect(args).toContain('-an');
+    expect(args).not.toContain('-c:a');
+    expect(args.filter((a) => a === '-map')).toHaveLength(1);
+  });
+
+  it('never upscales: a 720p request on a 180p source keeps the source size', () => {
+    const args = buildSdrToHdrArgs({
+      input: '/in.mp4',
+      output: '/out.mp4',
+      probe: frozenProbe('sdr-320x180-aac.mp4'),
+      targetHeight: 720,
+      container: 'mp4',
+    });
+    expect(args[args.indexOf('-vf') + 1]).toBe(BT709_TO_PQ);
+  });
+
+  it('re-encodes non-AAC audio (PCM in MOV) to AAC', () => {
+    const probe = frozenProbe('sdr-pcm.mov');
+    expect(probe.container).toBe('mov');
+    const args = buildSdrToHdrArgs({ input: '/in.mov', output: '/out.mov', probe, container: 'mov' });
+    expect(args.slice(args.indexOf('-c:a'), args.indexOf('-c:a') + 4)).toEqual(['-c:a', 'aac', '-b:a', '192k']);
+  });
+
+  it('keeps MaxCLL at or below the mastering peak', () => {
+    const args = buildSdrToHdrArgs({
+      input: '/in.mp4',
+      output: '/out.mp4',
+      probe: frozenProbe('sdr-320x180-aac.mp4'),
+      peakNits: 203,
+      container: 'mp4',
+    });
+    expect(args[args.indexOf('-x265-params') + 1]).toContain('L(2030000,1):max-cll=203,203:');
+  });
+
+  it('reads a URL input with only network protocols and a read timeout', () => {
+    const args = buildSdrToHdrArgs({
+      input: 'http://127.0.0.1:4000/source?sig=abc',
+      output: '/out.mp4',
+      probe: frozenProbe('sdr-320x180-aac.mp4'),
+      container: 'mp4',
+      rwTimeoutUs: 5_000_000,
+    });
+    expect(args.slice(8, 16)).toEqual([
+      '-protocol_whitelist',
+      'http,https,tcp,tls',
+      '-rw_timeout',
+      '5000000',
+      '-format_whitelist',
+      'mov,wav',
+      '-i',
+      'http://127.0.0.1:4000/source?sig=abc',
+    ]);
+  });
+
+  it('refuses values that would make a wrong or unsafe command', () => {
+    const probe = frozenProbe('sdr-320x180-aac.mp4');
+    const base = { input: '/in.mp4', output: '/out.mp4', probe, container: 'mp4' as const };
+    expect(() => buildSdrToHdrArgs({ ...base, peakNits: 100 })).toThrow(RangeError);
+    expect(() => buildSdrToHdrArgs({ ...base, peakNits: 10001 })).toThrow(RangeError);
+    expect(() => buildSdrToHdrArgs({ ...base, crf: 52 })).toThrow(RangeError);
+    expect(() => buildSdrToHdrArgs({ ...base, targetHeight: 721 })).toThrow(RangeError);
+    expect(() => buildSdrToHdrArgs({ ...base, input: 'relative.mp4' })).toThrow(/absolute/);
+    expect(() => buildSdrToHdrArgs({ ...base, output: '-f' })).toThrow(/absolute/);
+    expect(() => buildSdrToHdrArgs({ ...base, probe: frozenProbe('tone-44k.m4a', 'audio') })).toThrow(/no video/);
+  });
+});
+
+describe('buildHdrFilter', () => {
+  const video: VideoStreamInfo = {
+    index: 0,
+    codec: 'h264',
+    width: 720,
+    height: 576,
+    fps: 25,
+    colorPrimaries: 'bt470bg',
+    colorTransfer: 'smpte170m',
+    colorSpace: 'bt470bg',
+    colorRange: 'pc',
+    pixFmt: 'yuvj420p',
+  };
+
+  it('passes the probed colorimetry to zscale', () => {
+    expect(buildHdrFilter(video)).toBe(
+      'zscale=tin=smpte170m:pin=bt470bg:min=bt470bg:rin=pc:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le',
+    );
+  });
+
+  it('falls back to BT.709 for tags zscale cannot read', () => {
+    expect(buildHdrFilter({ ...video, colorTransfer: 'smpte240m', colorSpace: 'smpte240m' })).toContain(
+      'tin=bt709:pin=bt470bg:min=bt709:rin=pc',
+    );
+  });
+});
+
+describe('downscaleSize', () => {
+  it.each([
+    [1920, 1080, 720, { width: 1280, height: 720 }],
+    [4096, 2304, 1080, { width: 1920, height: 1080 }],
+    [1440, 1080, 720, { width: 960, height: 720 }],
+    [1000, 562, 360, { width: 640, height: 360 }],
+    [1080, 1920, 720, { width: 720, height: 1280 }],
+    [1280, 720, 720, null],
+    [1920, 1080, undefined, null],
+  ])('%i×%i to %p lines → %p', (width, height, target, expected) => {
+    expect(downscaleSize(width, height, target)).toEqual(expected);
+  });
+});
+
+describe('audio argv', () => {
+  const m4a = () => frozenProbe('tone-44k.m4a', 'audio');
+  const wav = () => frozenProbe('tone-s24-stereo.wav', 'audio');
+  const measured: LoudnessMeasurement = {
+    inputI: -20.41,
+    inputTp: -2.08,
+    inputLra: 1.1,
+    inputThresh: -30.6,
+    targetOffset: 0.35,
+  };
+
+  it('pass 1 measures with loudnorm and prints JSON at info level', () => {
+    expect(buildLoudnessMeasureArgs({ input: '/in/a.m4a', probe: m4a(), targetLufs: -16 })).toEqual([
+      ...HEAD_INFO,
+      ...LOCAL_INPUT('/in/a.m4a'),
+      '-map',
+      '0:0',
+      '-af',
+      'loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json',
+      '-f',
+      'null',
+      '-',
+    ]);
+  });
+
+  it('pass 2 applies the measured values linearly and writes 16-bit WAV at the source rate', () => {
+    expect(
+      buildLoudnormArgs({ input: '/in/a.wav', output: '/out/a.wav', probe: wav(), measured, targetLufs: -23, container: 'wav' }),
+    ).toEqual([
+      ...HEAD_INFO,
+      ...LOCAL_INPUT('/in/a.wav'),
+      '-map',
+      '0:0',
+      '-af',
+      'loudnorm=I=-23:TP=-1.5:LRA=11:measured_I=-20.41:measured_TP=-2.08:measured_LRA=1.1:measured_thresh=-30.6:offset=0.35:linear=true:print_format=json',
+      '-ar',
+      '48000',
+      '-c:a',
+      'pcm_s16le',
+      '-f',
+      'wav',
+      '/out/a.wav',
+    ]);
+  });
+
+  it('pass 2 writes AAC in M4A', () => {
+    const args = buildLoudnormArgs({
+      input: '/in/a.m4a',
+      output: '/out/a.m4a',
+      probe: m4a(),
+      measured,
+      targetLufs: -16,
+      truePeakDbtp: -1,
+      container: 'm4a',
+    });
+    expect(args.slice(-11)).toEqual([
+      '-ar',
+      '44100',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '192k',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'ipod',
+      '/out/a.m4a',
+    ]);
+    expect(args[args.indexOf('-af') + 1]).toMatch(/^loudnorm=I=-16:TP=-1:LRA=11:/);
+  });
+
+  it('raises the LRA target to the measured range so a wide-range input can stay linear, and never passes LRA 0', () => {
+    const wide = buildLoudnormArgs({
+      input: '/in.wav',
+      output: '/out.wav',
+      probe: wav(),
+      measured: { ...measured, inputLra: 14.32 },
+      targetLufs: -16,
+      container: 'wav',
+    });
+    expect(wide[wide.indexOf('-af') + 1]).toContain(':LRA=14.4:measured_I=-20.41:measured_TP=-2.08:measured_LRA=14.32:');
+    const flat = buildLoudnormArgs({
+      input: '/in.wav',
+      output: '/out.wav',
+      probe: wav(),
+      measured: { ...measured, inputLra: 0 },
+      targetLufs: -16,
+      container: 'wav',
+    });
+    expect(flat[flat.indexOf('-af') + 1]).toContain(':LRA=11:measured_I=-20.41:measured_TP=-2.08:measured_LRA=0.1:');
+  });
+
+  it('stays with loudnorm linear only when the gain keeps the true peak under the target', () => {
+    // -20.41 → -23 is -2.59 dB: peaks -4.67 dBTP. -20.41 → -16 is +4.41 dB: peaks +2.33 dBTP.
+    expect(canNormaliseLinearly(measured, { targetLufs: -23 })).toBe(true);
+    expect(canNormaliseLinearly(measured, { targetLufs: -16 })).toBe(false);
+    expect(canNormaliseLinearly(measured, { targetLufs: -19.5, truePeakDbtp: -1 })).toBe(true);
+  });
+
+  it('builds gain + 4× oversampled limiter + ebur128 meter when a pure gain would clip', () => {
+    expect(
+      buildGainLimiterArgs({ input: '/in/a.wav', output: '/out/a.m4a', probe: wav(), gainDb: 4.41, container: 'm4a' }),
+    ).toEqual([
+      ...HEAD_INFO,
+      ...LOCAL_INPUT('/in/a.wav'),
+      '-map',
+      '0:0',
+      '-af',
+      'volume=4.41dB,aresample=192000,alimiter=limit=0.8414:attack=1:release=20:level=false,aresample=48000,ebur128=framelog=verbose:peak=true',
+      '-ar',
+      '48000',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '192k',
+      '-movflags',
+      '+faststart',
+      '-f',
+      'ipod',
+      '/out/a.m4a',
+    ]);
+    expect(() => buildGainLimiterArgs({ input: '/in.wav', output: '/o.wav', probe: wav(), gainDb: NaN, container: 'wav' })).toThrow(
+      RangeError,
+    );
+  });
+
+  it('refuses targets loudnorm cannot take', () => {
+    expect(() => buildLoudnessMeasureArgs({ input: '/in.wav', probe: wav(), targetLufs: -80 })).toThrow(RangeError);
+    expect(() => buildLoudnessMeasureArgs({ input: '/in.wav', probe: wav(), targetLufs: -16, truePeakDbtp: 1 })).toThrow(
+      RangeError,
+    );
+  });
+
+  it('extracts 16 kHz mono s16le PCM to stdout for the VAD', () => {
+    expect(buildPcmExtractArgs({ input: '/in/a.m4a', probe: m4a() })).toEqual([
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      ...LOCAL_INPUT('/in/a.m4a'),
+      '-map',
+      '0:0',
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'pcm_s16le',
+      '-f',
+      's16le',
+      'pipe:1',
+    ]);
+  });
+
+  it('maps the audio stream by its index in a video file', () => {
+    const args = buildPcmExtractArgs({ input: '/in.mp4', probe: frozenProbe('sdr-320x180-aac.mp4', 'audio') });
+    expect(args.slice(args.indexOf('-map'), args.indexOf('-map') + 2)).toEqual(['-map', '0:1']);
+  });
+});
+
+describe('buildProbeArgs', () => {
+  it('asks for format, streams and the first packets (CENC side data), on local files only', () => {
+    expect(buildProbeArgs('/data/upload.bin')).toEqual([
+      '-v',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      'mov,wav',
+      '-print_format',
+      'json',
+      '-show_format',
+      '-show_streams',
+      '-show_packets',
+      '-read_intervals',
+      '%+#16',
+      '-show_entries',
+      'packet=stream_index:packet_side_data=side_data_type',
+      '/data/upload.bin',
+    ]);
+  });
+
+  it('adds a network read timeout for URLs', () => {
+    expect(buildProbeArgs('https://example.test/a.mp4', 3_000_000).slice(2, 8)).toEqual([
+      '-protocol_whitelist',
+      'http,https,tcp,tls',
+      '-rw_timeout',
+      '3000000',
+      '-format_whitelist',
+      'mov,wav',
+    ]);
+  });
+});

@@ -1,0 +1,342 @@
+// The two media pipelines, composed from the argv builders, the process runner and the VAD.
+// They return a typed verdict (never throw for media or process outcomes) so the worker can map
+// it straight to an item status and a catalogue code.
+import { rm } from 'node:fs/promises';
+import {
+  buildGainLimiterArgs,
+  buildLoudnessMeasureArgs,
+  buildLoudnormArgs,
+  canNormaliseLinearly,
+  buildPcmExtractArgs,
+  buildSdrToHdrArgs,
+  downscaleSize,
+  type LoudnessMeasurement,
+  type X265Preset,
+} from './ffmpeg-args';
+import type { AudioOutputContainer, PipelineErrorCode, ProbeResult, VideoOutputContainer } from './media.types';
+import {
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  defaultFfmpegPath,
+  ProgressThrottle,
+  runFfmpeg,
+  runMediaProcess,
+  type MediaProcessResult,
+  type RunFfmpegResult,
+} from './run-ffmpeg';
+import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions, type VadResult } from './vad';
+
+export interface PipelineRunOptions {
+  signal?: AbortSignal;
+  /** Wall-clock budget for the whole pipeline (all its ffmpeg runs). */
+  timeLimitMs?: number;
+  onProgress?: (fraction: number) => void;
+  progressIntervalMs?: number;
+  ffmpegPath?: string;
+}
+
+export interface PipelineFailure {
+  ok: false;
+  code: PipelineErrorCode;
+  /** Safe to show a customer. */
+  message: string;
+  /** For logs only (paths, ffmpeg internals). */
+  stderrTail: string[];
+  wallMs: number;
+}
+
+// --- sdr2hdr ----------------------------------------------------------------------------------------
+
+export interface SdrToHdrRequest extends PipelineRunOptions {
+  input: string;
+  output: string;
+  probe: ProbeResult;
+  targetHeight?: number;
+  peakNits?: number;
+  container: VideoOutputContainer;
+  preset?: X265Preset;
+  crf?: number;
+}
+
+export interface SdrToHdrSuccess {
+  ok: true;
+  outputPath: string;
+  /** Seconds of output ffmpeg reported writing (falls back to the probed duration). */
+  processedSeconds: number;
+  width: number;
+  height: number;
+  wallMs: number;
+  /** The exact argv that ran, for logs. */
+  args: string[];
+}
+
+export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHdrSuccess | PipelineFailure> {
+  const started = Date.now();
+  const video = request.probe.video;
+  if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
+  const args = buildSdrToHdrArgs(request);
+  const run = await runFfmpeg(args, {
+    ffmpegPath: request.ffmpegPath,
+    durationSeconds: request.probe.durationSeconds,
+    onProgress: request.onProgress,
+    progressIntervalMs: request.progressIntervalMs,
+    signal: request.signal,
+    timeLimitMs: request.timeLimitMs,
+  });
+  if (run.status !== 'succeeded') {
+    await removePartial(request.output);
+    return processFailure(run, started);
+  }
+  const size = downscaleSize(video.width, video.height, request.targetHeight) ?? { width: video.width, height: video.height };
+  return {
+    ok: true,
+    outputPath: request.output,
+    processedSeconds: processedSeconds(run.outTimeSeconds, request.probe.durationSeconds),
+    width: size.width,
+    height: size.height,
+    wallMs: Date.now() - started,
+    args,
+  };
+}
+
+// --- audio: VAD, then EBU R128 two-pass loudnorm ------------------------------------------------------
+
+export interface SpeechLoudnessRequest extends PipelineRunOptions {
+  input: string;
+  output: string;
+  probe: ProbeResult;
+  targetLufs: number;
+  truePeakDbtp?: number;
+  container: AudioOutputContainer;
+  vad?: VadOptions;
+}
+
+export interface LoudnessReport {
+  integratedLufs: number;
+  truePeakDbtp: number;
+  lra: number;
+}
+
+export interface SpeechLoudnessSuccess {
+  ok: true;
+  outputPath: string;
+  processedSeconds: number;
+  speech: Pick<VadResult, 'speechSeconds' | 'totalSeconds' | 'segments'>;
+  input: LoudnessReport;
+  /** The output as measured in pass 2 itself (loudnorm's report, or the ebur128 meter after the limiter). */
+  output: LoudnessReport;
+  /** 'linear': loudnorm applied a pure gain (dynamics kept); 'limited': gain plus a true-peak limiter. */
+  normalizationType: 'linear' | 'limited';
+  wallMs: number;
+}
+
+// Share of the progress bar per step: decoding for the VAD is quick, the two loudnorm passes dominate.
+const VAD_WEIGHT = 0.2;
+const MEASURE_WEIGHT = 0.4;
+
+export async function normaliseSpeechLoudness(
+  request: SpeechLoudnessRequest,
+): Promise<SpeechLoudnessSuccess | PipelineFailure> {
+  const started = Date.now();
+  const deadline = request.timeLimitMs !== undefined ? started + request.timeLimitMs : undefined;
+  const throttle = new ProgressThrottle(request.onProgress, request.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+  const step = (offset: number, weight: number) => ({
+    ffmpegPath: request.ffmpegPath,
+    durationSeconds: request.probe.durationSeconds,
+    signal: request.signal,
+    timeLimitMs: remaining(deadline),
+    progressIntervalMs: 0,
+    onProgress: (fraction: number) => throttle.report(offset + fraction * weight),
+  });
+
+  const vad = await detectSpeechInMedia(request, step(0, VAD_WEIGHT));
+  if (!vad.ok) return vad.failure;
+  if (!vad.result.hasSpeech) {
+    return failure('no_speech_detected', 'No speech was found in the input.', [], started);
+  }
+
+  const measureRun = await runFfmpeg(buildLoudnessMeasureArgs(request), step(VAD_WEIGHT, MEASURE_WEIGHT));
+  if (measureRun.status !== 'succeeded') return processFailure(measureRun, started);
+  const measured = parseLoudnormReport(measureRun.stderrTail);
+  if (!measured) return failure('processing_failed', 'The loudness of the input could not be measured.', measureRun.stderrTail, started);
+  // Nothing passed the EBU R128 absolute gate (-70 LUFS): there is nothing audible to normalise.
+  if (!Number.isFinite(measured.inputI) || measured.inputI <= -70) {
+    return failure('no_speech_detected', 'The input is silent: no speech was found.', [], started);
+  }
+
+  const pass2 = await applyPass2(request, measured, step);
+  if (!pass2.ok) {
+    await removePartial(request.output);
+    return processFailure(pass2.run, started);
+  }
+  throttle.complete();
+  return {
+    ok: true,
+    outputPath: request.output,
+    processedSeconds: processedSeconds(pass2.run.outTimeSeconds, request.probe.durationSeconds),
+    speech: { speechSeconds: vad.result.speechSeconds, totalSeconds: vad.result.totalSeconds, segments: vad.result.segments },
+    input: { integratedLufs: measured.inputI, truePeakDbtp: measured.inputTp, lra: measured.inputLra },
+    output: pass2.output,
+    normalizationType: pass2.normalizationType,
+    wallMs: Date.now() - started,
+  };
+}
+
+/** A limited pass 2 that misses the target by more than this is run again with the gain corrected. */
+export const LOUDNESS_TOLERANCE_LU = 0.5;
+const MAX_LIMITER_PASSES = 3;
+const PASS2_OFFSET = VAD_WEIGHT + MEASURE_WEIGHT;
+const PASS2_WEIGHT = 1 - PASS2_OFFSET;
+
+type Pass2Outcome =
+  | { ok: true; run: RunFfmpegResult; output: LoudnessReport; normalizationType: 'linear' | 'limited' }
+  | { ok: false; run: MediaProcessResult };
+
+/**
+ * Pass 2. loudnorm with the pass-1 measurements when a pure gain fits under the true-peak target
+ * (the normal case); otherwise gain + oversampled limiter, metered by ebur128 in the same run and
+ * re-run with the gain corrected by the miss (limiting costs loudness: ~1 LU on the espeak fixture
+ * at -16 LUFS; loudnorm's dynamic mode has the same miss and hardly responds to a higher aim).
+ */
+async function applyPass2(
+  request: SpeechLoudnessRequest,
+  measured: LoudnessMeasurement,
+  step: (offset: number, weight: number) => StepOptions,
+): Promise<Pass2Outcome> {
+  if (canNormaliseLinearly(measured, request)) {
+    const run = await runFfmpeg(buildLoudnormArgs({ ...request, measured }), step(PASS2_OFFSET, PASS2_WEIGHT / 2));
+    if (run.status !== 'succeeded') return { ok: false, run };
+    const report = parseLoudnormReport(run.stderrTail);
+    if (report?.normalizationType === 'linear') {
+      return { ok: true, run, output: { integratedLufs: report.outputI, truePeakDbtp: report.outputTp, lra: report.outputLra }, normalizationType: 'linear' };
+    }
+  }
+  let gainDb = request.targetLufs - measured.inputI;
+  for (let attempt = 1; ; attempt++) {
+    const share = PASS2_WEIGHT / 2 ** attempt;
+    const run = await runFfmpeg(buildGainLimiterArgs({ ...request, gainDb }), step(1 - 2 * share, share));
+    if (run.status !== 'succeeded') return { ok: false, run };
+    const meter = parseEbur128Summary(run.stderrTail);
+    const miss = meter ? request.targetLufs - meter.integratedLufs : 0;
+    if (!meter || Math.abs(miss) <= LOUDNESS_TOLERANCE_LU || attempt >= MAX_LIMITER_PASSES) {
+      const output = meter ?? { integratedLufs: NaN, truePeakDbtp: NaN, lra: NaN };
+      return { ok: true, run, output, normalizationType: 'limited' };
+    }
+    gainDb += miss;
+  }
+}
+
+/** Reads the summary ffmpeg's ebur128 filter prints at the end of a run. */
+export function parseEbur128Summary(stderrLines: string[]): LoudnessReport | null {
+  const text = stderrLines.join('\n');
+  const summary = text.slice(text.lastIndexOf('Summary:'));
+  const integrated = /I:\s+(-?[\d.]+|-inf) LUFS/.exec(summary);
+  if (text.lastIndexOf('Summary:') < 0 || !integrated) return null;
+  const lra = /LRA:\s+(-?[\d.]+) LU/.exec(summary);
+  const peak = /Peak:\s+(-?[\d.]+|-inf) dBFS/.exec(summary);
+  return {
+    integratedLufs: Number(integrated[1]),
+    truePeakDbtp: peak ? Number(peak[1]) : NaN,
+    lra: lra ? Number(lra[1]) : NaN,
+  };
+}
+
+interface StepOptions {
+  ffmpegPath?: string;
+  durationSeconds: number;
+  signal?: AbortSignal;
+  timeLimitMs?: number;
+  onProgress: (fraction: number) => void;
+}
+
+/** Streams 16 kHz mono PCM from ffmpeg's stdout straight into the VAD: memory stays flat for any length. */
+async function detectSpeechInMedia(
+  request: SpeechLoudnessRequest,
+  step: StepOptions,
+): Promise<{ ok: true; result: VadResult } | { ok: false; failure: PipelineFailure }> {
+  const started = Date.now();
+  const detector = await VoiceActivityDetector.create(request.vad);
+  const expectedBytes = Math.max(1, request.probe.durationSeconds * VAD_SAMPLE_RATE * 2);
+  let bytes = 0;
+  try {
+    const run = await runMediaProcess(step.ffmpegPath ?? defaultFfmpegPath(), buildPcmExtractArgs(request), {
+      signal: step.signal,
+      timeLimitMs: step.timeLimitMs,
+      onStdout: (chunk) => {
+        detector.push(chunk);
+        bytes += chunk.length;
+        step.onProgress(Math.min(1, bytes / expectedBytes));
+      },
+    });
+    if (run.status !== 'succeeded') return { ok: false, failure: processFailure(run, started) };
+    return { ok: true, result: detector.finish() };
+  } finally {
+    detector.dispose();
+  }
+}
+
+// --- loudnorm's JSON report ---------------------------------------------------------------------------
+
+export interface LoudnormReport extends LoudnessMeasurement {
+  outputI: number;
+  outputTp: number;
+  outputLra: number;
+  normalizationType: string;
+}
+
+/** Reads the last JSON block loudnorm printed (print_format=json) from ffmpeg's stderr lines. */
+export function parseLoudnormReport(stderrLines: string[]): LoudnormReport | null {
+  const text = stderrLines.join('\n');
+  const blocks = text.match(/\{[^{}]*"input_i"[^{}]*\}/g);
+  if (!blocks) return null;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(blocks[blocks.length - 1]) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const num = (key: string): number => (typeof json[key] === 'string' ? Number(json[key]) : NaN);
+  return {
+    inputI: num('input_i'),
+    inputTp: num('input_tp'),
+    inputLra: num('input_lra'),
+    inputThresh: num('input_thresh'),
+    targetOffset: num('target_offset'),
+    outputI: num('output_i'),
+    outputTp: num('output_tp'),
+    outputLra: num('output_lra'),
+    normalizationType: typeof json.normalization_type === 'string' ? json.normalization_type : 'unknown',
+  };
+}
+
+// --- shared -------------------------------------------------------------------------------------------
+
+const PROCESS_FAILURES: Record<Exclude<MediaProcessResult['status'], 'succeeded'>, [PipelineErrorCode, string]> = {
+  timeout: ['timeout', 'Processing took longer than the job time limit.'],
+  aborted: ['job_cancelled', 'The job was cancelled.'],
+  killed: ['out_of_memory', 'The media process ran out of memory.'],
+  failed: ['processing_failed', 'Processing failed.'],
+};
+
+function processFailure(run: MediaProcessResult, started: number): PipelineFailure {
+  const status = run.status === 'succeeded' ? 'failed' : run.status;
+  const [code, message] = PROCESS_FAILURES[status];
+  return failure(code, message, run.stderrTail, started);
+}
+
+function failure(code: PipelineErrorCode, message: string, stderrTail: string[], started: number): PipelineFailure {
+  return { ok: false, code, message, stderrTail, wallMs: Date.now() - started };
+}
+
+function remaining(deadline: number | undefined): number | undefined {
+  // A spent budget still gets 1 ms so the step starts and is killed as 'timeout' through the same path.
+  return deadline === undefined ? undefined : Math.max(1, deadline - Date.now());
+}
+
+function processedSeconds(outTimeSeconds: number | null, probedSeconds: number): number {
+  return outTimeSeconds !== null && outTimeSeconds > 0 ? Math.min(outTimeSeconds, probedSeconds) : probedSeconds;
+}
+
+/** A killed or failed ffmpeg leaves a truncated file behind; it must never be mistaken for an output. */
+async function removePartial(path: string): Promise<void> {
+  await rm(path, { force: true });
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { FfmpegMediaRunner } from './ffmpeg-media-runner';
+import { JobProcessor } from './job-processor';
+import { MEDIA_RUNNER } from './media-runner';
+import { MediaWorker } from './media-worker';
+import { ProcessingRepository } from './processing.repository';
+
+/** Loaded only by the worker process: the API never runs media pipelines. */
+@Module({
+  imports: [WebhooksModule],
+  providers: [ProcessingRepository, JobProcessor, MediaWorker, { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner }],
+  exports: [JobProcessor],
+})
+export class ProcessingModule {}

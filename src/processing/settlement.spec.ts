@@ -1,0 +1,72 @@
+import { planSettlement } from './settlement';
+
+const DOCS = 'https://docs.example/docs';
+const job = { api: 'sdr2hdr' as const, requestId: 'req_1' };
+const items = [
+  { index: 0, estimatedCredits: 20 },
+  { index: 1, estimatedCredits: 10 },
+];
+
+describe('planSettlement', () => {
+  it('charges actual usage, capped at the estimate, when every item succeeds', () => {
+    const plan = planSettlement(
+      job,
+      items,
+      [
+        { index: 0, ok: true, processedSeconds: 9.2, outputHeight: 1080 },
+        { index: 1, ok: true, processedSeconds: 30, outputHeight: 1080 },
+      ],
+      DOCS,
+    );
+    expect(plan.status).toBe('succeeded');
+    expect(plan.items.map((item) => item.chargedCredits)).toEqual([20, 10]);
+    expect(plan.chargedCredits).toBe(30);
+    expect(plan.error).toBeNull();
+    expect(plan.event).toBe('job.succeeded');
+  });
+
+  it('charges less than the hold when less was processed', () => {
+    const plan = planSettlement(job, [items[0]], [{ index: 0, ok: true, processedSeconds: 4, outputHeight: 720 }], DOCS);
+    expect(plan.chargedCredits).toBe(4);
+  });
+
+  it('fails the job with the first cause and charges nothing when every item fails', () => {
+    const plan = planSettlement(
+      job,
+      items,
+      [
+        { index: 0, ok: false, code: 'drm_protected' },
+        { index: 1, ok: false, code: 'invalid_media' },
+      ],
+      DOCS,
+    );
+    expect(plan).toMatchObject({ status: 'failed', chargedCredits: 0, event: 'job.failed' });
+    expect(plan.error).toMatchObject({ code: 'drm_protected', type: 'processing_error', retryable: false, request_id: 'req_1' });
+    expect(plan.error!.doc_url).toBe(`${DOCS}/errors.html#drm_protected`);
+  });
+
+  it('settles a partial failure pro rata with the per-item breakdown in details', () => {
+    const plan = planSettlement(
+      job,
+      items,
+      [
+        { index: 0, ok: true, processedSeconds: 10, outputHeight: 1080 },
+        { index: 1, ok: false, code: 'timeout' },
+      ],
+      DOCS,
+    );
+    expect(plan.status).toBe('partially_succeeded');
+    expect(plan.chargedCredits).toBe(20);
+    expect(plan.error).toMatchObject({ code: 'timeout', retryable: true, param: 'inputs[1]' });
+    expect(plan.error!.details).toEqual({
+      items: [
+        { index: 0, status: 'succeeded', estimated_credits: 20, charged_credits: 20, error_code: null },
+        { index: 1, status: 'failed', estimated_credits: 10, charged_credits: 0, error_code: 'timeout' },
+      ],
+      succeeded_items: 1,
+      failed_items: 1,
+      estimated_credits: 30,
+      charged_credits: 20,
+    });
+  });
+});

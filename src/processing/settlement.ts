@@ -1,0 +1,89 @@
+// How a job ends, from its items' results: pure, so the rules of API.md §4 are unit-tested.
+import { type ErrorCode, type ErrorObject, toErrorObject } from '../common/errors';
+import type { JobStatus } from '../jobs/job.types';
+import { itemCredits, type JobApi } from '../jobs/pricing';
+import type { JobEvent } from '../webhooks/outbox.writer';
+
+export type ItemResult =
+  | { index: number; ok: true; processedSeconds: number; outputHeight: number }
+  | { index: number; ok: false; code: ErrorCode; message?: string };
+
+export interface ItemPlan {
+  index: number;
+  status: 'succeeded' | 'failed';
+  estimatedCredits: number;
+  chargedCredits: number;
+  processedSeconds: number;
+  error: ErrorObject | null;
+}
+
+export interface SettlementPlan {
+  status: Extract<JobStatus, 'succeeded' | 'partially_succeeded' | 'failed'>;
+  chargedCredits: number;
+  processedSeconds: number;
+  items: ItemPlan[];
+  error: ErrorObject | null;
+  event: JobEvent;
+}
+
+export function planSettlement(
+  job: { api: JobApi; requestId: string },
+  items: { index: number; estimatedCredits: number }[],
+  results: ItemResult[],
+  docsUrl: string,
+): SettlementPlan {
+  const context = { requestId: job.requestId, docsUrl };
+  const plans: ItemPlan[] = items.map((item) => {
+    const result = results.find((candidate) => candidate.index === item.index);
+    if (!result || !result.ok) {
+      const code: ErrorCode = result && !result.ok ? result.code : 'processing_failed';
+      return {
+        index: item.index,
+        status: 'failed',
+        estimatedCredits: item.estimatedCredits,
+        chargedCredits: 0,
+        processedSeconds: 0,
+        error: toErrorObject(code, context, { message: result && !result.ok ? result.message : undefined, param: `inputs[${item.index}]` }),
+      };
+    }
+    // Actual usage, never more than the estimate that was held.
+    const actual = itemCredits(job.api, result.processedSeconds, result.outputHeight);
+    return {
+      index: item.index,
+      status: 'succeeded',
+      estimatedCredits: item.estimatedCredits,
+      chargedCredits: Math.min(actual, item.estimatedCredits),
+      processedSeconds: result.processedSeconds,
+      error: null,
+    };
+  });
+  const failed = plans.filter((plan) => plan.status === 'failed');
+  const chargedCredits = plans.reduce((sum, plan) => sum + plan.chargedCredits, 0);
+  const processedSeconds = plans.reduce((sum, plan) => sum + plan.processedSeconds, 0);
+  if (failed.length === 0) {
+    return { status: 'succeeded', chargedCredits, processedSeconds, items: plans, error: null, event: 'job.succeeded' };
+  }
+  const first = failed[0].error!;
+  if (failed.length === plans.length) {
+    // The job failed as a whole: its error is the first item's cause; nothing is charged.
+    return { status: 'failed', chargedCredits: 0, processedSeconds, items: plans, error: first, event: 'job.failed' };
+  }
+  const error = toErrorObject(first.code as ErrorCode, context, {
+    message: `${failed.length} of ${plans.length} items failed; the first failed with: ${first.message} You were charged only for the items that succeeded.`,
+    param: first.param,
+    details: {
+      items: plans.map((plan) => ({
+        index: plan.index,
+        status: plan.status,
+        estimated_credits: plan.estimatedCredits,
+        charged_credits: plan.chargedCredits,
+        error_code: plan.error?.code ?? null,
+      })),
+      succeeded_items: plans.length - failed.length,
+      failed_items: failed.length,
+      estimated_credits: plans.reduce((sum, plan) => sum + plan.estimatedCredits, 0),
+      charged_credits: chargedCredits,
+    },
+  });
+  return { status: 'partially_succeeded', chargedCredits, processedSeconds, items: plans, error, event: 'job.partially_succeeded' };
+}

@@ -1,0 +1,116 @@
+// A real browser (Debian chromium through playwright-core, headless) reads the docs: Swagger UI
+// renders the operations, and the doc_url of a real error lands on its section of the error page.
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { parseConfig } from '../../src/common/config/config';
+import { createHttpApp } from '../../src/http-app';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** A free loopback port, so PUBLIC_BASE_URL and DOCS_URL can name the server before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+describe('docs in a browser', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  let context: BrowserContext;
+  let page: Page;
+  let profileDir: string;
+  let screenshotDir: string;
+  const failedRequests: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH).`);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    const config = parseConfig({ ...process.env, PORT: String(port), PUBLIC_BASE_URL: url, DOCS_URL: `${url}/docs` });
+    app = await createHttpApp(config);
+    await app.listen({ port, host: '127.0.0.1' });
+
+    profileDir = mkdtempSync(join(tmpdir(), 'mediajobs-chromium-'));
+    screenshotDir = process.env.DOCS_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'mediajobs-screenshots-'));
+    mkdirSync(screenshotDir, { recursive: true });
+    context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('response', (response) => {
+      if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.url()}`);
+    });
+    page.on('requestfailed', (request) => failedRequests.push(`failed ${request.url()}`));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.close();
+    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  });
+
+  it('Swagger UI at /docs renders the operations and their error responses', async () => {
+    await page.goto(`${url}/docs`);
+    const credits = page
+      .locator('.opblock', { hasText: 'Credit balance, reservations, spend and quota of this period' })
+      .first();
+    await credits.waitFor({ state: 'visible', timeout: 20_000 });
+    expect(await page.locator('.opblock').count()).toBeGreaterThan(5);
+
+    // Expanding an operation shows its documented 401 with the envelope's examples.
+    await credits.locator('.opblock-summary').first().click();
+    const unauthorised = credits.locator('tr.response[data-code="401"]');
+    await unauthorised.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await unauthorised.textContent()).toContain('missing_api_key');
+
+    await page.screenshot({ path: join(screenshotDir, 'swagger-ui.png') });
+    // Every asset (CSS, JS, the document itself) came from this server without an error.
+    expect(failedRequests).toEqual([]);
+  });
+
+  it("a real error's doc_url opens the error reference at that code", async () => {
+    const response = await fetch(`${url}/v1/account/credits`);
+    expect(response.status).toBe(401);
+    const { error } = (await response.json()) as { error: { code: string; doc_url: string } };
+    expect(error.code).toBe('missing_api_key');
+    expect(error.doc_url).toBe(`${url}/docs/errors.html#missing_api_key`);
+
+    await page.goto(error.doc_url);
+    const section = page.locator(`[id="${error.code}"]`);
+    await section.waitFor({ state: 'visible' });
+    expect(await page.locator(':target').getAttribute('id')).toBe(error.code);
+    // Scrolled into view, not merely present further down the page.
+    const box = await section.boundingBox();
+    const viewport = page.viewportSize();
+    const inViewport = Boolean(box && viewport && box.y >= 0 && box.y < viewport.height);
+    expect(inViewport).toBe(true);
+    expect(await section.textContent()).toContain('Send your API key in the X-API-Key header.');
+
+    await page.screenshot({ path: join(screenshotDir, 'errors-page.png') });
+    expect(failedRequests).toEqual([]);
+  });
+});

@@ -1,0 +1,36 @@
+// Shared by the foundation e2e tests: what a client sees of an error response, and timing helpers.
+import { CATALOGUE, type ErrorCode } from '../../src/common/errors/catalogue';
+import type { JsonResponse, TestApi } from '../support/app';
+
+/** The envelope of `code`: status, family, retryable from the catalogue, request id = header, doc_url. */
+export function expectError(api: TestApi, response: JsonResponse, code: ErrorCode, param?: string | null): void {
+  const row = CATALOGUE[code];
+  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status: row.status, code });
+  const error = response.body.error;
+  expect(error.type).toBe(row.type);
+  expect(error.retryable).toBe(row.retryable);
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  expect(error.request_id).toMatch(/^req_[0-9A-Za-z]+$/);
+  expect(response.headers.get('x-request-id')).toBe(error.request_id);
+  expect(error.doc_url).toBe(`${api.config.docsUrl}/errors.html#${code}`);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  if (param !== undefined) expect(error.param).toBe(param);
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Resolves when Date.now() is within the first `slackMs` of a second, so a burst fits in one 1-second window. */
+export async function alignToSecond(slackMs = 50): Promise<void> {
+  while (Date.now() % 1000 >= slackMs) await sleep(Math.max(1, 1000 - (Date.now() % 1000)));
+}
+
+/** Polls `probe` every `everyMs` until it returns true; returns the elapsed ms, or throws after `timeoutMs`. */
+export async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await probe()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,201 @@
+// Request-rate limits (spec §8, API.md §1–§3): per account by plan in 1-second windows kept in
+// Redis (so they hold across API instances), per IP for unauthenticated traffic, and the 429
+// envelope with its headers. Bursts start at the beginning of a second so they fit one window;
+// a burst that still straddles two windows is run again.
+import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
+import { alignToSecond, expectError, sleep } from './helpers';
+
+const FREE_LIMIT = 5; // API.md §3: free = 5 requests/s
+
+interface Burst {
+  responses: JsonResponse[];
+  oneWindow: boolean;
+}
+
+/** Runs `fire` in one 1-second window (retrying when the window rolled over in the middle). */
+async function inOneWindow(fire: () => Promise<JsonResponse[]>): Promise<JsonResponse[]> {
+  let last: Burst | undefined;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    await alignToSecond();
+    const window = Math.floor(Date.now() / 1000);
+    const responses = await fire();
+    last = { responses, oneWindow: Math.floor(Date.now() / 1000) === window };
+    if (last.oneWindow) return last.responses;
+  }
+  throw new Error('could not fit the burst in one 1-second window in 4 attempts');
+}
+
+describe('rate limits', () => {
+  let api: TestApi;
+  let second: TestApi;
+
+  beforeAll(async () => {
+    [api, second] = await Promise.all([startApi(), startApi()]);
+  });
+  afterAll(async () => {
+    await Promise.all([api.close(), second.close()]);
+  });
+
+  describe('per account, by plan', () => {
+    it('a free account gets 5 requests in a second; the 6th is 429 rate_limit_exceeded with details and Retry-After', async () => {
+      const account = await createAccount(api, { plan: 'free' });
+      const responses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        for (let i = 0; i < FREE_LIMIT * 3; i++) {
+          const response = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey });
+          seen.push(response);
+          if (response.status === 429) break;
+        }
+        return seen;
+      });
+
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      const limited = responses[FREE_LIMIT];
+      expectError(api, limited, 'rate_limit_exceeded', null);
+      expect(limited.body.error.type).toBe('rate_limit_error');
+      expect(limited.body.error.retryable).toBe(true);
+      const { details } = limited.body.error;
+      expect(details).toEqual({ limit: FREE_LIMIT, window_seconds: 1, retry_after_seconds: expect.any(Number) });
+      expect(Number.isInteger(details.retry_after_seconds)).toBe(true);
+      expect(details.retry_after_seconds).toBeGreaterThanOrEqual(1);
+      expect(limited.headers.get('retry-after')).toBe(String(details.retry_after_seconds));
+      expect(limited.headers.get('x-ratelimit-limit')).toBe(String(FREE_LIMIT));
+      expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+
+      // Waiting as told is enough.
+      await sleep(details.retry_after_seconds * 1000);
+      expect((await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })).status).toBe(200);
+    });
+
+    it('authenticated 200s carry X-RateLimit-Limit / -Remaining / -Reset', async () => {
+      const account = await createAccount(api, { plan: 'free' });
+      const responses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        for (let i = 0; i < 3; i++) seen.push(await call(api, 'GET', '/v1/account/credits', { key: account.apiKey }));
+        return seen;
+      });
+      responses.forEach((response, index) => {
+        expect(response.status).toBe(200);
+        expect(response.headers.get('x-ratelimit-limit')).toBe(String(FREE_LIMIT));
+        expect(response.headers.get('x-ratelimit-remaining')).toBe(String(FREE_LIMIT - 1 - index));
+        // Seconds until the 1-second window ends, rounded up.
+        expect(response.headers.get('x-ratelimit-reset')).toBe('1');
+      });
+    });
+
+    it('the limit follows the plan: starter allows 20 per second', async () => {
+      const account = await createAccount(api, { plan: 'starter' });
+      const responses = await inOneWindow(() =>
+        Promise.all(Array.from({ length: 24 }, () => call(api, 'GET', '/v1/account/credits', { key: account.apiKey }))),
+      );
+      expect(responses.filter((response) => response.status === 200)).toHaveLength(20);
+      const limited = responses.filter((response) => response.status === 429);
+      expect(limited).toHaveLength(4);
+      expect(limited[0].body.error.details.limit).toBe(20);
+      expect(responses.find((response) => response.status === 200)?.headers.get('x-ratelimit-limit')).toBe('20');
+    });
+
+    it('a plan change takes effect on the next request', async () => {
+      const account = await createAccount(api, { plan: 'free' });
+      const patched = await call(api, 'PATCH', `/v1/admin/accounts/${account.accountId}`, {
+        admin: true,
+        body: { plan: 'starter' },
+      });
+      expect(patched.status).toBe(200);
+      const response = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey });
+      expect(response.headers.get('x-ratelimit-limit')).toBe('20');
+    });
+
+    it('one account being limited does not limit another', async () => {
+      const noisy = await createAccount(api, { plan: 'free' });
+      const quiet = await createAccount(api, { plan: 'free' });
+      const responses = await inOneWindow(async () => {
+        const flood = await Promise.all(
+          Array.from({ length: FREE_LIMIT + 3 }, () => call(api, 'GET', '/v1/account/credits', { key: noisy.apiKey })),
+        );
+        return [...flood, await call(api, 'GET', '/v1/account/credits', { key: quiet.apiKey })];
+      });
+      expect(responses.slice(0, -1).filter((response) => response.status === 429)).toHaveLength(3);
+      expect(responses[responses.length - 1].status).toBe(200);
+    });
+
+    it('the limit holds across two API instances sharing Redis', async () => {
+      const account = await createAccount(api, { plan: 'free' });
+      const responses = await inOneWindow(() =>
+        Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            call(i % 2 === 0 ? api : second, 'GET', '/v1/account/credits', { key: account.apiKey }),
+          ),
+        ),
+      );
+      const accepted = responses.filter((response) => response.status === 200);
+      const limited = responses.filter((response) => response.status === 429);
+      expect(accepted).toHaveLength(FREE_LIMIT);
+      expect(limited).toHaveLength(12 - FREE_LIMIT);
+      // Private per-instance counters would have accepted 5 on each instance (10 in all).
+      for (const response of limited) expect(response.body.error.code).toBe('rate_limit_exceeded');
+    });
+  });
+
+  describe('per IP, for unauthenticated traffic', () => {
+    let strict: TestApi;
+    beforeAll(async () => {
+      strict = await startApi({ IP_RATE_LIMIT: '3' });
+    });
+    afterAll(() => strict.close());
+
+    it('requests without a valid key are limited per IP (IP_RATE_LIMIT), with the same 429 envelope', async () => {
+      const responses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        seen.push(await call(strict, 'GET', '/v1/account/credits'));
+        seen.push(await call(strict, 'GET', '/v1/account/credits', { key: `mjk_${'Z'.repeat(40)}` }));
+        seen.push(await call(strict, 'GET', '/v1/account/credits', { key: 'garbage' }));
+        seen.push(await call(strict, 'GET', '/v1/account/credits'));
+        seen.push(await call(strict, 'GET', '/v1/account/credits', { key: `mjk_${'Y'.repeat(40)}` }));
+        return seen;
+      });
+      expect(responses.map((response) => response.status)).toEqual([401, 401, 401, 429, 429]);
+      expect(responses.slice(0, 3).map((response) => response.body.error.code)).toEqual([
+        'missing_api_key',
+        'invalid_api_key',
+        'invalid_api_key',
+      ]);
+      const limited = responses[3];
+      expectError(strict, limited, 'rate_limit_exceeded');
+      expect(limited.body.error.details).toEqual({
+        limit: 3,
+        window_seconds: 1,
+        retry_after_seconds: expect.any(Number),
+      });
+      expect(limited.headers.get('retry-after')).toBe(String(limited.body.error.details.retry_after_seconds));
+    });
+
+    it('a valid key is limited by its account, not by the IP', async () => {
+      const account = await createAccount(strict, { plan: 'pro' });
+      const responses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        for (let i = 0; i < 4; i++) seen.push(await call(strict, 'GET', '/v1/account/credits'));
+        for (let i = 0; i < 6; i++)
+          seen.push(await call(strict, 'GET', '/v1/account/credits', { key: account.apiKey }));
+        return seen;
+      });
+      expect(responses.slice(0, 4).map((response) => response.status)).toEqual([401, 401, 401, 429]);
+      expect(responses.slice(4).map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(responses[4].headers.get('x-ratelimit-limit')).toBe('100');
+    });
+
+    it('wrong operator tokens count against the IP too', async () => {
+      const responses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        for (let i = 0; i < 4; i++) {
+          seen.push(
+            await call(strict, 'GET', '/v1/admin/accounts', { headers: { 'x-admin-token': 'wrong-token-0123456789' } }),
+          );
+        }
+        return seen;
+      });
+      expect(responses.map((response) => response.status)).toEqual([401, 401, 401, 429]);
+      expectError(strict, responses[3], 'rate_limit_exceeded');
+    });
+  });
+});
