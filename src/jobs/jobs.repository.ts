@@ -115,8 +115,9 @@ export class JobsRepository {
     return result?.subscription_status ?? 'inactive';
   }
 
-  async countQueued(manager: EntityManager): Promise<number> {
-    const result = await row<{ count: string }>(manager, `SELECT count(*) AS count FROM jobs WHERE status = 'queued'`);
+  /** Jobs waiting in a region's queue (each region has its own queue and workers). */
+  async countQueued(manager: EntityManager, region: string): Promise<number> {
+    const result = await row<{ count: string }>(manager, `SELECT count(*) AS count FROM jobs WHERE status = 'queued' AND region = $1`, [region]);
     return Number(result?.count ?? 0);
   }
 }

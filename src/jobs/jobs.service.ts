@@ -122,7 +122,7 @@ export class JobsService {
       if (!(await authoriseHold(manager, caller.accountId, jobId, estimatedCredits))) {
         throw new ApiError('insufficient_credits', { details: { required_credits: estimatedCredits, available_credits: available } });
       }
-      if ((await this.jobs.countQueued(manager)) >= this.config.maxQueueDepth) {
+      if ((await this.jobs.countQueued(manager, region)) >= this.config.maxQueueDepth) {
         throw new ApiError('queue_full', { retryAfterSeconds: 10 });
       }
       await this.jobs.insert(manager, {

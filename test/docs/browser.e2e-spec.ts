@@ -44,6 +44,7 @@ describe('docs in a browser', () => {
     await app.listen({ port, host: '127.0.0.1' });
 
     profileDir = mkdtempSync(join(tmpdir(), 'mediajobs-chromium-'));
+    // Screenshots are kept where DOCS_SCREENSHOT_DIR says; otherwise they go to a temporary folder.
     screenshotDir = process.env.DOCS_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'mediajobs-screenshots-'));
     mkdirSync(screenshotDir, { recursive: true });
     context = await chromium.launchPersistentContext(profileDir, {
@@ -71,6 +72,7 @@ describe('docs in a browser', () => {
     await context?.close();
     await app?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    if (screenshotDir && !process.env.DOCS_SCREENSHOT_DIR) rmSync(screenshotDir, { recursive: true, force: true });
   });
 
   it('Swagger UI at /docs renders the operations and their error responses', async () => {

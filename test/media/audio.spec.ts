@@ -108,7 +108,13 @@ describe('normaliseSpeechLoudness (real ffmpeg)', () => {
   it('takes the speech track of a video file', async () => {
     const input = await speechVideoMp4();
     const output = join(out, 'from-video.m4a');
-    const result = await normaliseSpeechLoudness({ input, output, probe: await probed(input), targetLufs: -16, container: 'm4a' });
+    const result = await normaliseSpeechLoudness({
+      input,
+      output,
+      probe: await probed(input),
+      targetLufs: -16,
+      container: 'm4a',
+    });
     expect(result).toMatchObject({ ok: true });
     expect(Math.abs((await measureEbur128(output)).integratedLufs + 16)).toBeLessThanOrEqual(1);
     expect((await probed(output)).video).toBeUndefined();

@@ -2,7 +2,21 @@
 import { runFfmpeg, runMediaProcess } from '../../src/processing/media/run-ffmpeg';
 
 // Runs at real-time speed (-re) for 60 s unless stopped: a stand-in for a long encode.
-const LONG_FFMPEG = ['-hide_banner', '-nostdin', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=10:duration=60', '-progress', 'pipe:1', '-nostats', '-f', 'null', '-'];
+const LONG_FFMPEG = [
+  '-hide_banner',
+  '-nostdin',
+  '-re',
+  '-f',
+  'lavfi',
+  '-i',
+  'testsrc2=size=160x90:rate=10:duration=60',
+  '-progress',
+  'pipe:1',
+  '-nostats',
+  '-f',
+  'null',
+  '-',
+];
 
 describe('runMediaProcess / runFfmpeg', () => {
   it('kills on abort within 2 s and says aborted', async () => {
@@ -34,7 +48,9 @@ describe('runMediaProcess / runFfmpeg', () => {
   });
 
   it('keeps only the last lines of stderr and reports failure with the exit code', async () => {
-    const result = await runMediaProcess('sh', ['-c', 'for i in $(seq 1 120); do echo "line $i" >&2; done; exit 3'], { stderrLines: 50 });
+    const result = await runMediaProcess('sh', ['-c', 'for i in $(seq 1 120); do echo "line $i" >&2; done; exit 3'], {
+      stderrLines: 50,
+    });
     expect(result).toMatchObject({ status: 'failed', exitCode: 3 });
     expect(result.stderrTail).toHaveLength(50);
     expect(result.stderrTail[0]).toBe('line 71');
@@ -46,7 +62,23 @@ describe('runMediaProcess / runFfmpeg', () => {
   });
 
   it('reports progress at most about once a second', async () => {
-    const args = ['-hide_banner', '-nostdin', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=10:duration=3', '-progress', 'pipe:1', '-stats_period', '0.2', '-nostats', '-f', 'null', '-'];
+    const args = [
+      '-hide_banner',
+      '-nostdin',
+      '-re',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=160x90:rate=10:duration=3',
+      '-progress',
+      'pipe:1',
+      '-stats_period',
+      '0.2',
+      '-nostats',
+      '-f',
+      'null',
+      '-',
+    ];
     const times: number[] = [];
     const values: number[] = [];
     const result = await runFfmpeg(args, {

@@ -119,13 +119,21 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
   it('downscales keeping the aspect, and re-encodes PCM audio from a MOV to AAC', async () => {
     const input = await sdrMp4({ width: 640, height: 360, seconds: 1 });
     const output = join(out, 'small.mov');
-    const result = await convertSdrToHdr({ input, output, probe: await probed(input), container: 'mov', targetHeight: 180 });
+    const result = await convertSdrToHdr({
+      input,
+      output,
+      probe: await probed(input),
+      container: 'mov',
+      targetHeight: 180,
+    });
     expect(result).toMatchObject({ ok: true, width: 320, height: 180 });
     expect((await streamsOf(output))[0]).toMatchObject({ width: 320, height: 180, color_transfer: 'smpte2084' });
 
     const mov = await sdrMovPcm();
     const movOut = join(out, 'pcm.mov');
-    expect(await convertSdrToHdr({ input: mov, output: movOut, probe: await probed(mov), container: 'mov' })).toMatchObject({ ok: true });
+    expect(
+      await convertSdrToHdr({ input: mov, output: movOut, probe: await probed(mov), container: 'mov' }),
+    ).toMatchObject({ ok: true });
     expect((await streamsOf(movOut)).map((s) => s.codec_name)).toEqual(['hevc', 'aac']);
   });
 
@@ -162,7 +170,14 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const output = join(out, 'cancelled.mp4');
     const controller = new AbortController();
     const started = Date.now();
-    const pending = convertSdrToHdr({ input, output, probe: await probed(input), container: 'mp4', preset: 'medium', signal: controller.signal });
+    const pending = convertSdrToHdr({
+      input,
+      output,
+      probe: await probed(input),
+      container: 'mp4',
+      preset: 'medium',
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 700);
     const result = await pending;
     const stoppedAfterAbort = Date.now() - started - 700;
@@ -174,7 +189,14 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
   it('answers timeout when the time limit passes', async () => {
     const input = await sdrMp4({ width: 640, height: 360, seconds: 20, audio: false });
     const output = join(out, 'timeout.mp4');
-    const result = await convertSdrToHdr({ input, output, probe: await probed(input), container: 'mp4', preset: 'medium', timeLimitMs: 600 });
+    const result = await convertSdrToHdr({
+      input,
+      output,
+      probe: await probed(input),
+      container: 'mp4',
+      preset: 'medium',
+      timeLimitMs: 600,
+    });
     expect(result).toMatchObject({ ok: false, code: 'timeout', message: expect.not.stringContaining(out) });
     expect(result.ok ? 0 : result.wallMs).toBeLessThan(2600);
     expect(existsSync(output)).toBe(false);

@@ -89,7 +89,12 @@ describe('buildSdrToHdrArgs', () => {
 
   it('reads an untagged input as BT.709 limited range (zscale needs explicit input colorimetry)', () => {
     const probe = frozenProbe('untagged-320x180.mp4');
-    expect(probe.video).toMatchObject({ colorPrimaries: null, colorTransfer: null, colorSpace: null, colorRange: null });
+    expect(probe.video).toMatchObject({
+      colorPrimaries: null,
+      colorTransfer: null,
+      colorSpace: null,
+      colorRange: null,
+    });
     const args = buildSdrToHdrArgs({ input: '/in.mp4', output: '/out.mp4', probe, container: 'mp4' });
     expect(args[args.indexOf('-vf') + 1]).toBe(BT709_TO_PQ);
   });
@@ -277,7 +282,14 @@ describe('audio argv', () => {
 
   it('pass 2 applies the measured values linearly and writes 16-bit WAV at the source rate', () => {
     expect(
-      buildLoudnormArgs({ input: '/in/a.wav', output: '/out/a.wav', probe: wav(), measured, targetLufs: -23, container: 'wav' }),
+      buildLoudnormArgs({
+        input: '/in/a.wav',
+        output: '/out/a.wav',
+        probe: wav(),
+        measured,
+        targetLufs: -23,
+        container: 'wav',
+      }),
     ).toEqual([
       ...HEAD_INFO,
       ...LOCAL_INPUT('/in/a.wav'),
@@ -330,7 +342,9 @@ describe('audio argv', () => {
       targetLufs: -16,
       container: 'wav',
     });
-    expect(wide[wide.indexOf('-af') + 1]).toContain(':LRA=14.4:measured_I=-20.41:measured_TP=-2.08:measured_LRA=14.32:');
+    expect(wide[wide.indexOf('-af') + 1]).toContain(
+      ':LRA=14.4:measured_I=-20.41:measured_TP=-2.08:measured_LRA=14.32:',
+    );
     const flat = buildLoudnormArgs({
       input: '/in.wav',
       output: '/out.wav',
@@ -371,16 +385,16 @@ describe('audio argv', () => {
       'ipod',
       '/out/a.m4a',
     ]);
-    expect(() => buildGainLimiterArgs({ input: '/in.wav', output: '/o.wav', probe: wav(), gainDb: NaN, container: 'wav' })).toThrow(
-      RangeError,
-    );
+    expect(() =>
+      buildGainLimiterArgs({ input: '/in.wav', output: '/o.wav', probe: wav(), gainDb: NaN, container: 'wav' }),
+    ).toThrow(RangeError);
   });
 
   it('refuses targets loudnorm cannot take', () => {
     expect(() => buildLoudnessMeasureArgs({ input: '/in.wav', probe: wav(), targetLufs: -80 })).toThrow(RangeError);
-    expect(() => buildLoudnessMeasureArgs({ input: '/in.wav', probe: wav(), targetLufs: -16, truePeakDbtp: 1 })).toThrow(
-      RangeError,
-    );
+    expect(() =>
+      buildLoudnessMeasureArgs({ input: '/in.wav', probe: wav(), targetLufs: -16, truePeakDbtp: 1 }),
+    ).toThrow(RangeError);
   });
 
   it('extracts 16 kHz mono s16le PCM to stdout for the VAD', () => {

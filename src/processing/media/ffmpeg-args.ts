@@ -363,7 +363,8 @@ export interface GainLimiterArgsInput {
 export function buildGainLimiterArgs(options: GainLimiterArgsInput): string[] {
   const audio = requireAudio(options.probe, 'buildGainLimiterArgs');
   const tp = options.truePeakDbtp ?? DEFAULT_TRUE_PEAK_DBTP;
-  if (!Number.isFinite(options.gainDb) || Math.abs(options.gainDb) > 60) throw new RangeError(`gainDb out of range: ${options.gainDb}`);
+  if (!Number.isFinite(options.gainDb) || Math.abs(options.gainDb) > 60)
+    throw new RangeError(`gainDb out of range: ${options.gainDb}`);
   if (!Number.isFinite(tp) || tp < -9 || tp > 0) throw new RangeError(`truePeakDbtp must be from -9 to 0, got ${tp}`);
   const rate = outputSampleRate(audio.sampleRate, options.container);
   const limit = (10 ** (tp / 20)).toFixed(4);

@@ -50,7 +50,8 @@ async function scanFile(file: FileHandle, fileSize: number, maxMoovBytes: number
     if (!header) return count === 0 ? null : { majorBrand, encryptionSignals: [...signals] };
     if (count === 0 && !isFourCc(header.type)) return null;
     const payloadSize = Math.min(header.payloadSize, fileSize - offset - header.payloadStart);
-    if (header.type === 'ftyp' && payloadSize >= 4) majorBrand = (await readAt(file, offset + header.payloadStart, 4)).toString('latin1');
+    if (header.type === 'ftyp' && payloadSize >= 4)
+      majorBrand = (await readAt(file, offset + header.payloadStart, 4)).toString('latin1');
     if (header.type === 'pssh') signals.add('pssh');
     if (header.type === 'moov' && payloadSize <= maxMoovBytes) {
       walkChildren(await readAt(file, offset + header.payloadStart, payloadSize), signals);

@@ -60,13 +60,8 @@ export type ProbeErrorCode =
   | 'timeout';
 
 export type ProbeOutcome =
-  | { ok: true; probe: ProbeResult }
-  | { ok: false; code: ProbeErrorCode; message: string; param?: string };
+  { ok: true; probe: ProbeResult } | { ok: false; code: ProbeErrorCode; message: string; param?: string };
 
 /** Catalogue codes a pipeline run can end with. */
 export type PipelineErrorCode =
-  | 'no_speech_detected'
-  | 'timeout'
-  | 'job_cancelled'
-  | 'out_of_memory'
-  | 'processing_failed';
+  'no_speech_detected' | 'timeout' | 'job_cancelled' | 'out_of_memory' | 'processing_failed';

@@ -27,10 +27,14 @@ export async function readMediainfoHdr(
   options: { mediainfoPath?: string; timeoutMs?: number } = {},
 ): Promise<MediainfoVideoHdr | null> {
   const chunks: Buffer[] = [];
-  const run = await runMediaProcess(options.mediainfoPath ?? (process.env.MEDIAINFO_PATH || 'mediainfo'), ['--Output=JSON', path], {
-    timeLimitMs: options.timeoutMs ?? 15_000,
-    onStdout: (chunk) => chunks.push(chunk),
-  });
+  const run = await runMediaProcess(
+    options.mediainfoPath ?? (process.env.MEDIAINFO_PATH || 'mediainfo'),
+    ['--Output=JSON', path],
+    {
+      timeLimitMs: options.timeoutMs ?? 15_000,
+      onStdout: (chunk) => chunks.push(chunk),
+    },
+  );
   if (run.status !== 'succeeded') return null;
   const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MediainfoJson;
   const video = parsed.media?.track?.find((track) => track['@type'] === 'Video');

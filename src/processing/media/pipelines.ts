@@ -86,7 +86,10 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
     await removePartial(request.output);
     return processFailure(run, started);
   }
-  const size = downscaleSize(video.width, video.height, request.targetHeight) ?? { width: video.width, height: video.height };
+  const size = downscaleSize(video.width, video.height, request.targetHeight) ?? {
+    width: video.width,
+    height: video.height,
+  };
   return {
     ok: true,
     outputPath: request.output,
@@ -157,7 +160,13 @@ export async function normaliseSpeechLoudness(
   const measureRun = await runFfmpeg(buildLoudnessMeasureArgs(request), step(VAD_WEIGHT, MEASURE_WEIGHT));
   if (measureRun.status !== 'succeeded') return processFailure(measureRun, started);
   const measured = parseLoudnormReport(measureRun.stderrTail);
-  if (!measured) return failure('processing_failed', 'The loudness of the input could not be measured.', measureRun.stderrTail, started);
+  if (!measured)
+    return failure(
+      'processing_failed',
+      'The loudness of the input could not be measured.',
+      measureRun.stderrTail,
+      started,
+    );
   // Nothing passed the EBU R128 absolute gate (-70 LUFS): there is nothing audible to normalise.
   if (!Number.isFinite(measured.inputI) || measured.inputI <= -70) {
     return failure('no_speech_detected', 'The input is silent: no speech was found.', [], started);
@@ -173,7 +182,11 @@ export async function normaliseSpeechLoudness(
     ok: true,
     outputPath: request.output,
     processedSeconds: processedSeconds(pass2.run.outTimeSeconds, request.probe.durationSeconds),
-    speech: { speechSeconds: vad.result.speechSeconds, totalSeconds: vad.result.totalSeconds, segments: vad.result.segments },
+    speech: {
+      speechSeconds: vad.result.speechSeconds,
+      totalSeconds: vad.result.totalSeconds,
+      segments: vad.result.segments,
+    },
     input: { integratedLufs: measured.inputI, truePeakDbtp: measured.inputTp, lra: measured.inputLra },
     output: pass2.output,
     normalizationType: pass2.normalizationType,
@@ -207,7 +220,12 @@ async function applyPass2(
     if (run.status !== 'succeeded') return { ok: false, run };
     const report = parseLoudnormReport(run.stderrTail);
     if (report?.normalizationType === 'linear') {
-      return { ok: true, run, output: { integratedLufs: report.outputI, truePeakDbtp: report.outputTp, lra: report.outputLra }, normalizationType: 'linear' };
+      return {
+        ok: true,
+        run,
+        output: { integratedLufs: report.outputI, truePeakDbtp: report.outputTp, lra: report.outputLra },
+        normalizationType: 'linear',
+      };
     }
   }
   let gainDb = request.targetLufs - measured.inputI;

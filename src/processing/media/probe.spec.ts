@@ -41,8 +41,14 @@ describe('classifyProbe', () => {
   });
 
   it('tells MOV, M4A and WAV apart although the mov demuxer names them all alike', () => {
-    expect(verdict('sdr-pcm.mov', 'sdr2hdr')).toMatchObject({ ok: true, probe: { container: 'mov', audio: { codec: 'pcm_s16le' } } });
-    expect(verdict('tone-44k.m4a', 'audio')).toMatchObject({ ok: true, probe: { container: 'm4a', audio: { sampleRate: 44100 } } });
+    expect(verdict('sdr-pcm.mov', 'sdr2hdr')).toMatchObject({
+      ok: true,
+      probe: { container: 'mov', audio: { codec: 'pcm_s16le' } },
+    });
+    expect(verdict('tone-44k.m4a', 'audio')).toMatchObject({
+      ok: true,
+      probe: { container: 'm4a', audio: { sampleRate: 44100 } },
+    });
     expect(verdict('tone-s24-stereo.wav', 'audio')).toMatchObject({
       ok: true,
       probe: { container: 'wav', audio: { codec: 'pcm_s24le', channels: 2 } },
@@ -56,7 +62,10 @@ describe('classifyProbe', () => {
   it('answers drm_protected for CENC packets, or lets them through flagged when asked', () => {
     expect(verdict('cenc.mp4', 'sdr2hdr')).toMatchObject({ ok: false, code: 'drm_protected' });
     expect(verdict('cenc.mp4', 'audio')).toMatchObject({ ok: false, code: 'drm_protected' });
-    expect(verdict('cenc.mp4', 'sdr2hdr', { allowEncrypted: true })).toMatchObject({ ok: true, probe: { encrypted: true } });
+    expect(verdict('cenc.mp4', 'sdr2hdr', { allowEncrypted: true })).toMatchObject({
+      ok: true,
+      probe: { encrypted: true },
+    });
   });
 
   it('answers drm_protected from box-scan evidence alone', () => {
@@ -67,23 +76,48 @@ describe('classifyProbe', () => {
   });
 
   it('refuses codecs outside the accepted lists, only for the streams the API uses', () => {
-    expect(verdict('mpeg4-part2.mp4', 'sdr2hdr')).toMatchObject({ ok: false, code: 'unsupported_codec', message: expect.stringContaining('mpeg4') });
-    expect(verdict('opus-audio.mp4', 'sdr2hdr')).toMatchObject({ ok: false, code: 'unsupported_codec', message: expect.stringContaining('opus') });
+    expect(verdict('mpeg4-part2.mp4', 'sdr2hdr')).toMatchObject({
+      ok: false,
+      code: 'unsupported_codec',
+      message: expect.stringContaining('mpeg4'),
+    });
+    expect(verdict('opus-audio.mp4', 'sdr2hdr')).toMatchObject({
+      ok: false,
+      code: 'unsupported_codec',
+      message: expect.stringContaining('opus'),
+    });
     expect(verdict('opus-audio.mp4', 'audio')).toMatchObject({ ok: false, code: 'unsupported_codec' });
     // The audio API never decodes the video track, so its codec does not matter.
-    expect(verdict('mpeg4-part2.mp4', 'audio')).toMatchObject({ ok: true, probe: { container: 'mp4', audio: { codec: 'aac' } } });
+    expect(verdict('mpeg4-part2.mp4', 'audio')).toMatchObject({
+      ok: true,
+      probe: { container: 'mp4', audio: { codec: 'aac' } },
+    });
     expect(verdict('mpeg4-part2.mp4', 'audio')).not.toHaveProperty('probe.video');
   });
 
   it('answers unsupported_format when the stream the API needs is missing', () => {
-    expect(verdict('tone-44k.m4a', 'sdr2hdr')).toMatchObject({ ok: false, code: 'unsupported_format', message: expect.stringContaining('video') });
-    expect(verdict('sdr-portrait-1080x1920.mp4', 'audio')).toMatchObject({ ok: false, code: 'unsupported_format', message: expect.stringContaining('audio') });
+    expect(verdict('tone-44k.m4a', 'sdr2hdr')).toMatchObject({
+      ok: false,
+      code: 'unsupported_format',
+      message: expect.stringContaining('video'),
+    });
+    expect(verdict('sdr-portrait-1080x1920.mp4', 'audio')).toMatchObject({
+      ok: false,
+      code: 'unsupported_format',
+      message: expect.stringContaining('audio'),
+    });
   });
 
   it('applies the duration limit and the worker pixel budget', () => {
-    expect(verdict('sdr-320x180-aac.mp4', 'sdr2hdr', { maxDurationSeconds: 0.5 })).toMatchObject({ ok: false, code: 'duration_exceeded' });
+    expect(verdict('sdr-320x180-aac.mp4', 'sdr2hdr', { maxDurationSeconds: 0.5 })).toMatchObject({
+      ok: false,
+      code: 'duration_exceeded',
+    });
     expect(verdict('sdr-320x180-aac.mp4', 'sdr2hdr', { maxDurationSeconds: 1 })).toMatchObject({ ok: true });
-    expect(verdict('sdr-1920x1080-aac.mp4', 'sdr2hdr', { maxPixels: 1280 * 720 })).toMatchObject({ ok: false, code: 'out_of_memory' });
+    expect(verdict('sdr-1920x1080-aac.mp4', 'sdr2hdr', { maxPixels: 1280 * 720 })).toMatchObject({
+      ok: false,
+      code: 'out_of_memory',
+    });
     expect(verdict('sdr-1920x1080-aac.mp4', 'sdr2hdr', { maxPixels: 1920 * 1080 })).toMatchObject({ ok: true });
     // Pixels are a video-pipeline budget: the audio API never decodes the picture.
     expect(verdict('sdr-1920x1080-aac.mp4', 'audio', { maxPixels: 1 })).toMatchObject({ ok: true });
@@ -91,7 +125,10 @@ describe('classifyProbe', () => {
 
   it('answers invalid_media for a listing without streams or without a duration', () => {
     const raw = frozen('sdr-320x180-aac.mp4');
-    expect(classifyProbe({ ...raw, streams: [] }, { api: 'sdr2hdr' })).toMatchObject({ ok: false, code: 'invalid_media' });
+    expect(classifyProbe({ ...raw, streams: [] }, { api: 'sdr2hdr' })).toMatchObject({
+      ok: false,
+      code: 'invalid_media',
+    });
     expect(classifyProbe({}, { api: 'audio' })).toMatchObject({ ok: false, code: 'invalid_media' });
     const noDuration: FfprobeOutput = {
       ...raw,

@@ -76,18 +76,26 @@ export async function probeMedia(input: string, options: ProbeOptions): Promise<
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const chunks: Buffer[] = [];
   let stdoutBytes = 0;
-  const run = await runMediaProcess(options.ffprobePath ?? defaultFfprobePath(), buildProbeArgs(input, options.rwTimeoutUs), {
-    signal: options.signal,
-    timeLimitMs: timeoutMs,
-    onStdout: (chunk) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > MAX_PROBE_STDOUT_BYTES) throw new Error('ffprobe output too large');
-      chunks.push(chunk);
+  const run = await runMediaProcess(
+    options.ffprobePath ?? defaultFfprobePath(),
+    buildProbeArgs(input, options.rwTimeoutUs),
+    {
+      signal: options.signal,
+      timeLimitMs: timeoutMs,
+      onStdout: (chunk) => {
+        stdoutBytes += chunk.length;
+        if (stdoutBytes > MAX_PROBE_STDOUT_BYTES) throw new Error('ffprobe output too large');
+        chunks.push(chunk);
+      },
     },
-  });
+  );
   if (run.status === 'timeout') {
     return network
-      ? { ok: false, code: 'invalid_url', message: `The source could not be read within ${Math.round(timeoutMs / 1000)} s.` }
+      ? {
+          ok: false,
+          code: 'invalid_url',
+          message: `The source could not be read within ${Math.round(timeoutMs / 1000)} s.`,
+        }
       : { ok: false, code: 'timeout', message: 'Reading the media took too long. Retry later.' };
   }
   if (run.status === 'aborted') throw new Error('probe aborted');
@@ -112,11 +120,14 @@ export interface ClassifyOptions extends ProbeRules {
 export function classifyProbe(raw: FfprobeOutput, options: ClassifyOptions): ProbeOutcome {
   const format = raw.format;
   const streams = raw.streams ?? [];
-  if (!format?.format_name || streams.length === 0) return invalidMedia('The file has no readable audio or video stream.');
+  if (!format?.format_name || streams.length === 0)
+    return invalidMedia('The file has no readable audio or video stream.');
 
   const container = containerOf(format.format_name, format.tags);
   if (!container) {
-    return unsupportedFormat(`The container (${describeFormat(format.format_name, format.tags)}) is not supported. Send MP4, MOV, M4A or WAV.`);
+    return unsupportedFormat(
+      `The container (${describeFormat(format.format_name, format.tags)}) is not supported. Send MP4, MOV, M4A or WAV.`,
+    );
   }
 
   const encrypted = hasEncryptedPackets(raw) || (options.encryptionSignals ?? []).length > 0;
@@ -135,7 +146,8 @@ export function classifyProbe(raw: FfprobeOutput, options: ClassifyOptions): Pro
   const video = videoStream && options.api === 'sdr2hdr' ? videoInfo(videoStream) : undefined;
   if (video && (video.width <= 0 || video.height <= 0)) return invalidMedia('The video stream has no picture size.');
   const audio = audioStream ? audioInfo(audioStream) : undefined;
-  if (audio && (audio.sampleRate <= 0 || audio.channels <= 0)) return invalidMedia('The audio stream has no sample rate or channels.');
+  if (audio && (audio.sampleRate <= 0 || audio.channels <= 0))
+    return invalidMedia('The audio stream has no sample rate or channels.');
 
   const durationSeconds = durationOf(format.duration, options.api === 'sdr2hdr' ? videoStream : audioStream);
   if (durationSeconds === null) return invalidMedia('The media has no duration (empty or unreadable).');
@@ -165,7 +177,27 @@ export function classifyProbe(raw: FfprobeOutput, options: ClassifyOptions): Pro
 
 // ISO-BMFF major brands per container. The mov demuxer reports one format_name ("mov,mp4,m4a,3gp,3g2,mj2")
 // for all of them, so the file's own ftyp brand is what tells MP4 from MOV from M4A from 3GP.
-const MP4_BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'mp41', 'mp42', 'mp71', 'avc1', 'hvc1', 'M4V ', 'M4VH', 'M4VP', 'MSNV', 'XAVC', 'dash', 'NDAS', 'f4v ']);
+const MP4_BRANDS = new Set([
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'mp41',
+  'mp42',
+  'mp71',
+  'avc1',
+  'hvc1',
+  'M4V ',
+  'M4VH',
+  'M4VP',
+  'MSNV',
+  'XAVC',
+  'dash',
+  'NDAS',
+  'f4v ',
+]);
 const M4A_BRANDS = new Set(['M4A ', 'M4B ']);
 const MOV_BRANDS = new Set(['qt  ']);
 
@@ -218,7 +250,11 @@ export function isAcceptedAudioCodec(codec: string | undefined): boolean {
 
 function unsupportedCodec(kind: 'video' | 'audio', stream: FfprobeStream, accepted: string): ProbeOutcome {
   const name = stream.codec_name ?? `unknown (${stream.codec_tag_string ?? 'no tag'})`;
-  return { ok: false, code: 'unsupported_codec', message: `The ${kind} codec ${name} is not accepted. Use ${accepted}.` };
+  return {
+    ok: false,
+    code: 'unsupported_codec',
+    message: `The ${kind} codec ${name} is not accepted. Use ${accepted}.`,
+  };
 }
 
 function videoInfo(stream: FfprobeStream): VideoStreamInfo {
@@ -281,7 +317,9 @@ async function boxEncryptionSignals(path: string): Promise<string[]> {
 
 /** ffprobe exited non-zero: a demuxer we do not run, a network failure, or media it cannot parse. */
 function failedProbe(stderrTail: string[], network: boolean): ProbeOutcome {
-  const notAllowed = stderrTail.map((line) => /\[([^\]@]+?) @ [^\]]+\] Format not on whitelist/.exec(line)).find(Boolean);
+  const notAllowed = stderrTail
+    .map((line) => /\[([^\]@]+?) @ [^\]]+\] Format not on whitelist/.exec(line))
+    .find(Boolean);
   if (notAllowed) {
     return unsupportedFormat(`The container (${notAllowed[1].trim()}) is not supported. Send MP4, MOV, M4A or WAV.`);
   }

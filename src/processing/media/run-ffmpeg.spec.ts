@@ -4,8 +4,12 @@ import { FfmpegProgressParser, ProgressThrottle } from './run-ffmpeg';
 describe('FfmpegProgressParser', () => {
   it('turns -progress blocks split across chunks into out_time seconds', () => {
     const parser = new FfmpegProgressParser();
-    const first = parser.push('frame=10\nfps=0.0\nout_time_us=N/A\nout_time_ms=N/A\nout_time=N/A\nprogress=continue\nframe=2');
-    const second = parser.push('0\nout_time_us=700000\nout_time_ms=700000\nout_time=00:00:00.700000\nspeed=1.2x\nprogress=continue\n');
+    const first = parser.push(
+      'frame=10\nfps=0.0\nout_time_us=N/A\nout_time_ms=N/A\nout_time=N/A\nprogress=continue\nframe=2',
+    );
+    const second = parser.push(
+      '0\nout_time_us=700000\nout_time_ms=700000\nout_time=00:00:00.700000\nspeed=1.2x\nprogress=continue\n',
+    );
     const third = parser.push('out_time_us=1000000\nprogress=end\n');
     expect(first).toEqual([expect.objectContaining({ outTimeSeconds: null, progress: 'continue' })]);
     expect(second).toEqual([expect.objectContaining({ outTimeSeconds: 0.7, progress: 'continue' })]);
@@ -24,7 +28,11 @@ describe('ProgressThrottle', () => {
   it('emits increasing values at most once per interval, holds 1 back until complete()', () => {
     let now = 0;
     const seen: number[] = [];
-    const throttle = new ProgressThrottle((f) => seen.push(f), 1000, () => now);
+    const throttle = new ProgressThrottle(
+      (f) => seen.push(f),
+      1000,
+      () => now,
+    );
     throttle.report(0.1);
     now = 500;
     throttle.report(0.2); // too soon

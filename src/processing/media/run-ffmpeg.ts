@@ -37,7 +37,11 @@ export interface MediaProcessOptions {
 }
 
 /** Runs one media process to its end. Rejects only when it cannot start or `onStdout` threw. */
-export function runMediaProcess(command: string, args: string[], options: MediaProcessOptions = {}): Promise<MediaProcessResult> {
+export function runMediaProcess(
+  command: string,
+  args: string[],
+  options: MediaProcessOptions = {},
+): Promise<MediaProcessResult> {
   const started = Date.now();
   const tail = new LineTail(options.stderrLines ?? DEFAULT_STDERR_LINES);
   if (options.signal?.aborted) {
@@ -55,7 +59,8 @@ export function runMediaProcess(command: string, args: string[], options: MediaP
       child.kill('SIGKILL');
     };
     const onAbort = (): void => kill('aborted');
-    const timer = options.timeLimitMs !== undefined ? setTimeout(() => kill('timeout'), options.timeLimitMs) : undefined;
+    const timer =
+      options.timeLimitMs !== undefined ? setTimeout(() => kill('timeout'), options.timeLimitMs) : undefined;
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     const cleanup = (): void => {

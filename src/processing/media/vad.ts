@@ -112,7 +112,8 @@ async function loadFvadExports(): Promise<FvadExports> {
   const e = instance.exports;
   const fn = (name: string): ((...args: number[]) => number) => {
     const value = e[name];
-    if (typeof value !== 'function') throw new Error(`fvad.wasm export ${name} missing: @echogarden/fvad-wasm is not 0.2.0`);
+    if (typeof value !== 'function')
+      throw new Error(`fvad.wasm export ${name} missing: @echogarden/fvad-wasm is not 0.2.0`);
     return value as (...args: number[]) => number;
   };
   // Duck-typed rather than instanceof: under Jest the test realm's WebAssembly global is a different object.
@@ -167,7 +168,8 @@ export class VoiceActivityDetector {
     if (handle === 0) throw new Error('fvad_new failed');
     if (fvad.fvadSetMode(handle, merged.mode) !== 0) throw new RangeError(`invalid VAD mode ${merged.mode}`);
     if (fvad.fvadSetSampleRate(handle, VAD_SAMPLE_RATE) !== 0) throw new Error('fvad rejected 16 kHz');
-    if (![10, 20, 30].includes(merged.frameMs)) throw new RangeError(`VAD frames are 10, 20 or 30 ms, got ${merged.frameMs}`);
+    if (![10, 20, 30].includes(merged.frameMs))
+      throw new RangeError(`VAD frames are 10, 20 or 30 ms, got ${merged.frameMs}`);
     const pointer = fvad.malloc((VAD_SAMPLE_RATE * merged.frameMs * 2) / 1000);
     return new VoiceActivityDetector(fvad, handle, pointer, merged);
   }
@@ -198,10 +200,12 @@ export class VoiceActivityDetector {
       hasSpeech: speechSeconds >= this.options.minSpeechSeconds,
       speechSeconds,
       totalSeconds: round3(this.frames * frameSeconds),
-      segments: mergeRuns(speechRuns, Math.ceil(this.options.mergeGapMs / this.options.frameMs)).map(([start, end]) => ({
-        startSeconds: round3(start * frameSeconds),
-        endSeconds: round3(end * frameSeconds),
-      })),
+      segments: mergeRuns(speechRuns, Math.ceil(this.options.mergeGapMs / this.options.frameMs)).map(
+        ([start, end]) => ({
+          startSeconds: round3(start * frameSeconds),
+          endSeconds: round3(end * frameSeconds),
+        }),
+      ),
       frames: this.frames,
       voicedFrames: this.voicedFrames,
     };

@@ -1,0 +1,52 @@
+// A loopback HTTP origin serving files with Range support, for source_url tests. Paths can be made to
+// fail on demand (to act as a source host that breaks during download).
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface MediaOrigin {
+  url(name: string): string;
+  serve(name: string, path: string): void;
+  /** From now on, this name answers with `status`. */
+  failWith(name: string, status: number): void;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startMediaOrigin(): Promise<MediaOrigin> {
+  const files = new Map<string, string>();
+  const failures = new Map<string, number>();
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const name = (request.url ?? '/').slice(1);
+    requests.push(`${request.method} ${name} ${request.headers.range ?? ''}`.trim());
+    const failure = failures.get(name);
+    const path = files.get(name);
+    if (failure) return void response.writeHead(failure).end();
+    if (!path) return void response.writeHead(404).end();
+    void stat(path).then(({ size }) => {
+      const match = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
+      if (match) {
+        const start = Number(match[1]);
+        const end = match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
+        if (start >= size) return void response.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+        response.writeHead(206, { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}` });
+        if (request.method === 'HEAD') return void response.end();
+        return void createReadStream(path, { start, end }).pipe(response);
+      }
+      response.writeHead(200, { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'content-length': size });
+      if (request.method === 'HEAD') return void response.end();
+      createReadStream(path).pipe(response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (name) => `http://127.0.0.1:${port}/${name}`,
+    serve: (name, path) => void files.set(name, path),
+    failWith: (name, status) => void failures.set(name, status),
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
