@@ -1,5 +1,5 @@
 // Composition of the two processes built from this codebase: the HTTP API and the worker.
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, RequestMethod, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AccountModule } from './account/account.module';
@@ -20,12 +20,17 @@ function core(config: AppConfig, logger: Logger): DynamicModule[] {
   return [
     ConfigModule.forRoot(config),
     LoggerModule.forRoot({
+      // nestjs-pino's default route pattern ('{/*splat}') never matches on platform-fastify 12.
+      forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
       pinoHttp: {
         logger,
         genReqId: (request) => (request as typeof request & { id: string }).id,
         customProps: () => ({}),
         // Ops endpoints are polled constantly; their lines would drown the useful ones.
-        autoLogging: { ignore: (request) => /^\/(health|metrics)/.test(request.url ?? '') },
+        // The adapter rewrites req.url for middleware, so match on the original URL.
+        autoLogging: {
+          ignore: (request) => /^\/(health|metrics)/.test((request as typeof request & { originalUrl?: string }).originalUrl ?? request.url ?? ''),
+        },
         serializers: {
           req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
         },

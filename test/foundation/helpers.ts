@@ -20,9 +20,17 @@ export function expectError(api: TestApi, response: JsonResponse, code: ErrorCod
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Resolves when Date.now() is within the first `slackMs` of a second, so a burst fits in one 1-second window. */
+/**
+ * Resolves at the start (within `slackMs`) of a 1-second window that has not begun yet, so a burst
+ * fits in one fresh rate-limit window that no earlier request has counted in.
+ */
 export async function alignToSecond(slackMs = 50): Promise<void> {
-  while (Date.now() % 1000 >= slackMs) await sleep(Math.max(1, 1000 - (Date.now() % 1000)));
+  for (;;) {
+    const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
+    await sleep(next - Date.now());
+    while (Date.now() < next) await sleep(1);
+    if (Date.now() - next < slackMs) return;
+  }
 }
 
 /** Polls `probe` every `everyMs` until it returns true; returns the elapsed ms, or throws after `timeoutMs`. */

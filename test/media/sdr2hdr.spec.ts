@@ -8,7 +8,7 @@ import { readMediainfoHdr } from '../../src/processing/media/mediainfo';
 import type { ProbeResult } from '../../src/processing/media/media.types';
 import { convertSdrToHdr } from '../../src/processing/media/pipelines';
 import { probeMedia } from '../../src/processing/media/probe';
-import { sdrMovPcm, sdrMp4, untaggedMp4 } from '../fixtures/media';
+import { encryptedMp4, sdrMovPcm, sdrMp4, untaggedMp4 } from '../fixtures/media';
 
 const run = promisify(execFile);
 let out: string;
@@ -183,6 +183,18 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const stoppedAfterAbort = Date.now() - started - 700;
     expect(result).toMatchObject({ ok: false, code: 'job_cancelled' });
     expect(stoppedAfterAbort).toBeLessThan(2000);
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it('refuses a probe that let encrypted input through (submit) as drm_protected, without running ffmpeg', async () => {
+    const input = await encryptedMp4();
+    const outcome = await probeMedia(input, { api: 'sdr2hdr', allowEncrypted: true });
+    if (!outcome.ok) throw new Error(outcome.code);
+    const output = join(out, 'cenc-out.mp4');
+    expect(await convertSdrToHdr({ input, output, probe: outcome.probe, container: 'mp4' })).toMatchObject({
+      ok: false,
+      code: 'drm_protected',
+    });
     expect(existsSync(output)).toBe(false);
   });
 

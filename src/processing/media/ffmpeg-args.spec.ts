@@ -234,6 +234,10 @@ describe('buildHdrFilter', () => {
     );
   });
 
+  it('rounds odd source sides down to even (4:2:0) without a downscale', () => {
+    expect(buildHdrFilter({ ...video, width: 721, height: 577 })).toMatch(/^zscale=w=720:h=576:tin=/);
+  });
+
   it('falls back to BT.709 for tags zscale cannot read', () => {
     expect(buildHdrFilter({ ...video, colorTransfer: 'smpte240m', colorSpace: 'smpte240m' })).toContain(
       'tin=bt709:pin=bt470bg:min=bt709:rin=pc',

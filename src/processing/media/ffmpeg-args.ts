@@ -42,14 +42,17 @@ export type X265Preset = (typeof X265_PRESETS)[number];
 
 /**
  * Default encoder setting. Round-trip fidelity (PQ output → BT.709 with zscale npl=203 → luma SSIM
- * against the source, testsrc2 tagged bt709, `test/media/sdr2hdr-quality` method), measured here:
- *   1920×1080 10 s:  veryfast CRF 12 → 0.952 (20 s encode, 13.7 MB)  | veryfast 16 → 0.944 | medium 16 → 0.963 (37 s)
- *   640×360  10 s:   colour step alone (no encode) → 0.959 — the ceiling, set by 4:2:0 chroma
- *                    resampling leaking into luma at testsrc2's saturated edges (4:4:4 gives 0.994);
- *                    ultrafast 16 → 0.854, veryfast 16 → 0.913, veryfast 12 → 0.935, medium 16 → 0.929,
- *                    veryfast 4 → 0.951. Against the colour-step-only round trip (encoder loss alone):
- *                    veryfast 12 → 0.957, veryfast 16 → 0.936, medium 16 → 0.953, ultrafast 16 → 0.874.
- * veryfast CRF 12 is the fastest setting that keeps ≥ 0.95 at 1080p and for the encoder alone at 360p.
+ * against the source; method in test/media/sdr2hdr-quality.spec.ts), testsrc2 tagged bt709, measured here:
+ *   1920×1080 10 s:  veryfast CRF 12 → 0.952 (20 s encode on an idle 2-core box, 13.7 MB) | veryfast 16 → 0.944
+ *                    | medium 16 → 0.963 (37 s, 7.6 MB)
+ *   640×360 10 s:    colour step alone (no encode) → 0.959 — the ceiling, set by 4:2:0 chroma resampling
+ *                    leaking into luma at testsrc2's saturated edges (4:4:4 gives 0.994); ultrafast 16 → 0.854,
+ *                    veryfast 16 → 0.913, veryfast 12 → 0.935, medium 16 → 0.929, veryfast 4 → 0.951.
+ *                    Against the colour-step-only round trip (the encoder's own loss): veryfast 12 → 0.957,
+ *                    veryfast 16 → 0.936, medium 16 → 0.953, ultrafast 16 → 0.874.
+ *   640×360 2 s (the quality test's fixture): veryfast 12 → 0.937 end to end, 0.954 encoder only.
+ * MEDIA.md's higher figures (colour step 0.981) did not reproduce with this method. veryfast CRF 12 is the
+ * fastest setting found that keeps ≥ 0.95 at 1080p end to end and for the encoder alone at 360p.
  * Customers who want smaller files or faster jobs trade quality explicitly via preset/crf.
  */
 export const DEFAULT_X265_PRESET: X265Preset = 'veryfast';
@@ -131,9 +134,10 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
 
 /** One zscale step: input colorimetry from the probe (BT.709/limited when untagged), out to PQ BT.2020 at 203-nit white. */
 export function buildHdrFilter(video: VideoStreamInfo, targetHeight?: number): string {
-  const size = downscaleSize(video.width, video.height, targetHeight);
+  const size = outputSize(video, targetHeight);
+  const resize = size.width !== video.width || size.height !== video.height;
   const parts = [
-    ...(size ? [`w=${size.width}`, `h=${size.height}`] : []),
+    ...(resize ? [`w=${size.width}`, `h=${size.height}`] : []),
     `tin=${zscaleValue(video.colorTransfer, ZSCALE_TRANSFERS, 'bt709')}`,
     `pin=${zscaleValue(video.colorPrimaries, ZSCALE_PRIMARIES, 'bt709')}`,
     `min=${zscaleValue(video.colorSpace, ZSCALE_MATRICES, 'bt709')}`,
@@ -163,6 +167,25 @@ export function buildX265Params(peakNits: number): string {
     // x265 logs its banner and stats to stderr at info level; keep stderr for real problems.
     'log-level=error',
   ].join(':');
+}
+
+/**
+ * The encoded picture size: the downscale if one applies, else the source size rounded down to even
+ * sides (4:2:0 needs them; a 1-pixel resize is invisible, a failed job is not).
+ */
+export function outputSize(
+  video: Pick<VideoStreamInfo, 'width' | 'height'>,
+  targetHeight?: number,
+): {
+  width: number;
+  height: number;
+} {
+  const scaled = downscaleSize(video.width, video.height, targetHeight);
+  if (scaled) return scaled;
+  return {
+    width: Math.max(2, video.width - (video.width % 2)),
+    height: Math.max(2, video.height - (video.height % 2)),
+  };
 }
 
 /** Size for a downscale to `targetLines` on the short side, keeping the aspect with even sides; null = keep the source size. */
@@ -363,7 +386,7 @@ export interface GainLimiterArgsInput {
 export function buildGainLimiterArgs(options: GainLimiterArgsInput): string[] {
   const audio = requireAudio(options.probe, 'buildGainLimiterArgs');
   const tp = options.truePeakDbtp ?? DEFAULT_TRUE_PEAK_DBTP;
-  if (!Number.isFinite(options.gainDb) || Math.abs(options.gainDb) > 60)
+  if (!Number.isFinite(options.gainDb) || Math.abs(options.gainDb) > 99)
     throw new RangeError(`gainDb out of range: ${options.gainDb}`);
   if (!Number.isFinite(tp) || tp < -9 || tp > 0) throw new RangeError(`truePeakDbtp must be from -9 to 0, got ${tp}`);
   const rate = outputSampleRate(audio.sampleRate, options.container);

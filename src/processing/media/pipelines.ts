@@ -9,7 +9,7 @@ import {
   canNormaliseLinearly,
   buildPcmExtractArgs,
   buildSdrToHdrArgs,
-  downscaleSize,
+  outputSize,
   type LoudnessMeasurement,
   type X265Preset,
 } from './ffmpeg-args';
@@ -73,6 +73,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
   const started = Date.now();
   const video = request.probe.video;
   if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
+  if (request.probe.encrypted) return encryptedFailure(started);
   const args = buildSdrToHdrArgs(request);
   const run = await runFfmpeg(args, {
     ffmpegPath: request.ffmpegPath,
@@ -86,10 +87,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
     await removePartial(request.output);
     return processFailure(run, started);
   }
-  const size = downscaleSize(video.width, video.height, request.targetHeight) ?? {
-    width: video.width,
-    height: video.height,
-  };
+  const size = outputSize(video, request.targetHeight);
   return {
     ok: true,
     outputPath: request.output,
@@ -151,6 +149,7 @@ export async function normaliseSpeechLoudness(
     onProgress: (fraction: number) => throttle.report(offset + fraction * weight),
   });
 
+  if (request.probe.encrypted) return encryptedFailure(started);
   const vad = await detectSpeechInMedia(request, step(0, VAD_WEIGHT));
   if (!vad.ok) return vad.failure;
   if (!vad.result.hasSpeech) {
@@ -343,6 +342,11 @@ function processFailure(run: MediaProcessResult, started: number): PipelineFailu
 
 function failure(code: PipelineErrorCode, message: string, stderrTail: string[], started: number): PipelineFailure {
   return { ok: false, code, message, stderrTail, wallMs: Date.now() - started };
+}
+
+// A probe made with allowEncrypted (at submit) can reach a pipeline: decoding CENC "works" and yields garbage.
+function encryptedFailure(started: number): PipelineFailure {
+  return failure('drm_protected', 'The input is encrypted (DRM/CENC) and cannot be processed.', [], started);
 }
 
 function remaining(deadline: number | undefined): number | undefined {
