@@ -37,6 +37,7 @@ export function bullConnection(config: AppConfig, role: 'producer' | 'worker') {
     tls: url.protocol === 'rediss:' ? {} : undefined,
     ...(role === 'producer'
       ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 }
-      : { maxRetriesPerRequest: null }),
+      : // Reconnect within 2 s of Redis coming back (BullMQ's default backs off to 20 s).
+        { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(times * 200, 2000) }),
   };
 }

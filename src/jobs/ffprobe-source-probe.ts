@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { probeMedia } from '../processing/media/probe';
+import { probeMedia } from '../media/probe';
 import type { JobApi } from './pricing';
 import type { ProbeOutcome, SourceProbe } from './source-probe';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { convertSdrToHdr, normaliseSpeechLoudness } from './media/pipelines';
-import { probeMedia } from './media/probe';
+import { convertSdrToHdr, normaliseSpeechLoudness } from '../media/pipelines';
+import { probeMedia } from '../media/probe';
 import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
 
 const CONTENT_TYPES: Record<string, string> = { mp4: 'video/mp4', mov: 'video/quicktime', wav: 'audio/wav', m4a: 'audio/mp4' };

@@ -5,7 +5,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { readMediainfoHdr } from '../../src/processing/media/mediainfo';
+import { readMediainfoHdr } from '../../src/media/mediainfo';
 import { call, createAccount, type TestApi } from '../support/app';
 import { credits, upload, waitForJob } from '../support/jobs';
 import { startStack } from '../support/worker';

@@ -110,7 +110,9 @@ describe('resilience', () => {
       expect(submit.status).toBe(503);
       expect(submit.body.error).toMatchObject({ code: 'service_unavailable', retryable: true });
       expect(submit.headers.get('x-request-id')).toBe(submit.body.error.request_id);
-      expect(await credits(api, account.apiKey).catch(() => null)).toBeNull();
+      const read = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey });
+      expect(read.status).toBe(503);
+      expect(read.body.error.code).toBe('service_unavailable');
       await proxy.reopen();
       let recovered;
       for (let i = 0; i < 100; i++) {

@@ -3,10 +3,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProbeResult } from '../../src/processing/media/media.types';
-import { normaliseSpeechLoudness } from '../../src/processing/media/pipelines';
-import { probeMedia } from '../../src/processing/media/probe';
-import { detectSpeech, VoiceActivityDetector } from '../../src/processing/media/vad';
+import type { ProbeResult } from '../../src/media/media.types';
+import { normaliseSpeechLoudness } from '../../src/media/pipelines';
+import { probeMedia } from '../../src/media/probe';
+import { detectSpeech, VoiceActivityDetector } from '../../src/media/vad';
 import {
   asPcm16k,
   measureEbur128,

@@ -2,8 +2,8 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { scanIsoBmff } from '../../src/processing/media/iso-bmff';
-import { probeMedia } from '../../src/processing/media/probe';
+import { scanIsoBmff } from '../../src/media/iso-bmff';
+import { probeMedia } from '../../src/media/probe';
 import {
   clipOfDuration,
   encryptedMp4,

@@ -1,5 +1,5 @@
 // The process runner with real processes: cancel within 2 s, time limit, outside SIGKILL, stderr tail.
-import { runFfmpeg, runMediaProcess } from '../../src/processing/media/run-ffmpeg';
+import { runFfmpeg, runMediaProcess } from '../../src/media/run-ffmpeg';
 
 // Runs at real-time speed (-re) for 60 s unless stopped: a stand-in for a long encode.
 const LONG_FFMPEG = [

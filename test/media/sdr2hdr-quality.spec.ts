@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { convertSdrToHdr } from '../../src/processing/media/pipelines';
-import { probeMedia } from '../../src/processing/media/probe';
+import { convertSdrToHdr } from '../../src/media/pipelines';
+import { probeMedia } from '../../src/media/probe';
 import { sdrMp4 } from '../fixtures/media';
 
 const run = promisify(execFile);

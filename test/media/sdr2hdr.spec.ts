@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { readMediainfoHdr } from '../../src/processing/media/mediainfo';
-import type { ProbeResult } from '../../src/processing/media/media.types';
-import { convertSdrToHdr } from '../../src/processing/media/pipelines';
-import { probeMedia } from '../../src/processing/media/probe';
+import { readMediainfoHdr } from '../../src/media/mediainfo';
+import type { ProbeResult } from '../../src/media/media.types';
+import { convertSdrToHdr } from '../../src/media/pipelines';
+import { probeMedia } from '../../src/media/probe';
 import { encryptedMp4, sdrMovPcm, sdrMp4, untaggedMp4 } from '../fixtures/media';
 
 const run = promisify(execFile);
