@@ -17,7 +17,7 @@ import {
 import type { MediaApi, ProbeResult, VideoStreamInfo } from './media.types';
 import { classifyProbe, type FfprobeOutput } from './probe';
 
-const PROBE_DIR = join(__dirname, '../../../test/fixtures/probe');
+const PROBE_DIR = join(__dirname, '../../test/fixtures/probe');
 
 function frozenProbe(name: string, api: MediaApi = 'sdr2hdr'): ProbeResult {
   const raw = JSON.parse(readFileSync(join(PROBE_DIR, `${name}.json`), 'utf8')) as FfprobeOutput;

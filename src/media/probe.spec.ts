@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { MediaApi } from './media.types';
 import { classifyProbe, containerOf, type ClassifyOptions, type FfprobeOutput } from './probe';
 
-const PROBE_DIR = join(__dirname, '../../../test/fixtures/probe');
+const PROBE_DIR = join(__dirname, '../../test/fixtures/probe');
 
 function frozen(name: string): FfprobeOutput {
   return JSON.parse(readFileSync(join(PROBE_DIR, `${name}.json`), 'utf8')) as FfprobeOutput;
