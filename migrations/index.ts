@@ -2,5 +2,7 @@
 // set-up all apply exactly the same set.
 import { Foundation1764100000000 } from './1764100000000-foundation';
 import { Jobs1764200000000 } from './1764200000000-jobs';
+import { Webhooks1764300000000 } from './1764300000000-webhooks';
+import { Licenses1764400000000 } from './1764400000000-licenses';
 
-export const MIGRATIONS = [Foundation1764100000000, Jobs1764200000000];
+export const MIGRATIONS = [Foundation1764100000000, Jobs1764200000000, Webhooks1764300000000, Licenses1764400000000];

@@ -11,9 +11,11 @@ import { RedisModule } from './common/redis/redis.module';
 import { StorageModule } from './common/storage/storage.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { JobsModule } from './jobs/jobs.module';
+import { LicenseAdminModule, LicenseModule } from './license/license.module';
 import { ProcessingModule } from './processing/processing.module';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
+import { WebhooksApiModule, WebhooksWorkerModule } from './webhooks/webhooks.module';
 
 /** What both processes need: configuration, Postgres, Redis, JSON logs. */
 function core(config: AppConfig, logger: Logger): DynamicModule[] {
@@ -47,17 +49,26 @@ export class AppModule {
   static forApi(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
-      imports: [...core(config, logger), IdempotencyModule, AccountModule, AdminModule, JobsModule],
+      imports: [
+        ...core(config, logger),
+        IdempotencyModule,
+        AccountModule,
+        AdminModule,
+        JobsModule,
+        WebhooksApiModule,
+        LicenseModule,
+        LicenseAdminModule,
+      ],
       controllers: [HealthController, MetricsController],
     };
   }
 
   static forWorker(config: AppConfig, logger: Logger): DynamicModule {
-    return { module: AppModule, imports: [...core(config, logger), ProcessingModule] };
+    return { module: AppModule, imports: [...core(config, logger), ProcessingModule, WebhooksWorkerModule] };
   }
 
   /** The operator command line: the same services as the admin API, no HTTP. */
   static forAdminCli(config: AppConfig, logger: Logger): DynamicModule {
-    return { module: AppModule, imports: [...core(config, logger), AdminModule] };
+    return { module: AppModule, imports: [...core(config, logger), AdminModule, LicenseAdminModule] };
   }
 }

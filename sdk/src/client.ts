@@ -6,6 +6,7 @@ import type { HttpClientOptions } from './http.js';
 import {
   AccountResource,
   AssetsResource,
+  EventsResource,
   JobsResource,
   LicenseResource,
   UploadsResource,
@@ -36,6 +37,7 @@ export class MediaJobs {
   readonly assets: AssetsResource;
   readonly account: AccountResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
+  readonly events: EventsResource;
   readonly license: LicenseResource;
   readonly webhooks = new Webhooks();
   private readonly http: HttpClient;
@@ -48,6 +50,7 @@ export class MediaJobs {
     this.assets = new AssetsResource(this.http);
     this.account = new AccountResource(this.http);
     this.webhookEndpoints = new WebhookEndpointsResource(this.http);
+    this.events = new EventsResource(this.http);
     this.license = new LicenseResource(this.http);
   }
 

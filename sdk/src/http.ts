@@ -50,6 +50,8 @@ export interface HttpRequest {
   body?: UploadBody;
   contentType?: string;
   headers?: Record<string, string>;
+  /** false: never send the API key (a signed asset link is its own credential). Default true. */
+  auth?: boolean;
   options?: RequestOptions;
 }
 
@@ -193,7 +195,9 @@ export class HttpClient {
       'user-agent': `mediajobs-node/${VERSION}`,
     };
     // The key goes only to the configured service, never to another host a result URL may name.
-    if (this.apiKey && url.origin === new URL(this.baseUrl).origin) headers['x-api-key'] = this.apiKey;
+    if (request.auth !== false && this.apiKey && url.origin === new URL(this.baseUrl).origin) {
+      headers['x-api-key'] = this.apiKey;
+    }
     if (request.json !== undefined) headers['content-type'] = 'application/json';
     if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/octet-stream';
     return { ...headers, ...lowerCaseKeys(request.headers), ...lowerCaseKeys(request.options?.headers) };

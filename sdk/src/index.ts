@@ -27,6 +27,8 @@ export {
 export type { RetryContext, RetryDecision } from './retry.js';
 export { verifyWebhook, signWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS } from './webhooks.js';
 export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
+export { verifyLicenseToken, LICENSE_TOKEN_TYP, MAX_CLOCK_SKEW_SECONDS } from './license-token.js';
+export type { LicenseTokenClaims, VerifiedLicense, VerifyOfflineOptions } from './license-token.js';
 export { TERMINAL_STATUSES } from './types.js';
 export type * from './types.js';
 export { VERSION } from './version.js';

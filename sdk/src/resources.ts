@@ -2,10 +2,12 @@
 
 import { createReadStream } from 'node:fs';
 import type { HttpClient, UploadBody } from './http.js';
+import { verifyLicenseToken, type VerifiedLicense, type VerifyOfflineOptions } from './license-token.js';
 import type {
   Api,
   AudioJobParams,
   CreditBalance,
+  EventListParams,
   JobStatus,
   JobView,
   LedgerEntry,
@@ -18,6 +20,7 @@ import type {
   Upload,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEventRecord,
 } from './types.js';
 
 const segment = (id: string): string => encodeURIComponent(id);
@@ -51,15 +54,16 @@ export class UploadsResource {
   constructor(private readonly http: HttpClient) {}
 
   /**
-   * Uploads raw media (POST /v1/uploads). Bytes and stream factories are retried like any call;
-   * a stream passed as is can be read only once, so that call is never retried.
+   * Uploads raw media (POST /v1/uploads, 201). `contentType` is the media's type (video/*, audio/*);
+   * without it the body goes as application/octet-stream. Bytes and stream factories are retried
+   * like any call; a stream passed as is can be read only once, so that call is never retried.
    */
-  create(body: UploadBody, params: { contentType: string }, options?: RequestOptions): Promise<Upload> {
+  create(body: UploadBody, params: { contentType?: string } = {}, options?: RequestOptions): Promise<Upload> {
     return this.http.request({ method: 'POST', path: '/v1/uploads', body, contentType: params.contentType, options });
   }
 
   /** Uploads a file from disk; each retry reopens it, so the upload is retried like any call. */
-  createFromFile(path: string, params: { contentType: string }, options?: RequestOptions): Promise<Upload> {
+  createFromFile(path: string, params: { contentType?: string } = {}, options?: RequestOptions): Promise<Upload> {
     return this.create(() => createReadStream(path), params, options);
   }
 }
@@ -67,9 +71,12 @@ export class UploadsResource {
 export class AssetsResource {
   constructor(private readonly http: HttpClient) {}
 
-  /** Fetches an output by its `items[i].output.url` (absolute or relative); the body is left unread. */
+  /**
+   * Fetches an output by its `items[i].output.url`, an absolute, signed and expiring link: the
+   * signature is the credential, so the API key is never sent with it. The body is left unread.
+   */
   download(url: string, options?: RequestOptions): Promise<Response> {
-    return this.http.requestStream({ method: 'GET', path: url, headers: { accept: '*/*' }, options });
+    return this.http.requestStream({ method: 'GET', path: url, headers: { accept: '*/*' }, auth: false, options });
   }
 }
 
@@ -123,6 +130,20 @@ export class WebhookEndpointsResource {
   }
 }
 
+export class EventsResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Recent webhook events of the account, newest first (GET /v1/events). */
+  list(params: EventListParams = {}, options?: RequestOptions): Promise<ListResponse<WebhookEventRecord>> {
+    return this.http.request({ method: 'GET', path: '/v1/events', query: { ...params }, options });
+  }
+
+  /** Queues the event for delivery again to its endpoints (POST /v1/events/{id}/redeliver). */
+  redeliver(eventId: string, options?: RequestOptions): Promise<unknown> {
+    return this.http.request({ method: 'POST', path: `/v1/events/${segment(eventId)}/redeliver`, options });
+  }
+}
+
 export class LicenseResource {
   constructor(private readonly http: HttpClient) {}
 
@@ -149,6 +170,19 @@ export class LicenseResource {
   /** The Ed25519 JWK that verifies licence tokens offline. */
   publicKey(options?: RequestOptions): Promise<LicensePublicKey> {
     return this.http.request({ method: 'GET', path: '/v1/license/public-key', options });
+  }
+
+  /**
+   * Checks a token without the network (signature, expiry, offline grace, clock rollback; the rules
+   * are in license-token.ts). Throws LicenseError offline_grace_expired when online validation is due.
+   */
+  verifyOffline(
+    token: string,
+    publicKeyJwk: LicensePublicKey,
+    now: Date | number = Date.now(),
+    options: VerifyOfflineOptions = {},
+  ): VerifiedLicense {
+    return verifyLicenseToken(token, publicKeyJwk, now, options);
   }
 }
 

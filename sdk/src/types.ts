@@ -43,18 +43,27 @@ export interface AudioJobParams {
 
 export interface JobOutput {
   asset_id: string;
+  /** Absolute, signed link (GET /v1/assets/{asset_id}/content?expires=…&signature=…): no API key needed. */
   url: string;
+  /** When `url` stops working; read the job again for a fresh link. */
   expires_at: string;
   size_bytes: number;
   container: string;
+  /** sdr2hdr outputs: e.g. {codec: 'hevc', hdr: 'HDR10', …}. */
+  video?: Record<string, unknown>;
+  /** audio outputs: the measured loudness and format. */
+  audio?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
 export interface JobItem {
   index: number;
   status: JobStatus;
+  /** {type: 'url', url} or {type: 'upload', upload_id}. */
   source: Record<string, unknown>;
   duration_seconds: number | null;
+  width?: number | null;
+  height?: number | null;
   estimated_credits: number;
   charged_credits: number;
   output: JobOutput | null;
@@ -67,6 +76,8 @@ export interface JobView {
   job_id: string;
   api: Api;
   status: JobStatus;
+  /** The region whose workers run the job. */
+  region?: string;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -85,9 +96,13 @@ export interface JobView {
 }
 
 export interface Upload {
+  object: 'upload';
   upload_id: string;
   size_bytes: number;
+  /** Hex SHA-256 of the stored bytes. */
   sha256: string;
+  content_type: string | null;
+  created_at: string;
   expires_at: string;
   [key: string]: unknown;
 }
@@ -107,6 +122,15 @@ export interface CreditBalance {
 }
 
 export interface LedgerEntry {
+  object: 'ledger_entry';
+  id: string;
+  kind: 'grant' | 'authorise' | 'capture' | 'release' | (string & {});
+  credits: number;
+  job_id: string | null;
+  reason: string | null;
+  balance_after: number;
+  reserved_after: number;
+  created_at: string;
   [key: string]: unknown;
 }
 
@@ -123,6 +147,21 @@ export interface WebhookDelivery {
   [key: string]: unknown;
 }
 
+/** An event as GET /v1/events lists it; `payload`-style fields follow the webhook body (API.md §6). */
+export interface WebhookEventRecord {
+  id: string;
+  event: string;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+export interface EventListParams extends ListParams {
+  /** Only events of this type, e.g. job.failed. */
+  type?: string;
+  /** Only events of this job. */
+  job_id?: string;
+}
+
 export interface LicenseActivation {
   activation_id: string;
   license: { id: string; plan: string; expires_at: string; max_devices: number; active_devices: number };
@@ -135,6 +174,8 @@ export interface LicensePublicKey {
   kty: 'OKP';
   crv: 'Ed25519';
   x: string;
+  /** Thumbprint of the key (RFC 7638); tokens carry it in their header. */
+  kid?: string;
   [key: string]: unknown;
 }
 

@@ -382,6 +382,46 @@ describe('requests', () => {
     assert.deepEqual(JSON.parse(String(create?.body)), { inputs: [{ source_url: 'https://example.test/a.mp4' }] });
   });
 
+  test('a signed asset link is fetched without the API key, even on the service origin', async () => {
+    const { client, server } = await setup(sequence({ status: 200, body: 'bytes' }));
+    const link = `${server.baseUrl}/v1/assets/ast_1/content?expires=9999999999&signature=abc`;
+    const response = await client.assets.download(link);
+    assert.equal(await response.text(), 'bytes');
+    assert.equal(server.requests[0]?.path, '/v1/assets/ast_1/content?expires=9999999999&signature=abc');
+    assert.equal(server.requests[0]?.headers['x-api-key'], undefined);
+  });
+
+  test('an upload without a content type goes as application/octet-stream', async () => {
+    const { client, server } = await setup(sequence({ status: 201, json: { object: 'upload', upload_id: 'upl_1' } }));
+    await client.uploads.create(Buffer.from('abc'));
+    assert.equal(server.requests[0]?.headers['content-type'], 'application/octet-stream');
+  });
+
+  test('webhook endpoints and events use the documented paths', async () => {
+    const { client, server } = await setup(
+      sequence({ status: 200, json: { object: 'list', data: [], has_more: false, next_cursor: null } }),
+    );
+    await client.webhookEndpoints.create({ url: 'https://example.test/hooks', events: ['job.failed'] });
+    await client.webhookEndpoints.list();
+    await client.webhookEndpoints.rotateSecret('we_1');
+    await client.webhookEndpoints.deliveries('we_1', { limit: 5 });
+    await client.webhookEndpoints.delete('we_1');
+    await client.events.list({ type: 'job.failed', job_id: 'job_1' });
+    await client.events.redeliver('evt_1');
+    assert.deepEqual(
+      server.requests.map((request) => `${request.method} ${request.path}`),
+      [
+        'POST /v1/webhook-endpoints',
+        'GET /v1/webhook-endpoints',
+        'POST /v1/webhook-endpoints/we_1/rotate-secret',
+        'GET /v1/webhook-endpoints/we_1/deliveries?limit=5',
+        'DELETE /v1/webhook-endpoints/we_1',
+        'GET /v1/events?type=job.failed&job_id=job_1',
+        'POST /v1/events/evt_1/redeliver',
+      ],
+    );
+  });
+
   test('licence calls send the token header', async () => {
     const { client, server } = await setup(sequence({ status: 200, json: { plan: 'pro' } }));
     await client.license.retrieve('tok.en.sig');

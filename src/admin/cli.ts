@@ -6,6 +6,7 @@ import { AppModule } from '../app.module';
 import { loadConfigOrExit } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { createLogger } from '../common/logger';
+import { LicenseAdminService } from '../license/license-admin.service';
 import { AdminService } from './admin.service';
 import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.dto';
 
@@ -21,6 +22,9 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   set-spend-limit <account_id> <usd|none>
   maintenance on [--until <ISO time>] | off
   block-content <sha256> [--reason <text>]        unblock-content <sha256>
+  create-license <account_id> --max-devices <n> --expires-at <ISO time> [--grace-seconds <n>] [--plan <name>]
+                                  prints the licence and its mjl_ key (shown once)
+  revoke-license <license_id>
 `;
 
 class UsageError extends Error {}
@@ -35,6 +39,13 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
+function positiveInt(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) throw new UsageError(`${what} must be a whole number ≥ 1`);
+  return parsed;
+}
+
 function parseCommandLine(argv: string[]) {
   try {
     return parseArgs({
@@ -42,10 +53,14 @@ function parseCommandLine(argv: string[]) {
       allowPositionals: true,
       options: {
         name: { type: 'string' },
-        plan: { type: 'string', default: 'free' },
+        // No default here: create-account defaults to 'free', create-license to its own plan name.
+        plan: { type: 'string' },
         credits: { type: 'string' },
         reason: { type: 'string' },
         until: { type: 'string' },
+        'max-devices': { type: 'string' },
+        'expires-at': { type: 'string' },
+        'grace-seconds': { type: 'string' },
       },
     });
   } catch (error) {
@@ -56,12 +71,12 @@ function parseCommandLine(argv: string[]) {
   }
 }
 
-async function run(admin: AdminService, argv: string[]): Promise<unknown> {
+async function run(admin: AdminService, argv: string[], licenses: LicenseAdminService): Promise<unknown> {
   const { values, positionals } = parseCommandLine(argv);
   const [command, first, second] = positionals;
   switch (command) {
     case 'create-account':
-      return admin.createAccount(required(values.name, '--name'), oneOf(values.plan, PLAN_IDS, '--plan'));
+      return admin.createAccount(required(values.name, '--name'), oneOf(values.plan ?? 'free', PLAN_IDS, '--plan'));
     case 'list-accounts':
       return admin.listAccounts(100);
     case 'show-account':
@@ -95,6 +110,16 @@ async function run(admin: AdminService, argv: string[]): Promise<unknown> {
       return admin.blockContent(required(first, '<sha256>'), values.reason);
     case 'unblock-content':
       return admin.unblockContent(required(first, '<sha256>'));
+    case 'create-license':
+      return licenses.create({
+        accountId: required(first, '<account_id>'),
+        maxDevices: positiveInt(required(values['max-devices'], '--max-devices'), '--max-devices')!,
+        expiresAt: required(values['expires-at'], '--expires-at'),
+        offlineGraceSeconds: positiveInt(values['grace-seconds'], '--grace-seconds'),
+        plan: values.plan,
+      });
+    case 'revoke-license':
+      return licenses.revoke(required(first, '<license_id>'));
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }
@@ -105,7 +130,7 @@ async function main(): Promise<number> {
   const logger = createLogger({ ...config, logLevel: 'warn' }, 'admin-cli');
   const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config, logger), { logger: false });
   try {
-    const result = await run(app.get(AdminService), process.argv.slice(2));
+    const result = await run(app.get(AdminService), process.argv.slice(2), app.get(LicenseAdminService));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {

@@ -4,6 +4,7 @@ import type { AppConfig } from './config/config';
 
 export const QUEUE_JOBS = {
   media: ['process-job'],
+  webhooks: ['deliver'],
 } as const;
 
 export type QueueKind = keyof typeof QUEUE_JOBS;
@@ -15,6 +16,13 @@ export function mediaQueueName(region: string): string {
 
 export interface MediaJobData {
   jobId: string;
+}
+
+/** Webhook deliveries are not tied to a region: any worker may send them. */
+export const WEBHOOK_QUEUE = 'webhooks';
+
+export interface WebhookJobData {
+  deliveryId: string;
 }
 
 export function cancelChannel(config: AppConfig): string {

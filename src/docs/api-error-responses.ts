@@ -21,6 +21,7 @@ const GROUPS = {
   invalid: ['missing_parameter', 'invalid_parameter', 'invalid_json', 'request_too_large', 'unsupported_content_type'],
   missing: ['resource_missing'],
   job_missing: ['job_not_found'],
+  asset: ['asset_not_found', 'range_not_satisfiable'],
   submit: [
     'plan_not_supported',
     'subscription_inactive',
@@ -42,6 +43,7 @@ const GROUPS = {
     'asset_not_found',
   ],
   cancel: ['job_not_cancellable'],
+  webhook_url: ['invalid_url'],
   upload: ['file_too_large', 'content_policy_violation'],
   license: [
     'license_invalid',

@@ -43,7 +43,7 @@ export class AssetsController {
   @ApiOperation({ summary: 'Download an output (signed, expiring link from the job view; Range supported)' })
   @ApiQuery({ name: 'expires', required: true })
   @ApiQuery({ name: 'signature', required: true })
-  @ApiErrorResponses('rate', 'missing')
+  @ApiErrorResponses('rate', 'asset')
   async content(
     @Param('asset_id') assetId: string,
     @Query('expires') expires: string | undefined,

@@ -20,7 +20,10 @@ export interface EventPayload {
  */
 @Injectable()
 export class OutboxWriter {
-  async write(manager: EntityManager, event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null }): Promise<EventPayload> {
+  async write(
+    manager: EntityManager,
+    event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null },
+  ): Promise<EventPayload> {
     const payload: EventPayload = {
       id: newId('evt'),
       event: event.event,

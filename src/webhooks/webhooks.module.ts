@@ -1,6 +1,21 @@
 import { Module } from '@nestjs/common';
 import { OutboxWriter } from './outbox.writer';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { EventsController, WebhookEndpointsController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
 
-/** A leaf: the outbox today; endpoint registry and delivery arrive with the webhooks issue. */
+/** A leaf: the outbox that jobs and processing write a job's terminal event to, in their transaction. */
 @Module({ providers: [OutboxWriter], exports: [OutboxWriter] })
 export class WebhooksModule {}
+
+/** API process: endpoint registry, events, delivery log and redelivery (scope `webhooks`). */
+@Module({
+  controllers: [WebhookEndpointsController, EventsController],
+  providers: [WebhooksService, WebhooksRepository],
+})
+export class WebhooksApiModule {}
+
+/** Worker process only: relays the outbox and sends deliveries. */
+@Module({ providers: [WebhookDispatcher, WebhooksRepository] })
+export class WebhooksWorkerModule {}

@@ -114,8 +114,14 @@ describe('failure codes from real causes', () => {
     const processing = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, ['processing', 'succeeded']);
     expect(processing.status).toBe('processing');
     expect(processing.started_at).not.toBeNull();
-    // Wait until ffmpeg really runs, then cancel.
-    for (let i = 0; i < 50 && (await ffmpegProcessesFor(jobId)).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    // Wait until ffmpeg really runs and has reported progress, then cancel.
+    let progress = 0;
+    for (let i = 0; i < 100 && progress === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      progress = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body.progress;
+    }
+    expect(progress).toBeGreaterThan(0);
+    expect(progress).toBeLessThan(1);
     expect((await ffmpegProcessesFor(jobId)).length).toBeGreaterThan(0);
     const cancelled = await call(api, 'POST', `/v1/sdr2hdr/jobs/${jobId}/cancel`, { key: account.apiKey });
     const at = Date.now();

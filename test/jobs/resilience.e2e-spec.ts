@@ -27,7 +27,12 @@ function spawnWorker(env: Record<string, string>): ChildProcess {
 }
 
 function killGroup(child: ChildProcess): void {
-  if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch (error) {
+    // Already gone: nothing left to kill.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }
 
 async function ffmpegRunningFor(jobId: string): Promise<boolean> {
@@ -91,6 +96,36 @@ describe('resilience', () => {
     } finally {
       if (first) killGroup(first);
       if (second) killGroup(second);
+      await api.close();
+    }
+  });
+
+  it('SIGTERM: a worker finishes its running job before it exits', async () => {
+    ensureBuilt('dist/src/worker.js');
+    const region = 'drain';
+    const storage = await mkdtemp(join(tmpdir(), 'mj-drain-'));
+    const api = await startApi({ REGION: region, STORAGE_DIR: storage });
+    const worker = spawnWorker({ REGION: region, STORAGE_DIR: storage, PUBLIC_BASE_URL: api.config.publicBaseUrl, DOCS_URL: api.config.docsUrl });
+    try {
+      // Nest closes the app on SIGTERM, then re-raises the signal: a clean exit is code 0 or that signal.
+      const exited = new Promise<string>((resolve) => worker.once('exit', (code, signal) => resolve(String(code ?? signal))));
+      const account = await createAccount(api, { credits: 1000 });
+      const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 640, height: 360, seconds: 2, audio: false }));
+      let submitted;
+      for (let i = 0; i < 100; i++) {
+        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+        if (submitted.status !== 503) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const jobId = submitted!.body.job_id as string;
+      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await ffmpegRunningFor(jobId)).toBe(true);
+      worker.kill('SIGTERM');
+      expect(['0', 'SIGTERM']).toContain(await exited);
+      const job = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+      expect(job).toMatchObject({ status: 'succeeded', billing: { state: 'settled' } });
+    } finally {
+      killGroup(worker);
       await api.close();
     }
   });

@@ -28,6 +28,8 @@ export interface AppConfig {
   workerMaxPixels: number;
   maxQueueDepth: number;
   ipRateLimitPerSecond: number;
+  /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
+  licenseRateLimitPerSecond: number;
   logLevel: string;
   ffmpegPath: string;
   ffprobePath: string;
@@ -128,6 +130,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     workerMaxPixels: int(env, 'WORKER_MAX_PIXELS', 3840 * 2160, 1),
     maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
+    licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),
     logLevel,
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',

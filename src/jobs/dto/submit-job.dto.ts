@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { ListQuery } from '../../common/pagination';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -104,18 +105,7 @@ export class SubmitAudioJobDto extends SubmitJobBase {
   output?: AudioOutputDto;
 }
 
-export class ListJobsQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @IsOptional()
-  @Matches(/^job_[0-9A-Za-z]{1,40}$/, { message: 'starting_after must be a job id' })
-  starting_after?: string;
-
+export class ListJobsQuery extends ListQuery {
   @IsOptional()
   @IsIn(['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'])
   status?: string;

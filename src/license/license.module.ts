@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { LicenseAdminController } from './license-admin.controller';
+import { LicenseAdminService } from './license-admin.service';
+import { LicenseController } from './license.controller';
+import { LicenseRepository } from './license.repository';
+import { LicenseService } from './license.service';
+import { LicenseSigner } from './license-signer';
+
+/** The public licence API (API process only): it needs the signing key. */
+@Module({
+  imports: [AuthModule],
+  controllers: [LicenseController],
+  providers: [LicenseRepository, LicenseService, LicenseSigner],
+})
+export class LicenseModule {}
+
+/**
+ * Issuing and revoking licences: /v1/admin/licenses and the operator CLI. Apart from the public
+ * API because it never signs anything, so the CLI runs without LICENSE_SIGNING_KEY.
+ */
+@Module({
+  controllers: [LicenseAdminController],
+  providers: [LicenseRepository, LicenseAdminService],
+  exports: [LicenseAdminService],
+})
+export class LicenseAdminModule {}

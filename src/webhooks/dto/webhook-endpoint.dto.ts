@@ -1,0 +1,47 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ListQuery } from '../../common/pagination';
+import { JOB_EVENTS, type JobEvent } from '../outbox.writer';
+
+export class CreateWebhookEndpointDto {
+  @ApiProperty({ example: 'https://example.com/webhooks/mediajobs', maxLength: 2048 })
+  @IsDefined()
+  @IsString()
+  @MaxLength(2048)
+  url: string;
+
+  @ApiPropertyOptional({ enum: JOB_EVENTS, isArray: true, description: 'Events to receive (default: all of them).' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(JOB_EVENTS, { each: true, message: `each event must be one of ${JOB_EVENTS.join(', ')}` })
+  events?: JobEvent[];
+}
+
+export class ListDeliveriesQuery extends ListQuery {
+  @ApiPropertyOptional({ description: 'Only the deliveries of this event (evt_…).' })
+  @IsOptional()
+  @Matches(/^evt_[0-9A-Za-z]{1,64}$/, { message: 'event_id must be an event id (evt_…)' })
+  event_id?: string;
+}
+
+export class ListEventsQuery extends ListQuery {
+  @ApiPropertyOptional({ enum: JOB_EVENTS, description: 'Only events of this kind.' })
+  @IsOptional()
+  @IsIn(JOB_EVENTS, { message: `type must be one of ${JOB_EVENTS.join(', ')}` })
+  type?: JobEvent;
+
+  @ApiPropertyOptional({ description: 'Only the events of this job (job_…).' })
+  @IsOptional()
+  @Matches(/^job_[0-9A-Za-z]{1,64}$/, { message: 'job_id must be a job id (job_…)' })
+  job_id?: string;
+}
+
+export class RedeliverQuery {
+  @ApiPropertyOptional({
+    description: 'Send only to this endpoint (we_…); default: every enabled endpoint subscribed to the event.',
+  })
+  @IsOptional()
+  @Matches(/^we_[0-9A-Za-z]{1,64}$/, { message: 'endpoint_id must be a webhook endpoint id (we_…)' })
+  endpoint_id?: string;
+}

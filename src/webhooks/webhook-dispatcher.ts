@@ -1,0 +1,213 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { Queue, Worker, type Job } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { isUnavailableError } from '../common/errors/classify';
+import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
+import { bullConnection, QUEUE_JOBS, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
+import { nextAttemptDelayMs } from './retry-policy';
+import { type AttemptResult, sendWebhook } from './webhook-sender';
+import { type AttemptOutcome, type DueDelivery, WebhooksRepository } from './webhooks.repository';
+
+/** How often the outbox is relayed and due deliveries are (re)queued: the latency of a new event. */
+const PUMP_MS = 1000;
+const BATCH = 200;
+/** Longer than one attempt can take (10 s timeout), so a live worker never loses its lease mid-attempt. */
+const LEASE_SECONDS = 60;
+const CONCURRENCY = 10;
+const PURGE_MS = 3600_000;
+
+/**
+ * The worker process's webhook sender. The database decides what is due: a pump relays new outbox
+ * events into deliveries and puts every due, unleased delivery on the `webhooks` queue (the job id
+ * names the delivery and its attempt number, so a job already queued is not added twice); a retry is
+ * also queued as a BullMQ delayed job for punctuality. A Redis flush or a dead worker therefore
+ * costs at most a pump interval (or a lease), never an event.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly inflight = new Set<AbortController>();
+  private readonly policy: AddressPolicy;
+  private worker?: Worker<WebhookJobData>;
+  private queue?: Queue<WebhookJobData>;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private pumping?: Promise<void>;
+  private stopping = false;
+
+  constructor(
+    private readonly repository: WebhooksRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.policy = createAddressPolicy(config.allowPrivateUrls);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const handlers: Record<string, (job: Job<WebhookJobData>) => Promise<void>> = {
+      deliver: (job) => this.deliver(job.data.deliveryId),
+    };
+    const missing = QUEUE_JOBS.webhooks.filter((name) => !handlers[name]);
+    if (missing.length)
+      throw new Error(`No handler for webhooks queue job(s) ${missing.join(', ')}: add one in WebhookDispatcher`);
+
+    const connection = bullConnection(this.config, 'worker');
+    this.queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection, prefix: this.config.redisPrefix });
+    this.queue.on('error', () => undefined);
+    this.worker = new Worker<WebhookJobData>(WEBHOOK_QUEUE, (job) => handlers[job.name](job), {
+      connection,
+      prefix: this.config.redisPrefix,
+      concurrency: CONCURRENCY,
+    });
+    this.worker.on('error', (error) => this.logger.warn({ err: error }, 'webhooks queue connection error'));
+    this.worker.on('failed', (job, error) =>
+      this.logger.warn(
+        { delivery_id: job?.data.deliveryId, err: error },
+        'webhook delivery job failed; the pump retries it',
+      ),
+    );
+
+    this.every(PUMP_MS, () => this.pump());
+    this.every(PURGE_MS, () => this.purge());
+    void this.pump();
+  }
+
+  /**
+   * Stops at once: attempts in flight are aborted and their deliveries handed back, due again for
+   * any worker. Before (not on) shutdown, so Postgres is still open for the hand-back.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.pumping;
+    for (const controller of this.inflight) controller.abort(new Error('worker shutting down'));
+    await this.worker?.close();
+    await this.queue?.close();
+  }
+
+  /** Relays new events and queues every due delivery; one run at a time. Errors wait for the next tick. */
+  private pump(): Promise<void> {
+    if (this.stopping || this.pumping) return this.pumping ?? Promise.resolve();
+    this.pumping = (async () => {
+      try {
+        while ((await this.repository.relayOutbox(BATCH, this.firstDelayMs())) === BATCH);
+        await this.enqueue(await this.repository.dueDeliveries(BATCH));
+      } catch (error) {
+        if (!isUnavailableError(error)) this.logger.error({ err: error }, 'webhook pump failed');
+      } finally {
+        this.pumping = undefined;
+      }
+    })();
+    return this.pumping;
+  }
+
+  /** Events (with their deliveries and attempts) are kept as long as the jobs they belong to. */
+  private async purge(): Promise<void> {
+    try {
+      await this.repository.purgeEvents(this.config.jobRetentionDays);
+    } catch (error) {
+      if (!isUnavailableError(error)) this.logger.error({ err: error }, 'webhook event purge failed');
+    }
+  }
+
+  private every(ms: number, task: () => Promise<void>): void {
+    const timer = setInterval(() => void task(), ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private async enqueue(deliveries: DueDelivery[], delayMs = 0): Promise<void> {
+    if (!deliveries.length || !this.queue) return;
+    await this.queue.addBulk(
+      deliveries.map((delivery) => ({
+        name: 'deliver',
+        data: { deliveryId: delivery.id },
+        opts: {
+          jobId: `${delivery.id}-${delivery.attempts}`,
+          delay: delayMs,
+          removeOnComplete: true,
+          removeOnFail: true,
+        },
+      })),
+    );
+  }
+
+  private firstDelayMs(): number {
+    return nextAttemptDelayMs(this.config.webhookRetryScheduleSeconds, 0) ?? 0;
+  }
+
+  /** One attempt of one delivery, if it is due and no other worker holds it. */
+  private async deliver(deliveryId: string): Promise<void> {
+    const token = randomUUID();
+    const claimed = await this.repository.claim(deliveryId, token, LEASE_SECONDS);
+    if (!claimed) return;
+    if (claimed.disabled) {
+      await this.repository.abandon(deliveryId, token, 'The endpoint was disabled before this attempt.');
+      return;
+    }
+
+    const controller = new AbortController();
+    this.inflight.add(controller);
+    const attemptedAt = new Date();
+    let result: AttemptResult;
+    try {
+      result = await sendWebhook(
+        {
+          url: claimed.url,
+          secrets: claimed.previous_secret ? [claimed.secret, claimed.previous_secret] : [claimed.secret],
+          eventId: claimed.event_id,
+          body: JSON.stringify(claimed.payload),
+        },
+        { allow: this.policy, signal: controller.signal },
+      );
+    } catch (error) {
+      // Shutting down (or an unexpected failure): no verdict, so the delivery goes back as it was.
+      await this.repository.release(deliveryId, token);
+      if (controller.signal.aborted) return;
+      throw error;
+    } finally {
+      this.inflight.delete(controller);
+    }
+
+    const attemptsMade = claimed.attempts + 1;
+    let outcome: AttemptOutcome;
+    if (result.verdict === 'delivered') {
+      outcome = { state: 'delivered' };
+    } else if (result.verdict === 'gone') {
+      outcome = { state: 'failed' };
+    } else {
+      const delayMs = nextAttemptDelayMs(this.config.webhookRetryScheduleSeconds, attemptsMade, {
+        retryAfterSeconds: result.retryAfterSeconds,
+      });
+      outcome = delayMs === null ? { state: 'failed' } : { state: 'pending', delayMs };
+    }
+    const recorded = await this.repository.recordAttempt(
+      deliveryId,
+      token,
+      { attemptedAt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
+      outcome,
+      result.verdict === 'gone' ? 'The endpoint answered HTTP 410 Gone.' : undefined,
+    );
+    this.logger.log(
+      {
+        delivery_id: deliveryId,
+        event_id: claimed.event_id,
+        attempt: attemptsMade,
+        status: result.statusCode,
+        state: outcome.state,
+      },
+      'webhook attempt',
+    );
+    if (recorded && outcome.state === 'pending') {
+      // Punctual retry; if Redis loses it, the pump queues the delivery once it is due.
+      await this.enqueue([{ id: deliveryId, attempts: attemptsMade }], outcome.delayMs).catch((error: unknown) =>
+        this.logger.warn({ delivery_id: deliveryId, err: error }, 'could not queue the retry; the pump will'),
+      );
+    }
+  }
+}

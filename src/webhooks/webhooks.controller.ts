@@ -1,0 +1,104 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { AuthContext } from '../auth/auth-context';
+import { Caller, RequireScope } from '../auth/auth.decorators';
+import { ListQuery, type ListResponse } from '../common/pagination';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import {
+  CreateWebhookEndpointDto,
+  ListDeliveriesQuery,
+  ListEventsQuery,
+  RedeliverQuery,
+} from './dto/webhook-endpoint.dto';
+import { WebhooksService, type DeliveryView, type EventView, type WebhookEndpointView } from './webhooks.service';
+
+@ApiTags('webhooks')
+@ApiSecurity('api_key')
+@RequireScope('webhooks')
+@Controller('v1/webhook-endpoints')
+export class WebhookEndpointsController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Register a webhook endpoint (its whsec_ secret is shown once, in this response)' })
+  @ApiErrorResponses('auth', 'rate', 'invalid', 'webhook_url')
+  create(@Caller() caller: AuthContext, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
+    return this.webhooks.createEndpoint(caller.accountId, body.url, body.events);
+  }
+
+  @Get()
+  @ApiOperation({ summary: "List the account's webhook endpoints (never their secrets)" })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  list(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<WebhookEndpointView>> {
+    return this.webhooks.listEndpoints(caller.accountId, query.limit, query.starting_after);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'A webhook endpoint' })
+  @ApiErrorResponses('auth', 'rate', 'missing')
+  get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookEndpointView> {
+    return this.webhooks.getEndpoint(caller.accountId, id);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a webhook endpoint: nothing more is sent to it, its delivery log goes too' })
+  @ApiErrorResponses('auth', 'rate', 'missing')
+  delete(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookEndpointView> {
+    return this.webhooks.deleteEndpoint(caller.accountId, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Replace the signing secret (shown once); for 24 h deliveries are signed with both' })
+  @ApiErrorResponses('auth', 'rate', 'missing')
+  rotateSecret(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookEndpointView> {
+    return this.webhooks.rotateSecret(caller.accountId, id);
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({
+    summary: 'Deliveries to this endpoint, newest first, each with its attempts (time, status, duration, error)',
+  })
+  @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
+  deliveries(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Query() query: ListDeliveriesQuery,
+  ): Promise<ListResponse<DeliveryView>> {
+    return this.webhooks.listDeliveries(caller.accountId, id, query);
+  }
+}
+
+@ApiTags('events')
+@ApiSecurity('api_key')
+@RequireScope('webhooks')
+@Controller('v1/events')
+export class EventsController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get()
+  @ApiOperation({ summary: "The account's recent events, newest first (filter by type and job)" })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  list(@Caller() caller: AuthContext, @Query() query: ListEventsQuery): Promise<ListResponse<EventView>> {
+    return this.webhooks.listEvents(caller.accountId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'An event, exactly as its webhook body' })
+  @ApiErrorResponses('auth', 'rate', 'missing')
+  get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EventView> {
+    return this.webhooks.getEvent(caller.accountId, id);
+  }
+
+  @Post(':id/redeliver')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Send the event again to every enabled endpoint subscribed to it, or to ?endpoint_id=' })
+  @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
+  redeliver(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Query() query: RedeliverQuery,
+  ): Promise<ListResponse<DeliveryView>> {
+    return this.webhooks.redeliver(caller.accountId, id, query.endpoint_id);
+  }
+}

@@ -1,0 +1,286 @@
+// The official client (sdk/, built from its sources) against the real service: API, BullMQ worker,
+// ffmpeg, Postgres and Redis. Every request goes through a recording proxy, which is also the
+// service's public URL, so the test sees exactly what the client sent (keys, Idempotency-Keys) and
+// can lose a response on the way back.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { encryptedMp4, sdrMp4 } from '../fixtures/media';
+import { createAccount, type TestApi } from '../support/app';
+import { startStack } from '../support/worker';
+import { buildSdk, loadSdk, RecordingProxy, type Exchange, type Sdk } from './support';
+
+const exec = promisify(execFile);
+const JOB_TIMEOUT = 120_000;
+
+type Client = InstanceType<Sdk['MediaJobs']>;
+type RetryEvent = Parameters<NonNullable<ConstructorParameters<Sdk['MediaJobs']>[0]>['onRetry'] & {}>[0];
+
+async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function probeVideo(file: string): Promise<Record<string, string>> {
+  const { stdout } = await exec('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=codec_name,pix_fmt,color_transfer,color_primaries',
+    '-of',
+    'json',
+    file,
+  ]);
+  return JSON.parse(stdout).streams[0];
+}
+
+describe('the official client against the real service', () => {
+  let sdkDir: string;
+  let sdk: Sdk;
+  let proxy: RecordingProxy;
+  let api: TestApi;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+
+  beforeAll(async () => {
+    sdkDir = buildSdk();
+    sdk = loadSdk(sdkDir);
+    proxy = await RecordingProxy.start();
+    stack = await startStack({
+      REGION: 'sdk-e2e',
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-sdk-')),
+      // Job views link their outputs through the proxy too.
+      PUBLIC_BASE_URL: proxy.url,
+    });
+    api = stack.api;
+    proxy.target = api.url;
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await proxy?.close();
+    if (sdkDir) rmSync(sdkDir, { recursive: true, force: true });
+  });
+
+  const clientFor = (apiKey: string, onRetry?: (event: RetryEvent) => void): Client =>
+    new sdk.MediaJobs({ apiKey, baseUrl: proxy.url, onRetry });
+  const jobPosts = (apiKey: string): Exchange[] =>
+    proxy.exchanges.filter(
+      (e) => e.method === 'POST' && e.path === '/v1/sdr2hdr/jobs' && e.headers['x-api-key'] === apiKey,
+    );
+
+  it(
+    'uploads.create → jobs.create → waitForJob with onProgress → download: an HEVC HDR10 file, charged the estimate',
+    async () => {
+      const account = await createAccount(api, { credits: 100 });
+      const client = clientFor(account.apiKey);
+      const bytes = await readFile(await sdrMp4());
+
+      const upload = await client.uploads.create(bytes);
+      expect(upload).toMatchObject({
+        object: 'upload',
+        upload_id: expect.stringMatching(/^upl_/),
+        size_bytes: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        expires_at: expect.any(String),
+      });
+
+      const submitted = await client.sdr2hdr.jobs.create({
+        inputs: [{ upload_id: upload.upload_id }],
+        metadata: { ref: 'sdk' },
+      });
+      expect(submitted).toMatchObject({ object: 'job', api: 'sdr2hdr', status: 'queued', metadata: { ref: 'sdk' } });
+      const estimate = submitted.billing.estimated_credits;
+      expect(estimate).toBeGreaterThan(0);
+
+      const seen: { status: string; progress: number }[] = [];
+      const job = await client.waitForJob('sdr2hdr', submitted.job_id, {
+        pollIntervalMs: 200,
+        onProgress: (view) => seen.push({ status: view.status, progress: view.progress }),
+      });
+      expect(job.status).toBe('succeeded');
+      expect(job.progress).toBe(1);
+      expect(job.billing).toEqual({
+        estimated_credits: estimate,
+        charged_credits: estimate,
+        refunded: false,
+        state: 'settled',
+      });
+      expect(seen.at(-1)).toEqual({ status: 'succeeded', progress: 1 });
+      for (const view of seen) expect(['queued', 'processing', 'succeeded']).toContain(view.status);
+      const progress = seen.map((view) => view.progress);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+
+      const output = job.items[0]?.output;
+      expect(output?.url).toMatch(new RegExp(`^${proxy.url}/v1/assets/ast_\\w+/content\\?expires=\\d+&signature=`));
+      const response = await client.assets.download(output!.url);
+      expect(response.status).toBe(200);
+      const result = Buffer.from(await response.arrayBuffer());
+      expect(result.length).toBe(output!.size_bytes);
+      const file = join(await mkdtemp(join(tmpdir(), 'mj-sdk-out-')), 'out.mp4');
+      await writeFile(file, result);
+      expect(await probeVideo(file)).toEqual({
+        codec_name: 'hevc',
+        pix_fmt: 'yuv420p10le',
+        color_transfer: 'smpte2084',
+        color_primaries: 'bt2020',
+      });
+
+      // The signed link is its own credential: the API key went to the API, never with the download.
+      const assetGets = proxy.exchanges.filter((e) => e.path.startsWith('/v1/assets/'));
+      expect(assetGets).toHaveLength(1);
+      expect(assetGets[0].headers['x-api-key']).toBeUndefined();
+      expect(jobPosts(account.apiKey)).toHaveLength(1);
+      expect(jobPosts(account.apiKey)[0].headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    },
+    JOB_TIMEOUT,
+  );
+
+  it(
+    'a failed job (DRM-protected input): waitForJob raises ProcessingError with the job error, charged 0, never resubmitted',
+    async () => {
+      const account = await createAccount(api, { credits: 50 });
+      const client = clientFor(account.apiKey);
+      const upload = await client.uploads.createFromFile(await encryptedMp4(), { contentType: 'video/mp4' });
+      const submitted = await client.sdr2hdr.jobs.create({ inputs: [{ upload_id: upload.upload_id }] });
+
+      const error = await rejection(client.waitForJob('sdr2hdr', submitted.job_id, { pollIntervalMs: 200 }));
+      expect(error).toBeInstanceOf(sdk.ProcessingError);
+      expect(error).toBeInstanceOf(sdk.MediaJobsError);
+      expect(error).toMatchObject({
+        type: 'processing_error',
+        code: 'drm_protected',
+        requestId: expect.stringMatching(/^req_/),
+        docUrl: `${api.config.docsUrl}/errors.html#drm_protected`,
+        retryable: false,
+        status: null,
+        attempts: 0,
+      });
+      expect(error.job).toMatchObject({ job_id: submitted.job_id, status: 'failed' });
+      expect(error.job.error.request_id).toBe(error.requestId);
+      expect(error.job.billing).toEqual({
+        estimated_credits: submitted.billing.estimated_credits,
+        charged_credits: 0,
+        refunded: true,
+        state: 'released',
+      });
+      expect(jobPosts(account.apiKey)).toHaveLength(1);
+      expect(await client.account.credits()).toMatchObject({
+        balance_credits: 50,
+        reserved_credits: 0,
+        available_credits: 50,
+      });
+    },
+    JOB_TIMEOUT,
+  );
+
+  it('402 insufficient_credits raises BillingError with the shortfall in details, without a retry', async () => {
+    const account = await createAccount(api, { credits: 0 });
+    const client = clientFor(account.apiKey);
+    const upload = await client.uploads.create(await readFile(await sdrMp4()), { contentType: 'video/mp4' });
+
+    const error = await rejection(client.sdr2hdr.jobs.create({ inputs: [{ upload_id: upload.upload_id }] }));
+    expect(error).toBeInstanceOf(sdk.BillingError);
+    expect(error).toMatchObject({
+      type: 'billing_error',
+      code: 'insufficient_credits',
+      status: 402,
+      retryable: false,
+      attempts: 0,
+      requestId: expect.stringMatching(/^req_/),
+      docUrl: `${api.config.docsUrl}/errors.html#insufficient_credits`,
+    });
+    expect(error.details.required_credits).toBeGreaterThan(0);
+    expect(error.details.available_credits).toBe(0);
+    expect(jobPosts(account.apiKey)).toHaveLength(1);
+    expect((await client.sdr2hdr.jobs.list()).data).toEqual([]);
+  });
+
+  it('an invalid API key raises AuthError (401 invalid_api_key), without a retry', async () => {
+    const client = clientFor(`mjk_${'A'.repeat(40)}`);
+    const error = await rejection(client.account.credits());
+    expect(error).toBeInstanceOf(sdk.AuthError);
+    expect(error).toMatchObject({
+      type: 'auth_error',
+      code: 'invalid_api_key',
+      status: 401,
+      retryable: false,
+      attempts: 0,
+      requestId: expect.stringMatching(/^req_/),
+      docUrl: `${api.config.docsUrl}/errors.html#invalid_api_key`,
+    });
+  });
+
+  it('account.credits() and account.ledger() return the documented shapes, with numbers', async () => {
+    const account = await createAccount(api, { credits: 25 });
+    const client = clientFor(account.apiKey);
+    const balance = await client.account.credits();
+    expect(balance).toMatchObject({
+      object: 'credit_balance',
+      balance_credits: 25,
+      reserved_credits: 0,
+      available_credits: 25,
+      plan: 'pro',
+    });
+    for (const field of ['balance_credits', 'reserved_credits', 'available_credits', 'spent_usd'] as const) {
+      expect(typeof balance[field]).toBe('number');
+    }
+    expect(typeof balance.quota.processing_minutes_used).toBe('number');
+    const ledger = await client.account.ledger({ limit: 10 });
+    expect(ledger).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+    expect(ledger.data).toEqual([
+      expect.objectContaining({ object: 'ledger_entry', kind: 'grant', credits: 25, balance_after: 25 }),
+    ]);
+  });
+
+  it(
+    'a lost response is retried with the same auto-generated Idempotency-Key: one job, one hold',
+    async () => {
+      const account = await createAccount(api, { credits: 100 });
+      const retries: RetryEvent[] = [];
+      const client = clientFor(account.apiKey, (event) => retries.push(event));
+      const upload = await client.uploads.create(await readFile(await sdrMp4()), { contentType: 'video/mp4' });
+      const params = { inputs: [{ upload_id: upload.upload_id }], metadata: { ref: 'lost-response' } };
+
+      proxy.dropResponseOnce(
+        (e) => e.method === 'POST' && e.path === '/v1/sdr2hdr/jobs' && e.headers['x-api-key'] === account.apiKey,
+      );
+      const job = await client.sdr2hdr.jobs.create(params);
+
+      const posts = jobPosts(account.apiKey);
+      expect(posts).toHaveLength(2);
+      // The first request created the job; only its answer was lost.
+      expect(posts[0]).toMatchObject({ dropped: true, status: 202 });
+      const key = posts[0].headers['idempotency-key'] as string;
+      expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(posts[1].headers['idempotency-key']).toBe(key);
+      expect(posts[1]).toMatchObject({ dropped: false, status: 202 });
+      expect(posts[1].responseHeaders?.['idempotent-replayed']).toBe('true');
+      expect(retries).toHaveLength(1);
+      expect(retries[0].error).toBeInstanceOf(sdk.ConnectionError);
+
+      // The same key passed explicitly replays the same job too.
+      const again = await client.sdr2hdr.jobs.create(params, { idempotencyKey: key });
+      expect(again.job_id).toBe(job.job_id);
+
+      const list = await client.sdr2hdr.jobs.list({ limit: 10 });
+      expect(list).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+      expect(list.data.map((view) => view.job_id)).toEqual([job.job_id]);
+      expect(await client.account.credits()).toMatchObject({ reserved_credits: job.billing.estimated_credits });
+
+      const done = await client.waitForJob('sdr2hdr', job.job_id, { pollIntervalMs: 200 });
+      expect(done.status).toBe('succeeded');
+      const kinds = (await client.account.ledger()).data.map((entry) => entry.kind);
+      expect(kinds).toEqual(['capture', 'authorise', 'grant']);
+    },
+    JOB_TIMEOUT,
+  );
+});
