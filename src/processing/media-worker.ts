@@ -49,8 +49,8 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       connection,
       prefix: this.config.redisPrefix,
       concurrency: this.config.workerConcurrency,
-      lockDuration: Number(process.env.WORKER_LOCK_MS ?? 30_000),
-      stalledInterval: Number(process.env.WORKER_LOCK_MS ?? 30_000),
+      lockDuration: this.config.workerLockMs,
+      stalledInterval: this.config.workerLockMs,
       maxStalledCount: 2,
     });
     this.worker.on('failed', (job, error) => void this.onFailed(job, error));

@@ -84,7 +84,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
-    await this.pumping;
+    // Bounded: with Redis down a queue command waits for it, and shutdown must not.
+    await Promise.race([this.pumping, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     for (const controller of this.inflight) controller.abort(new Error('worker shutting down'));
     await this.worker?.close();
     await this.queue?.close();

@@ -7,7 +7,16 @@ import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startStack } from '../support/worker';
-import { emitEvent, registerEndpoint, sleep, startReceiver, verify, waitForDelivery, type Receiver } from './support';
+import {
+  deleteRegisteredEndpoints,
+  emitEvent,
+  registerEndpoint,
+  sleep,
+  startReceiver,
+  verify,
+  waitForDelivery,
+  type Receiver,
+} from './support';
 
 describe('webhook delivery', () => {
   let api: TestApi;
@@ -32,6 +41,7 @@ describe('webhook delivery', () => {
   });
   afterAll(async () => {
     await Promise.all(receivers.map((started) => started.stop()));
+    await deleteRegisteredEndpoints(api);
     await stack.close();
   });
 

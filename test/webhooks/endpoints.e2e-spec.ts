@@ -1,7 +1,7 @@
 // The webhook API (scope `webhooks`): endpoint registry with its URL rule, secrets shown only on
 // create and rotate, the event log, and tenant isolation. No worker: nothing is sent here.
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { emitEvent, registerEndpoint } from './support';
+import { deleteRegisteredEndpoints, emitEvent, registerEndpoint } from './support';
 
 describe('webhook endpoints and events API', () => {
   let api: TestApi;
@@ -11,7 +11,10 @@ describe('webhook endpoints and events API', () => {
     api = await startApi({ REGION: 'wh-api', ALLOW_PRIVATE_URLS: '127.0.0.1' });
     account = await createAccount(api);
   });
-  afterAll(() => api.close());
+  afterAll(async () => {
+    await deleteRegisteredEndpoints(api);
+    await api.close();
+  });
 
   it('registers an endpoint: whsec_ secret shown once, all events by default', async () => {
     const created = await call(api, 'POST', '/v1/webhook-endpoints', {

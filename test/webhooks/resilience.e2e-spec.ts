@@ -5,7 +5,15 @@ import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { startWorker, type TestWorker } from '../support/worker';
-import { emitEvent, registerEndpoint, startReceiver, verify, waitForDelivery, type Receiver } from './support';
+import {
+  deleteRegisteredEndpoints,
+  emitEvent,
+  registerEndpoint,
+  startReceiver,
+  verify,
+  waitForDelivery,
+  type Receiver,
+} from './support';
 
 const ENV = { REGION: 'wh-resilience', ALLOW_PRIVATE_URLS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '0,1,1,1' };
 
@@ -36,6 +44,7 @@ describe('webhook delivery survives workers and Redis', () => {
   });
   afterAll(async () => {
     await Promise.all(receivers.map((started) => started.stop()));
+    await deleteRegisteredEndpoints(api);
     await worker?.close();
     await api.close();
   });

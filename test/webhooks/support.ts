@@ -117,6 +117,13 @@ export function verify(secret: string, request: Received): EventPayload {
   return new Webhook(secret).verify(request.body, request.headers) as EventPayload;
 }
 
+/** Endpoints this test file registered: deleted afterwards, so no later file's worker keeps retrying them. */
+const registered: string[] = [];
+
+export async function deleteRegisteredEndpoints(api: TestApi): Promise<void> {
+  await api.app.get(DataSource).query(`DELETE FROM webhook_endpoints WHERE id = ANY ($1)`, [registered.splice(0)]);
+}
+
 export async function registerEndpoint(
   api: TestApi,
   key: string,
@@ -125,6 +132,7 @@ export async function registerEndpoint(
 ): Promise<{ id: string; secret: string; url: string; events: JobEvent[] }> {
   const response = await call(api, 'POST', '/v1/webhook-endpoints', { key, body: events ? { url, events } : { url } });
   if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
+  registered.push(response.body.id as string);
   return response.body;
 }
 

@@ -26,6 +26,8 @@ export interface AppConfig {
   webhookRetryScheduleSeconds: number[];
   region: string;
   workerMaxPixels: number;
+  /** BullMQ lock of a running job: a worker that dies is noticed after about this long. */
+  workerLockMs: number;
   maxQueueDepth: number;
   ipRateLimitPerSecond: number;
   /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
@@ -128,6 +130,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     webhookRetryScheduleSeconds,
     region,
     workerMaxPixels: int(env, 'WORKER_MAX_PIXELS', 3840 * 2160, 1),
+    workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
     maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
     licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),
