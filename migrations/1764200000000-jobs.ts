@@ -52,7 +52,9 @@ export class Jobs1764200000000 implements MigrationInterface {
       )`);
     await q.query(`CREATE INDEX jobs_account_idx ON jobs (account_id, api, id DESC)`);
     await q.query(`CREATE INDEX jobs_active_idx ON jobs (account_id) WHERE status IN ('queued', 'processing')`);
-    await q.query(`CREATE INDEX jobs_open_idx ON jobs (region, status, created_at) WHERE status IN ('queued', 'processing')`);
+    await q.query(
+      `CREATE INDEX jobs_open_idx ON jobs (region, status, created_at) WHERE status IN ('queued', 'processing')`,
+    );
     await q.query(`CREATE INDEX jobs_finished_idx ON jobs (account_id, finished_at)`);
     await q.query(`
       CREATE TABLE job_items (

@@ -31,10 +31,17 @@ function core(config: AppConfig, logger: Logger): DynamicModule[] {
         // Ops endpoints are polled constantly; their lines would drown the useful ones.
         // The adapter rewrites req.url for middleware, so match on the original URL.
         autoLogging: {
-          ignore: (request) => /^\/(health|metrics)/.test((request as typeof request & { originalUrl?: string }).originalUrl ?? request.url ?? ''),
+          ignore: (request) =>
+            /^\/(health|metrics)/.test(
+              (request as typeof request & { originalUrl?: string }).originalUrl ?? request.url ?? '',
+            ),
         },
         serializers: {
-          req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
+          req: (request: { id: string; method: string; url: string }) => ({
+            id: request.id,
+            method: request.method,
+            url: request.url,
+          }),
         },
       },
     }),

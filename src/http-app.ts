@@ -36,7 +36,10 @@ export async function createHttpApp(config: AppConfig): Promise<NestFastifyAppli
   // Media bodies are handed to the upload route as a stream (never buffered); elsewhere they are refused.
   fastify.addContentTypeParser(/^(?:video\/|audio\/|application\/octet-stream)/, (request, payload, done) => {
     if (request.routeOptions.url === '/v1/uploads') return done(null, payload);
-    done(Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
+    done(
+      Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }),
+      undefined,
+    );
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forApi(config, logger), adapter, {

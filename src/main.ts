@@ -7,7 +7,9 @@ async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await createHttpApp(config);
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
-  process.stdout.write(`${JSON.stringify({ level: 30, msg: `mediajobs API listening on ${config.publicBaseUrl}`, docs: config.docsUrl })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ level: 30, msg: `mediajobs API listening on ${config.publicBaseUrl}`, docs: config.docsUrl })}\n`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

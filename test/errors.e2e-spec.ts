@@ -60,7 +60,10 @@ describe('error envelope everywhere', () => {
     const missing = await call(api, 'POST', '/v1/account/api-keys', { key: account.apiKey, body: {} });
     expectEnvelope(missing, 'missing_parameter', 400);
     expect(missing.body.error.param).toBe('scopes');
-    const invalid = await call(api, 'POST', '/v1/account/api-keys', { key: account.apiKey, body: { scopes: ['audio', 'root'] } });
+    const invalid = await call(api, 'POST', '/v1/account/api-keys', {
+      key: account.apiKey,
+      body: { scopes: ['audio', 'root'] },
+    });
     expectEnvelope(invalid, 'invalid_parameter', 400);
     expect(invalid.body.error.param).toBe('scopes');
   });
@@ -70,6 +73,11 @@ describe('error envelope everywhere', () => {
     const response = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toMatch(/^req_/);
-    expect(response.body).toMatchObject({ object: 'credit_balance', balance_credits: 0, available_credits: 0, plan: 'pro' });
+    expect(response.body).toMatchObject({
+      object: 'credit_balance',
+      balance_credits: 0,
+      available_credits: 0,
+      plan: 'pro',
+    });
   });
 });

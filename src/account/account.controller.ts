@@ -60,9 +60,15 @@ export class AccountController {
   @Post('api-keys/:id/rotate')
   @HttpCode(201)
   @RequireScope('keys')
-  @ApiOperation({ summary: 'Replace a key with a new one of the same scopes; the old one is revoked after an optional grace' })
+  @ApiOperation({
+    summary: 'Replace a key with a new one of the same scopes; the old one is revoked after an optional grace',
+  })
   @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
-  rotateKey(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: RotateApiKeyDto): Promise<ApiKeyView> {
+  rotateKey(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Body() body: RotateApiKeyDto,
+  ): Promise<ApiKeyView> {
     return this.keys.rotate(caller.accountId, id, body.grace_seconds ?? 0);
   }
 }

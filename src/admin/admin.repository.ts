@@ -14,7 +14,8 @@ export interface AccountRow {
   updated_at: Date;
 }
 
-const ACCOUNT_COLUMNS = 'id, name, plan_id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits, created_at, updated_at';
+const ACCOUNT_COLUMNS =
+  'id, name, plan_id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits, created_at, updated_at';
 
 export interface AccountPatch {
   plan_id?: string;
@@ -31,7 +32,10 @@ export class AdminRepository {
     return this.db.transaction(work);
   }
 
-  async insertAccount(manager: EntityManager, account: { id: string; name: string; planId: string }): Promise<AccountRow> {
+  async insertAccount(
+    manager: EntityManager,
+    account: { id: string; name: string; planId: string },
+  ): Promise<AccountRow> {
     const rows: AccountRow[] = await manager.query(
       `INSERT INTO accounts (id, name, plan_id) VALUES ($1, $2, $3) RETURNING ${ACCOUNT_COLUMNS}`,
       [account.id, account.name, account.planId],
@@ -53,7 +57,9 @@ export class AdminRepository {
 
   /** Updates only the fields given; the column names come from a fixed list, never from input. */
   async patchAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    const columns = (['plan_id', 'status', 'subscription_status', 'spend_limit_usd'] as const).filter((column) => column in patch);
+    const columns = (['plan_id', 'status', 'subscription_status', 'spend_limit_usd'] as const).filter(
+      (column) => column in patch,
+    );
     const assignments = columns.map((column, index) => `${column} = $${index + 2}`);
     const rows: [AccountRow[], number] = await this.db.query(
       `UPDATE accounts SET ${[...assignments, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
@@ -62,7 +68,10 @@ export class AdminRepository {
     return rows[0][0] ?? null;
   }
 
-  async blockContent(sha256: string, reason: string | null): Promise<{ sha256: string; reason: string | null; created_at: Date }> {
+  async blockContent(
+    sha256: string,
+    reason: string | null,
+  ): Promise<{ sha256: string; reason: string | null; created_at: Date }> {
     const rows: { sha256: string; reason: string | null; created_at: Date }[] = await this.db.query(
       `INSERT INTO blocked_content (sha256, reason) VALUES ($1, $2)
        ON CONFLICT (sha256) DO UPDATE SET reason = COALESCE(EXCLUDED.reason, blocked_content.reason)

@@ -94,7 +94,12 @@ export class AdminService {
 
   async blockContent(sha256: string, reason?: string) {
     const row = await this.repository.blockContent(sha256, reason ?? null);
-    return { object: 'blocked_content' as const, sha256: row.sha256, reason: row.reason, created_at: row.created_at.toISOString() };
+    return {
+      object: 'blocked_content' as const,
+      sha256: row.sha256,
+      reason: row.reason,
+      created_at: row.created_at.toISOString(),
+    };
   }
 
   async unblockContent(sha256: string): Promise<{ object: 'blocked_content'; sha256: string; deleted: true }> {

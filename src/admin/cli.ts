@@ -42,7 +42,8 @@ function required(value: string | undefined, what: string): string {
 function positiveInt(value: string | undefined, what: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) throw new UsageError(`${what} must be a whole number ≥ 1`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1)
+    throw new UsageError(`${what} must be a whole number ≥ 1`);
   return parsed;
 }
 
@@ -100,7 +101,8 @@ async function run(admin: AdminService, argv: string[], licenses: LicenseAdminSe
     case 'set-spend-limit': {
       const raw = required(second, '<usd|none>');
       const limit = raw === 'none' ? null : Number(raw);
-      if (limit !== null && !(Number.isFinite(limit) && limit >= 0)) throw new UsageError('<usd> must be a number ≥ 0 or "none"');
+      if (limit !== null && !(Number.isFinite(limit) && limit >= 0))
+        throw new UsageError('<usd> must be a number ≥ 0 or "none"');
       return admin.patchAccount(required(first, '<account_id>'), { spend_limit_usd: limit });
     }
     case 'maintenance':

@@ -27,8 +27,12 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]);
-    if (!access) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
+    const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!access)
+      throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
 
@@ -71,7 +75,11 @@ export class AccessGuard implements CanActivate {
   private enforce(result: RateLimitResult): void {
     if (!result.exceeded) return;
     throw new ApiError('rate_limit_exceeded', {
-      details: { limit: result.limit, window_seconds: RateLimiter.WINDOW_SECONDS, retry_after_seconds: result.resetSeconds },
+      details: {
+        limit: result.limit,
+        window_seconds: RateLimiter.WINDOW_SECONDS,
+        retry_after_seconds: result.resetSeconds,
+      },
     });
   }
 
@@ -85,7 +93,9 @@ export class AccessGuard implements CanActivate {
   private checkMaintenance(): void {
     const state = this.maintenance.current();
     if (!state.enabled) return;
-    const retryAfterSeconds = state.until ? Math.max(1, Math.ceil((Date.parse(state.until) - Date.now()) / 1000)) : undefined;
+    const retryAfterSeconds = state.until
+      ? Math.max(1, Math.ceil((Date.parse(state.until) - Date.now()) / 1000))
+      : undefined;
     throw new ApiError('maintenance_window', {
       retryAfterSeconds,
       details: state.until ? { until: state.until } : undefined,
@@ -95,7 +105,10 @@ export class AccessGuard implements CanActivate {
   private async checkAdmin(request: FastifyRequest): Promise<void> {
     const token = request.headers['x-admin-token'];
     if (token === undefined || token === '') {
-      throw new ApiError('missing_api_key', { param: 'X-Admin-Token', message: 'Send the operator token in the X-Admin-Token header.' });
+      throw new ApiError('missing_api_key', {
+        param: 'X-Admin-Token',
+        message: 'Send the operator token in the X-Admin-Token header.',
+      });
     }
     const value = Array.isArray(token) ? token[0] : token;
     if (!this.config.adminToken || !secretsEqual(value, this.config.adminToken)) {

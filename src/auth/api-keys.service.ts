@@ -44,13 +44,25 @@ export class ApiKeysService {
     private readonly db: DataSource,
   ) {}
 
-  async create(accountId: string, scopes: Scope[], expiresAt: Date | null, manager?: EntityManager): Promise<ApiKeyView> {
+  async create(
+    accountId: string,
+    scopes: Scope[],
+    expiresAt: Date | null,
+    manager?: EntityManager,
+  ): Promise<ApiKeyView> {
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw new ApiError('invalid_parameter', { param: 'expires_at', message: 'expires_at must be in the future.' });
     }
     const generated = generateApiKey();
     const row = await this.keys.insert(
-      { id: newId('key'), accountId, prefix: generated.prefix, hash: generated.hash, scopes: [...new Set(scopes)], expiresAt },
+      {
+        id: newId('key'),
+        accountId,
+        prefix: generated.prefix,
+        hash: generated.hash,
+        scopes: [...new Set(scopes)],
+        expiresAt,
+      },
       manager,
     );
     return toView(row, generated.key);
@@ -58,7 +70,11 @@ export class ApiKeysService {
 
   async list(accountId: string, limit = 20, startingAfter?: string): Promise<ListResponse<ApiKeyView>> {
     const rows = await this.keys.list(accountId, limit + 1, startingAfter);
-    return toList(rows.map((row) => toView(row)), limit, (view) => view.id);
+    return toList(
+      rows.map((row) => toView(row)),
+      limit,
+      (view) => view.id,
+    );
   }
 
   async revoke(accountId: string, id: string): Promise<ApiKeyView> {
@@ -73,17 +89,29 @@ export class ApiKeysService {
     return this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
       if (isRevoked(existing.revoked_at)) {
-        throw new ApiError('invalid_parameter', { param: 'id', message: 'This key is already revoked; create a new key instead.' });
+        throw new ApiError('invalid_parameter', {
+          param: 'id',
+          message: 'This key is already revoked; create a new key instead.',
+        });
       }
       await this.keys.retire(id, graceSeconds, manager);
-      return this.create(accountId, existing.scopes, existing.expires_at && existing.expires_at > new Date() ? existing.expires_at : null, manager);
+      return this.create(
+        accountId,
+        existing.scopes,
+        existing.expires_at && existing.expires_at > new Date() ? existing.expires_at : null,
+        manager,
+      );
     });
   }
 
   private async requireKey(accountId: string, id: string, manager: EntityManager): Promise<ApiKeyRow> {
     const row = await this.keys.find(accountId, id, manager);
     // Another account's key answers exactly like a missing one.
-    if (!row) throw new ApiError('resource_missing', { param: 'id', message: 'No API key with this id exists for your account.' });
+    if (!row)
+      throw new ApiError('resource_missing', {
+        param: 'id',
+        message: 'No API key with this id exists for your account.',
+      });
     return row;
   }
 }

@@ -7,7 +7,8 @@ import type { AuthContext, Scope } from './auth-context';
  * needs no key and is limited per IP; `admin` needs X-Admin-Token; `operational` (health, metrics,
  * docs) is exempt from rate limits and maintenance.
  */
-export type Access = { kind: 'api_key'; scopes: Scope[] } | { kind: 'public' } | { kind: 'admin' } | { kind: 'operational' };
+export type Access =
+  { kind: 'api_key'; scopes: Scope[] } | { kind: 'public' } | { kind: 'admin' } | { kind: 'operational' };
 export const ACCESS = 'mediajobs:access';
 
 /** A key with any one of `scopes` may call the route. */

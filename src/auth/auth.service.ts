@@ -21,11 +21,18 @@ export class AuthService {
     const key = await this.keys.findByHash(hashApiKey(value));
     if (!key) throw new ApiError('invalid_api_key', { param: 'X-API-Key' });
     if (isRevoked(key.revokedAt)) throw new ApiError('revoked_api_key', { param: 'X-API-Key' });
-    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new ApiError('expired_api_key', { param: 'X-API-Key' });
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now())
+      throw new ApiError('expired_api_key', { param: 'X-API-Key' });
     if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       // Best effort and off the request path: last_used_at is informational.
       this.keys.touch(key.keyId).catch(() => undefined);
     }
-    return { accountId: key.accountId, keyId: key.keyId, scopes: key.scopes, plan: key.plan, accountStatus: key.accountStatus };
+    return {
+      accountId: key.accountId,
+      keyId: key.keyId,
+      scopes: key.scopes,
+      plan: key.plan,
+      accountStatus: key.accountStatus,
+    };
   }
 }

@@ -33,7 +33,11 @@ export class BillingRepository {
     return this.db.transaction(work);
   }
 
-  async addToBalance(manager: EntityManager, accountId: string, credits: number): Promise<{ balance: string; reserved: string } | null> {
+  async addToBalance(
+    manager: EntityManager,
+    accountId: string,
+    credits: number,
+  ): Promise<{ balance: string; reserved: string } | null> {
     const after = await row<{ balance_credits: string; reserved_credits: string }>(
       manager,
       `UPDATE accounts SET balance_credits = balance_credits + $2, updated_at = now() WHERE id = $1
@@ -45,13 +49,30 @@ export class BillingRepository {
 
   async appendLedger(
     manager: EntityManager,
-    entry: { accountId: string; kind: LedgerKind; credits: number; jobId?: string; reason?: string; balanceAfter: string; reservedAfter: string },
+    entry: {
+      accountId: string;
+      kind: LedgerKind;
+      credits: number;
+      jobId?: string;
+      reason?: string;
+      balanceAfter: string;
+      reservedAfter: string;
+    },
   ): Promise<LedgerRow> {
     const rows: LedgerRow[] = await manager.query(
       `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        RETURNING id, kind, credits, job_id, reason, balance_after, reserved_after, created_at`,
-      [newId('led'), entry.accountId, entry.kind, entry.credits, entry.jobId ?? null, entry.reason ?? null, entry.balanceAfter, entry.reservedAfter],
+      [
+        newId('led'),
+        entry.accountId,
+        entry.kind,
+        entry.credits,
+        entry.jobId ?? null,
+        entry.reason ?? null,
+        entry.balanceAfter,
+        entry.reservedAfter,
+      ],
     );
     return rows[0];
   }

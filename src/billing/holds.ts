@@ -42,7 +42,12 @@ async function ledger(
  * Reserves `credits` for a job. Returns false when the available balance does not cover it; the
  * CHECK constraint (balance − reserved ≥ 0) is the backstop should this code ever be wrong.
  */
-export async function authoriseHold(manager: EntityManager, accountId: string, jobId: string, credits: number): Promise<boolean> {
+export async function authoriseHold(
+  manager: EntityManager,
+  accountId: string,
+  jobId: string,
+  credits: number,
+): Promise<boolean> {
   const after = await row<{ balance_credits: string; reserved_credits: string }>(
     manager,
     `UPDATE accounts SET reserved_credits = reserved_credits + $2, updated_at = now()
@@ -71,7 +76,8 @@ export async function settleHold(
   charge: number,
   terminal: { status: string; extraSet?: string; extraParams?: unknown[] },
 ): Promise<SettlementResult> {
-  const billingState = charge > 0 || terminal.status === 'succeeded' || terminal.status === 'partially_succeeded' ? 'settled' : 'released';
+  const billingState =
+    charge > 0 || terminal.status === 'succeeded' || terminal.status === 'partially_succeeded' ? 'settled' : 'released';
   const extra = terminal.extraSet ? `, ${terminal.extraSet}` : '';
   const job = await row<{ account_id: string; estimated_credits: string; charged_credits: string }>(
     manager,

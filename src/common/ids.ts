@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-export type IdPrefix = 'job' | 'acct' | 'key' | 'upl' | 'ast' | 'we' | 'evt' | 'lic' | 'act' | 'req' | 'led' | 'hold' | 'dlv';
+export type IdPrefix =
+  'job' | 'acct' | 'key' | 'upl' | 'ast' | 'we' | 'evt' | 'lic' | 'act' | 'req' | 'led' | 'hold' | 'dlv';
 
 /** Uniform random base62 string (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {

@@ -11,7 +11,9 @@ const CHECK_TIMEOUT_MS = 1500;
 function within<T>(promise: Promise<T>): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref(),
+    ),
   ]);
 }
 
@@ -34,9 +36,10 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: Postgres and Redis answer (503 service_unavailable otherwise)' })
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
     const [postgres, redis] = await Promise.allSettled([within(this.db.query('SELECT 1')), within(this.redis.ping())]);
-    const down = [postgres.status === 'rejected' ? 'postgres' : null, redis.status === 'rejected' ? 'redis' : null].filter(
-      (name): name is string => name !== null,
-    );
+    const down = [
+      postgres.status === 'rejected' ? 'postgres' : null,
+      redis.status === 'rejected' ? 'redis' : null,
+    ].filter((name): name is string => name !== null);
     if (down.length) {
       throw new ApiError('service_unavailable', {
         message: 'A dependency of the service is unavailable. Retry with backoff.',

@@ -13,7 +13,13 @@ export function signAssetUrl(baseUrl: string, assetId: string, secret: string, e
   return `${baseUrl}/v1/assets/${assetId}/content?expires=${expires}&signature=${signature(assetId, expires, secret)}`;
 }
 
-export function verifyAssetSignature(assetId: string, expires: string, given: string, secret: string, now = Date.now()): boolean {
+export function verifyAssetSignature(
+  assetId: string,
+  expires: string,
+  given: string,
+  secret: string,
+  now = Date.now(),
+): boolean {
   if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 <= now) return false;
   const expected = Buffer.from(signature(assetId, Number(expires), secret));
   const actual = Buffer.from(given);

@@ -11,7 +11,10 @@ import { ApiErrorResponses } from '../docs/api-error-responses';
 import { verifyAssetSignature } from './asset-url';
 
 /** Parses a single `bytes=` range; null when absent, 'invalid' when it cannot be served. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'invalid' {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | 'invalid' {
   if (!header) return null;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return 'invalid';
@@ -51,8 +54,12 @@ export class AssetsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const gone = new ApiError('asset_not_found', { param: 'asset_id', message: 'The asset does not exist, was deleted, or this link has expired.' });
-    if (!expires || !signature || !verifyAssetSignature(assetId, expires, signature, this.config.assetUrlSecret)) throw gone;
+    const gone = new ApiError('asset_not_found', {
+      param: 'asset_id',
+      message: 'The asset does not exist, was deleted, or this link has expired.',
+    });
+    if (!expires || !signature || !verifyAssetSignature(assetId, expires, signature, this.config.assetUrlSecret))
+      throw gone;
     const asset = await row<{ storage_key: string; content_type: string; size_bytes: string }>(
       this.db,
       `SELECT storage_key, content_type, size_bytes FROM assets WHERE id = $1 AND deleted_at IS NULL AND expires_at > now()`,

@@ -33,7 +33,11 @@ export interface JobView {
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export function toJobView(job: JobRow, items: JobItemRow[], links: { baseUrl: string; secret: string; now?: number }): JobView {
+export function toJobView(
+  job: JobRow,
+  items: JobItemRow[],
+  links: { baseUrl: string; secret: string; now?: number },
+): JobView {
   const expiresAt = new Date((links.now ?? Date.now()) + ASSET_LINK_TTL_SECONDS * 1000);
   return {
     object: 'job',
@@ -48,7 +52,10 @@ export function toJobView(job: JobRow, items: JobItemRow[], links: { baseUrl: st
     items: items.map((item) => ({
       index: item.index,
       status: item.status,
-      source: item.source.type === 'url' ? { type: 'url', url: item.source.url } : { type: 'upload', upload_id: item.source.upload_id },
+      source:
+        item.source.type === 'url'
+          ? { type: 'url', url: item.source.url }
+          : { type: 'upload', upload_id: item.source.upload_id },
       duration_seconds: Number(item.duration_seconds),
       width: item.width,
       height: item.height,

@@ -30,7 +30,8 @@ function jobsController(api: JobApi, bodyType: Type<SubmitBody>) {
     @ApiHeader({
       name: 'Idempotency-Key',
       required: false,
-      description: 'Up to 255 characters; the same key with the same body within 24 h returns the first response again.',
+      description:
+        'Up to 255 characters; the same key with the same body within 24 h returns the first response again.',
     })
     @ApiOperation({ summary: `Submit ${TITLES[api]} (202 with Location; credits are held until it ends)` })
     @ApiErrorResponses('auth', 'rate', 'invalid', 'submit')
@@ -75,7 +76,9 @@ function jobsController(api: JobApi, bodyType: Type<SubmitBody>) {
       return this.jobs.cancel(caller.accountId, api, jobId);
     }
   }
-  Object.defineProperty(ApiJobsController, 'name', { value: `${api === 'sdr2hdr' ? 'Sdr2Hdr' : 'Audio'}JobsController` });
+  Object.defineProperty(ApiJobsController, 'name', {
+    value: `${api === 'sdr2hdr' ? 'Sdr2Hdr' : 'Audio'}JobsController`,
+  });
   return ApiJobsController;
 }
 

@@ -18,7 +18,13 @@ export interface NewJob {
   estimatedCredits: number;
   estimatedSeconds: number;
   requestId: string;
-  items: { source: Record<string, unknown>; durationSeconds: number; width: number | null; height: number | null; estimatedCredits: number }[];
+  items: {
+    source: Record<string, unknown>;
+    durationSeconds: number;
+    width: number | null;
+    height: number | null;
+    estimatedCredits: number;
+  }[];
 }
 
 @Injectable()
@@ -33,7 +39,17 @@ export class JobsRepository {
     await manager.query(
       `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
        VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9)`,
-      [job.id, job.accountId, job.api, job.region, job.outputOptions, job.metadata, job.estimatedCredits, job.estimatedSeconds, job.requestId],
+      [
+        job.id,
+        job.accountId,
+        job.api,
+        job.region,
+        job.outputOptions,
+        job.metadata,
+        job.estimatedCredits,
+        job.estimatedSeconds,
+        job.requestId,
+      ],
     );
     const values: unknown[] = [];
     const tuples = job.items.map((item, index) => {
@@ -48,7 +64,11 @@ export class JobsRepository {
   }
 
   /** The job as its owner sees it; another account's job does not exist for the caller. */
-  async findForAccount(accountId: string, jobId: string, retentionDays: number): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
+  async findForAccount(
+    accountId: string,
+    jobId: string,
+    retentionDays: number,
+  ): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
     const job = await row<JobRow>(
       this.db,
       `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND account_id = $2
@@ -100,7 +120,11 @@ export class JobsRepository {
   }
 
   /** Processing seconds this period: finished jobs' processed time plus the estimates still open. */
-  async secondsUsedSince(accountId: string, since: Date, manager: EntityManager | DataSource = this.db): Promise<number> {
+  async secondsUsedSince(
+    accountId: string,
+    since: Date,
+    manager: EntityManager | DataSource = this.db,
+  ): Promise<number> {
     const result = await row<{ seconds: string }>(
       manager,
       `SELECT COALESCE(SUM(CASE WHEN status IN ('queued', 'processing') THEN estimated_seconds ELSE processed_seconds END), 0) AS seconds
@@ -111,13 +135,21 @@ export class JobsRepository {
   }
 
   async subscriptionStatus(accountId: string): Promise<string> {
-    const result = await row<{ subscription_status: string }>(this.db, `SELECT subscription_status FROM accounts WHERE id = $1`, [accountId]);
+    const result = await row<{ subscription_status: string }>(
+      this.db,
+      `SELECT subscription_status FROM accounts WHERE id = $1`,
+      [accountId],
+    );
     return result?.subscription_status ?? 'inactive';
   }
 
   /** Jobs waiting in a region's queue (each region has its own queue and workers). */
   async countQueued(manager: EntityManager, region: string): Promise<number> {
-    const result = await row<{ count: string }>(manager, `SELECT count(*) AS count FROM jobs WHERE status = 'queued' AND region = $1`, [region]);
+    const result = await row<{ count: string }>(
+      manager,
+      `SELECT count(*) AS count FROM jobs WHERE status = 'queued' AND region = $1`,
+      [region],
+    );
     return Number(result?.count ?? 0);
   }
 }

@@ -37,7 +37,9 @@ export class JobsService {
     private readonly billing: BillingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    billing.registerUsageSource(async (accountId, since) => Math.ceil((await this.jobs.secondsUsedSince(accountId, since)) / 60));
+    billing.registerUsageSource(async (accountId, since) =>
+      Math.ceil((await this.jobs.secondsUsedSince(accountId, since)) / 60),
+    );
   }
 
   /**
@@ -111,7 +113,10 @@ export class JobsService {
       }
       if (account.spend_limit_usd !== null) {
         const limit = Number(account.spend_limit_usd);
-        const spent = usd(await this.billing.capturedSince(caller.accountId, period.start, manager), caller.plan.usdPerCredit);
+        const spent = usd(
+          await this.billing.capturedSince(caller.accountId, period.start, manager),
+          caller.plan.usdPerCredit,
+        );
         if (spent + usd(estimatedCredits, caller.plan.usdPerCredit) > limit) {
           throw new ApiError('spend_limit_exceeded', {
             details: { spend_limit_usd: limit, spent_usd: spent, reset_at: period.resetsAt.toISOString() },
@@ -120,7 +125,9 @@ export class JobsService {
       }
       const available = Number(account.balance_credits) - Number(account.reserved_credits);
       if (!(await authoriseHold(manager, caller.accountId, jobId, estimatedCredits))) {
-        throw new ApiError('insufficient_credits', { details: { required_credits: estimatedCredits, available_credits: available } });
+        throw new ApiError('insufficient_credits', {
+          details: { required_credits: estimatedCredits, available_credits: available },
+        });
       }
       if ((await this.jobs.countQueued(manager, region)) >= this.config.maxQueueDepth) {
         throw new ApiError('queue_full', { retryAfterSeconds: 10 });
@@ -146,10 +153,17 @@ export class JobsService {
   async get(accountId: string, jobId: string, api?: JobApi): Promise<JobView> {
     const found = await this.jobs.findForAccount(accountId, jobId, this.config.jobRetentionDays);
     if (!found || (api && found.job.api !== api)) throw new ApiError('job_not_found', { param: 'job_id' });
-    return toJobView(found.job, found.items, { baseUrl: this.config.publicBaseUrl, secret: this.config.assetUrlSecret });
+    return toJobView(found.job, found.items, {
+      baseUrl: this.config.publicBaseUrl,
+      secret: this.config.assetUrlSecret,
+    });
   }
 
-  async list(accountId: string, api: JobApi, query: { limit?: number; starting_after?: string; status?: string }): Promise<ListResponse<JobView>> {
+  async list(
+    accountId: string,
+    api: JobApi,
+    query: { limit?: number; starting_after?: string; status?: string },
+  ): Promise<ListResponse<JobView>> {
     const limit = query.limit ?? 20;
     const found = await this.jobs.list(accountId, api, {
       limit: limit + 1,
@@ -182,11 +196,19 @@ export class JobsService {
           details: { status: job.status, cancel_window_seconds: this.config.cancelWindowSeconds },
         });
       }
-      const error = toErrorObject('job_cancelled', { requestId: job.request_id, docsUrl: this.config.docsUrl }, {
-        message: 'The job was cancelled by the client. Stop polling it; submit a new job if you still need the result.',
-      });
+      const error = toErrorObject(
+        'job_cancelled',
+        { requestId: job.request_id, docsUrl: this.config.docsUrl },
+        {
+          message:
+            'The job was cancelled by the client. Stop polling it; submit a new job if you still need the result.',
+        },
+      );
       await settleHold(manager, jobId, 0, { status: 'cancelled', extraSet: 'error = $5', extraParams: [error] });
-      await manager.query(`UPDATE job_items SET status = 'cancelled' WHERE job_id = $1 AND status IN ('queued', 'processing')`, [jobId]);
+      await manager.query(
+        `UPDATE job_items SET status = 'cancelled' WHERE job_id = $1 AND status IN ('queued', 'processing')`,
+        [jobId],
+      );
       await this.outbox.write(manager, { accountId, jobId, event: 'job.cancelled', error });
       return job;
     });
@@ -217,7 +239,8 @@ export class JobsService {
 
 function validateMetadata(metadata: Record<string, unknown>): Record<string, string> {
   const entries = Object.entries(metadata);
-  if (entries.length > 50) throw new ApiError('invalid_parameter', { param: 'metadata', message: 'metadata takes at most 50 keys.' });
+  if (entries.length > 50)
+    throw new ApiError('invalid_parameter', { param: 'metadata', message: 'metadata takes at most 50 keys.' });
   for (const [key, value] of entries) {
     if (key.length > 40 || typeof value !== 'string' || value.length > 500) {
       throw new ApiError('invalid_parameter', {

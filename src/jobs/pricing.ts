@@ -23,6 +23,7 @@ export function outputHeight(sourceHeight: number, resolution: Resolution): numb
 export function itemCredits(api: JobApi, durationSeconds: number, height = 0): number {
   const seconds = Math.max(0, durationSeconds);
   if (api === 'audio') return Math.ceil(seconds / AUDIO_SECONDS_PER_CREDIT);
-  const tier = SDR2HDR_TIERS.find((candidate) => height <= candidate.maxHeight) ?? SDR2HDR_TIERS[SDR2HDR_TIERS.length - 1];
+  const tier =
+    SDR2HDR_TIERS.find((candidate) => height <= candidate.maxHeight) ?? SDR2HDR_TIERS[SDR2HDR_TIERS.length - 1];
   return Math.ceil(seconds) * tier.creditsPerSecond;
 }

@@ -15,7 +15,14 @@ export class RegionHealth {
   ) {}
 
   async isHealthy(region: string): Promise<boolean> {
-    const alive = await this.redis.zrangebyscore(workersKey(this.config, region), Date.now() - HEARTBEAT_WINDOW_MS, '+inf', 'LIMIT', 0, 1);
+    const alive = await this.redis.zrangebyscore(
+      workersKey(this.config, region),
+      Date.now() - HEARTBEAT_WINDOW_MS,
+      '+inf',
+      'LIMIT',
+      0,
+      1,
+    );
     return alive.length > 0;
   }
 }

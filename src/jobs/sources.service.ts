@@ -39,13 +39,18 @@ export class SourcesService {
   ) {}
 
   async check(accountId: string, api: JobApi, input: JobInputDto, index: number): Promise<CheckedSource> {
-    if (input.upload_id !== undefined) return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`);
+    if (input.upload_id !== undefined)
+      return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`);
     return this.checkUrl(api, input.source_url!, `inputs[${index}].source_url`);
   }
 
   private async checkUpload(accountId: string, api: JobApi, uploadId: string, param: string): Promise<CheckedSource> {
     const upload = await this.uploads.find(accountId, uploadId);
-    if (!upload) throw new ApiError('asset_not_found', { param, message: 'No upload with this id exists for your account, or it expired.' });
+    if (!upload)
+      throw new ApiError('asset_not_found', {
+        param,
+        message: 'No upload with this id exists for your account, or it expired.',
+      });
     if (await this.uploads.isBlocked(upload.sha256)) throw new ApiError('content_policy_violation', { param });
     const outcome = await this.cached(`upload:${upload.sha256}`, api, () =>
       this.prober.probe(this.storage.localPath(upload.storage_key), api, LOCAL_PROBE_TIMEOUT_MS),
@@ -57,8 +62,10 @@ export class SourcesService {
     const outcome = await this.cached(`url:${url}`, api, async () => {
       // ffprobe never connects to the source itself: it reads through a loopback proxy whose every
       // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
-      const proxied = await withPinnedProxy(url, { allow: this.config.allowPrivateUrls, timeoutMs: URL_PROBE_TIMEOUT_MS }, (localUrl) =>
-        this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS),
+      const proxied = await withPinnedProxy(
+        url,
+        { allow: this.config.allowPrivateUrls, timeoutMs: URL_PROBE_TIMEOUT_MS },
+        (localUrl) => this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS),
       );
       if (!proxied.ok) {
         // A source that fails now cannot be accepted: unreachable, refused or expired is invalid_url.
@@ -93,4 +100,3 @@ export class SourcesService {
     return outcome;
   }
 }
-

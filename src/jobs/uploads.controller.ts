@@ -28,10 +28,16 @@ export class UploadsController {
     if (!body || typeof body.pipe !== 'function') {
       throw new ApiError('unsupported_content_type', {
         param: 'Content-Type',
-        message: 'Send the file as the raw body with a media Content-Type (video/*, audio/* or application/octet-stream).',
+        message:
+          'Send the file as the raw body with a media Content-Type (video/*, audio/* or application/octet-stream).',
       });
     }
     const length = request.headers['content-length'];
-    return this.uploads.create(caller.accountId, body, request.headers['content-type'] ?? null, length ? Number(length) : null);
+    return this.uploads.create(
+      caller.accountId,
+      body,
+      request.headers['content-type'] ?? null,
+      length ? Number(length) : null,
+    );
   }
 }

@@ -17,13 +17,29 @@ export interface UploadRow {
 export class UploadsRepository {
   constructor(private readonly db: DataSource) {}
 
-  async insert(upload: { id: string; accountId: string; storageKey: string; sizeBytes: number; sha256: string; contentType: string | null; ttlHours: number }): Promise<UploadRow> {
+  async insert(upload: {
+    id: string;
+    accountId: string;
+    storageKey: string;
+    sizeBytes: number;
+    sha256: string;
+    contentType: string | null;
+    ttlHours: number;
+  }): Promise<UploadRow> {
     return (await row<UploadRow>(
       this.db,
       `INSERT INTO uploads (id, account_id, storage_key, size_bytes, sha256, content_type, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
        RETURNING id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at`,
-      [upload.id, upload.accountId, upload.storageKey, upload.sizeBytes, upload.sha256, upload.contentType, upload.ttlHours],
+      [
+        upload.id,
+        upload.accountId,
+        upload.storageKey,
+        upload.sizeBytes,
+        upload.sha256,
+        upload.contentType,
+        upload.ttlHours,
+      ],
     ))!;
   }
 

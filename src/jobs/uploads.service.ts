@@ -30,10 +30,18 @@ export class UploadsService {
    * Streams the body to storage, hashing on the way and stopping at the size limit (nothing is
    * kept then); the whole file is never held in memory.
    */
-  async create(accountId: string, body: Readable, contentType: string | null, declaredLength: number | null): Promise<UploadView> {
+  async create(
+    accountId: string,
+    body: Readable,
+    contentType: string | null,
+    declaredLength: number | null,
+  ): Promise<UploadView> {
     const limit = this.config.maxUploadBytes;
     const tooLarge = () =>
-      new ApiError('file_too_large', { details: { max_upload_bytes: limit }, message: `The file is larger than the upload limit of ${limit} bytes.` });
+      new ApiError('file_too_large', {
+        details: { max_upload_bytes: limit },
+        message: `The file is larger than the upload limit of ${limit} bytes.`,
+      });
     if (declaredLength !== null && declaredLength > limit) {
       body.resume(); // drain, so the connection can answer
       throw tooLarge();
@@ -49,7 +57,10 @@ export class UploadsService {
     }
     if (stored.sizeBytes === 0) {
       await this.storage.remove(key);
-      throw new ApiError('missing_parameter', { param: 'body', message: 'The upload body is empty: send the file as the request body.' });
+      throw new ApiError('missing_parameter', {
+        param: 'body',
+        message: 'The upload body is empty: send the file as the request body.',
+      });
     }
     if (await this.uploads.isBlocked(stored.sha256)) {
       await this.storage.remove(key);

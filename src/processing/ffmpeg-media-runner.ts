@@ -4,7 +4,12 @@ import { convertSdrToHdr, normaliseSpeechLoudness } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
 
-const CONTENT_TYPES: Record<string, string> = { mp4: 'video/mp4', mov: 'video/quicktime', wav: 'audio/wav', m4a: 'audio/mp4' };
+const CONTENT_TYPES: Record<string, string> = {
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+};
 
 /** Runs one item through its pipeline: probe the local input again (full verdict), then ffmpeg. */
 @Injectable()
@@ -18,7 +23,12 @@ export class FfmpegMediaRunner implements MediaRunner {
       maxPixels: this.config.workerMaxPixels,
       signal: request.signal,
     });
-    if (!probed.ok) return { ok: false, code: probed.code === 'timeout' ? 'processing_failed' : probed.code, message: probed.message };
+    if (!probed.ok)
+      return {
+        ok: false,
+        code: probed.code === 'timeout' ? 'processing_failed' : probed.code,
+        message: probed.message,
+      };
     const common = {
       input: request.inputPath,
       probe: probed.probe,
@@ -44,7 +54,15 @@ export class FfmpegMediaRunner implements MediaRunner {
         outputHeight: result.height,
         container,
         contentType: CONTENT_TYPES[container],
-        media: { codec: 'hevc', profile: 'main10', width: result.width, height: result.height, hdr: 'HDR10', transfer: 'smpte2084', primaries: 'bt2020' },
+        media: {
+          codec: 'hevc',
+          profile: 'main10',
+          width: result.width,
+          height: result.height,
+          hdr: 'HDR10',
+          transfer: 'smpte2084',
+          primaries: 'bt2020',
+        },
       };
     }
     const container = (request.options.container as 'wav' | 'm4a' | undefined) ?? 'wav';
@@ -75,4 +93,3 @@ export class FfmpegMediaRunner implements MediaRunner {
 function round(value: number): number | null {
   return Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
 }
-

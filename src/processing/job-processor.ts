@@ -60,7 +60,12 @@ export class JobProcessor {
           const localPath = join(workDir, `out-${item.index}.${result.container}`);
           const stored = await this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER);
           outputs.push({ index: item.index, result, storageKey, sizeBytes: stored.sizeBytes });
-          results.push({ index: item.index, ok: true, processedSeconds: result.processedSeconds, outputHeight: result.outputHeight });
+          results.push({
+            index: item.index,
+            ok: true,
+            processedSeconds: result.processedSeconds,
+            outputHeight: result.outputHeight,
+          });
         } else {
           results.push({ index: item.index, ok: false, code: result.code, message: result.message });
         }
@@ -82,7 +87,12 @@ export class JobProcessor {
     const job = await this.repository.claim(jobId);
     if (!job) return false;
     const items = await this.repository.items(jobId);
-    return this.finish(job, items, items.map((item) => ({ index: item.index, ok: false, code })), []);
+    return this.finish(
+      job,
+      items,
+      items.map((item) => ({ index: item.index, ok: false, code })),
+      [],
+    );
   }
 
   private async runItem(
@@ -94,7 +104,11 @@ export class JobProcessor {
     onProgress: (fraction: number) => void,
   ): Promise<RunItemResult> {
     if (item.width && item.height && item.width * item.height > this.config.workerMaxPixels) {
-      return { ok: false, code: 'out_of_memory', message: `The input (${item.width}×${item.height}) exceeds the workers' pixel budget.` };
+      return {
+        ok: false,
+        code: 'out_of_memory',
+        message: `The input (${item.width}×${item.height}) exceeds the workers' pixel budget.`,
+      };
     }
     const input = await this.resolveInput(item, workDir, signal);
     if (!input.ok) return input;
@@ -119,10 +133,14 @@ export class JobProcessor {
     item: JobItemRow,
     workDir: string,
     signal: AbortSignal,
-  ): Promise<{ ok: true; path: string } | { ok: false; code: 'upstream_error' | 'invalid_url' | 'file_too_large' | 'processing_failed'; message?: string }> {
+  ): Promise<
+    | { ok: true; path: string }
+    | { ok: false; code: 'upstream_error' | 'invalid_url' | 'file_too_large' | 'processing_failed'; message?: string }
+  > {
     if (item.source.type === 'upload') {
       const upload = await this.repository.storageKeyOfUpload(item.source.upload_id);
-      if (!upload) return { ok: false, code: 'processing_failed', message: 'The upload was deleted before processing.' };
+      if (!upload)
+        return { ok: false, code: 'processing_failed', message: 'The upload was deleted before processing.' };
       return { ok: true, path: this.storage.localPath(upload.storage_key) };
     }
     const path = join(workDir, `in-${item.index}`);
@@ -151,7 +169,12 @@ export class JobProcessor {
   }
 
   /** One transaction: items, assets, job status, settlement and the outbox event. */
-  private async finish(job: JobRow, items: JobItemRow[], results: ItemResult[], outputs: ProducedOutput[]): Promise<boolean> {
+  private async finish(
+    job: JobRow,
+    items: JobItemRow[],
+    results: ItemResult[],
+    outputs: ProducedOutput[],
+  ): Promise<boolean> {
     const plan = planSettlement(
       { api: job.api, requestId: job.request_id },
       items.map((item) => ({ index: item.index, estimatedCredits: Number(item.estimated_credits) })),
@@ -161,7 +184,7 @@ export class JobProcessor {
     return this.repository.transaction(async (manager) => {
       const settled = await settleHold(manager, job.id, plan.chargedCredits, {
         status: plan.status,
-        extraSet: 'error = $5, processed_seconds = $6, progress = CASE WHEN $4 = \'failed\' THEN progress ELSE 1 END',
+        extraSet: "error = $5, processed_seconds = $6, progress = CASE WHEN $4 = 'failed' THEN progress ELSE 1 END",
         extraParams: [plan.error, plan.processedSeconds],
       });
       if (!settled.applied) return false;
@@ -199,7 +222,12 @@ export class JobProcessor {
           error: itemPlan.error,
         });
       }
-      await this.outbox.write(manager, { accountId: job.account_id, jobId: job.id, event: plan.event, error: plan.error });
+      await this.outbox.write(manager, {
+        accountId: job.account_id,
+        jobId: job.id,
+        event: plan.event,
+        error: plan.error,
+      });
       return true;
     });
   }

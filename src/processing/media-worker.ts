@@ -4,7 +4,14 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
-import { bullConnection, cancelChannel, mediaQueueName, QUEUE_JOBS, workersKey, type MediaJobData } from '../common/queues';
+import {
+  bullConnection,
+  cancelChannel,
+  mediaQueueName,
+  QUEUE_JOBS,
+  workersKey,
+  type MediaJobData,
+} from '../common/queues';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { JobProcessor } from './job-processor';
 import { ProcessingRepository } from './processing.repository';
@@ -38,9 +45,12 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const handlers: Record<string, (job: Job<MediaJobData>) => Promise<void>> = { 'process-job': (job) => this.handle(job) };
+    const handlers: Record<string, (job: Job<MediaJobData>) => Promise<void>> = {
+      'process-job': (job) => this.handle(job),
+    };
     const missing = QUEUE_JOBS.media.filter((name) => !handlers[name]);
-    if (missing.length) throw new Error(`No handler for media queue job(s) ${missing.join(', ')}: add one in MediaWorker`);
+    if (missing.length)
+      throw new Error(`No handler for media queue job(s) ${missing.join(', ')}: add one in MediaWorker`);
 
     const name = mediaQueueName(this.config.region);
     const connection = bullConnection(this.config, 'worker');
@@ -94,7 +104,10 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async onFailed(job: Job<MediaJobData> | undefined, error: Error): Promise<void> {
     if (!job) return;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-    this.logger.warn({ job_id: job.data.jobId, attempt: job.attemptsMade, final, err: error }, 'media job attempt failed');
+    this.logger.warn(
+      { job_id: job.data.jobId, attempt: job.attemptsMade, final, err: error },
+      'media job attempt failed',
+    );
     if (final) await this.processor.failWhole(job.data.jobId, 'upstream_error').catch(() => undefined);
   }
 
@@ -113,7 +126,17 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       const queued = await this.queue!.getJob(job.id);
       const state = queued ? await queued.getState() : 'missing';
       if (state === 'missing' || state === 'unknown') {
-        await this.queue!.add('process-job', { jobId: job.id }, { jobId: job.id, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: { age: 86400 } });
+        await this.queue!.add(
+          'process-job',
+          { jobId: job.id },
+          {
+            jobId: job.id,
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 2000 },
+            removeOnComplete: true,
+            removeOnFail: { age: 86400 },
+          },
+        );
       } else if (state === 'failed' || state === 'completed') {
         await this.processor.failWhole(job.id, 'upstream_error');
       }

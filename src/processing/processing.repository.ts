@@ -48,7 +48,10 @@ export class ProcessingRepository {
   }
 
   async itemStarted(jobId: string, index: number): Promise<void> {
-    await this.db.query(`UPDATE job_items SET status = 'processing' WHERE job_id = $1 AND index = $2 AND status = 'queued'`, [jobId, index]);
+    await this.db.query(
+      `UPDATE job_items SET status = 'processing' WHERE job_id = $1 AND index = $2 AND status = 'queued'`,
+      [jobId, index],
+    );
   }
 
   /** Open jobs nobody has touched for a while: candidates for re-enqueueing or failing. */
@@ -64,18 +67,48 @@ export class ProcessingRepository {
 
   async insertAsset(
     manager: EntityManager,
-    asset: { id: string; accountId: string; jobId: string; index: number; storageKey: string; sizeBytes: number; container: string; contentType: string; media: Record<string, unknown>; retentionDays: number },
+    asset: {
+      id: string;
+      accountId: string;
+      jobId: string;
+      index: number;
+      storageKey: string;
+      sizeBytes: number;
+      container: string;
+      contentType: string;
+      media: Record<string, unknown>;
+      retentionDays: number;
+    },
   ): Promise<void> {
     await manager.query(
       `INSERT INTO assets (id, account_id, job_id, item_index, storage_key, size_bytes, container, content_type, media, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(days => $10))`,
-      [asset.id, asset.accountId, asset.jobId, asset.index, asset.storageKey, asset.sizeBytes, asset.container, asset.contentType, asset.media, asset.retentionDays],
+      [
+        asset.id,
+        asset.accountId,
+        asset.jobId,
+        asset.index,
+        asset.storageKey,
+        asset.sizeBytes,
+        asset.container,
+        asset.contentType,
+        asset.media,
+        asset.retentionDays,
+      ],
     );
   }
 
   async finishItem(
     manager: EntityManager,
-    item: { jobId: string; index: number; status: 'succeeded' | 'failed'; chargedCredits: number; processedSeconds: number; output: ItemOutput | null; error: unknown },
+    item: {
+      jobId: string;
+      index: number;
+      status: 'succeeded' | 'failed';
+      chargedCredits: number;
+      processedSeconds: number;
+      output: ItemOutput | null;
+      error: unknown;
+    },
   ): Promise<void> {
     await manager.query(
       `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, output = $6, error = $7 WHERE job_id = $1 AND index = $2`,

@@ -26,7 +26,12 @@ describe('planSettlement', () => {
   });
 
   it('charges less than the hold when less was processed', () => {
-    const plan = planSettlement(job, [items[0]], [{ index: 0, ok: true, processedSeconds: 4, outputHeight: 720 }], DOCS);
+    const plan = planSettlement(
+      job,
+      [items[0]],
+      [{ index: 0, ok: true, processedSeconds: 4, outputHeight: 720 }],
+      DOCS,
+    );
     expect(plan.chargedCredits).toBe(4);
   });
 
@@ -41,7 +46,12 @@ describe('planSettlement', () => {
       DOCS,
     );
     expect(plan).toMatchObject({ status: 'failed', chargedCredits: 0, event: 'job.failed' });
-    expect(plan.error).toMatchObject({ code: 'drm_protected', type: 'processing_error', retryable: false, request_id: 'req_1' });
+    expect(plan.error).toMatchObject({
+      code: 'drm_protected',
+      type: 'processing_error',
+      retryable: false,
+      request_id: 'req_1',
+    });
     expect(plan.error!.doc_url).toBe(`${DOCS}/errors.html#drm_protected`);
   });
 

@@ -43,7 +43,10 @@ export function planSettlement(
         estimatedCredits: item.estimatedCredits,
         chargedCredits: 0,
         processedSeconds: 0,
-        error: toErrorObject(code, context, { message: result && !result.ok ? result.message : undefined, param: `inputs[${item.index}]` }),
+        error: toErrorObject(code, context, {
+          message: result && !result.ok ? result.message : undefined,
+          param: `inputs[${item.index}]`,
+        }),
       };
     }
     // Actual usage, never more than the estimate that was held.
@@ -85,5 +88,12 @@ export function planSettlement(
       charged_credits: chargedCredits,
     },
   });
-  return { status: 'partially_succeeded', chargedCredits, processedSeconds, items: plans, error, event: 'job.partially_succeeded' };
+  return {
+    status: 'partially_succeeded',
+    chargedCredits,
+    processedSeconds,
+    items: plans,
+    error,
+    event: 'job.partially_succeeded',
+  };
 }

@@ -37,7 +37,12 @@ describe('failure codes from real causes', () => {
 
   beforeAll(async () => {
     origin = await startMediaOrigin();
-    stack = await startStack({ REGION: 'fail', STORAGE_DIR: await storageDir(), ALLOW_PRIVATE_URLS: '127.0.0.1', MAX_DURATION_SECONDS: '5' });
+    stack = await startStack({
+      REGION: 'fail',
+      STORAGE_DIR: await storageDir(),
+      ALLOW_PRIVATE_URLS: '127.0.0.1',
+      MAX_DURATION_SECONDS: '5',
+    });
     api = stack.api;
   });
   afterAll(async () => {
@@ -54,7 +59,10 @@ describe('failure codes from real causes', () => {
     ] as const)('%s', async (_label, make, status, code) => {
       const account = await createAccount(api, { credits: 100 });
       const uploadId = await upload(api, account.apiKey, await make());
-      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
       expect(response.status).toBe(status);
       expect(response.body.error).toMatchObject({ code, type: 'invalid_request_error', param: 'inputs[0].upload_id' });
       expect(await credits(api, account.apiKey)).toMatchObject({ balance_credits: 100, reserved_credits: 0 });
@@ -64,11 +72,22 @@ describe('failure codes from real causes', () => {
       const account = await createAccount(api, { credits: 100 });
       const path = await sdrMp4({ width: 160, height: 90 });
       const uploadId = await upload(api, account.apiKey, path);
-      await api.app.get(AdminService).blockContent(createHash('sha256').update(await readFile(path)).digest('hex'));
-      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      await api.app.get(AdminService).blockContent(
+        createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex'),
+      );
+      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
       expect(response.status).toBe(422);
       expect(response.body.error).toMatchObject({ code: 'content_policy_violation', param: 'inputs[0].upload_id' });
-      await api.app.get(AdminService).unblockContent(createHash('sha256').update(await readFile(path)).digest('hex'));
+      await api.app.get(AdminService).unblockContent(
+        createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex'),
+      );
     });
 
     it('a source URL that answers 404 (e.g. an expired signature) → invalid_url', async () => {
@@ -85,7 +104,10 @@ describe('failure codes from real causes', () => {
   it('a source_url job: probed through the pinned proxy, downloaded by the worker, HDR10 out', async () => {
     const account = await createAccount(api, { credits: 100 });
     origin.serve('ok.mp4', await sdrMp4());
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ source_url: origin.url('ok.mp4') }] } });
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ source_url: origin.url('ok.mp4') }] },
+    });
     expect(submitted.status).toBe(202);
     expect(submitted.body.items[0].source).toEqual({ type: 'url', url: origin.url('ok.mp4') });
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
@@ -95,7 +117,10 @@ describe('failure codes from real causes', () => {
   it('the source host fails during download → upstream_error (retryable), charged 0', async () => {
     const account = await createAccount(api, { credits: 100 });
     origin.serve('flaky.mp4', await sdrMp4({ width: 160, height: 90 }));
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ source_url: origin.url('flaky.mp4') }] } });
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ source_url: origin.url('flaky.mp4') }] },
+    });
     expect(submitted.status).toBe(202);
     origin.failWith('flaky.mp4', 503);
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
@@ -108,8 +133,15 @@ describe('failure codes from real causes', () => {
 
   it('cancel while processing: ffmpeg is killed within 2 s, charged 0', async () => {
     const account = await createAccount(api, { credits: 1000 });
-    const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 1280, height: 720, seconds: 4, audio: false }));
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+    const uploadId = await upload(
+      api,
+      account.apiKey,
+      await sdrMp4({ width: 1280, height: 720, seconds: 4, audio: false }),
+    );
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
     const jobId = submitted.body.job_id as string;
     const processing = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, ['processing', 'succeeded']);
     expect(processing.status).toBe('processing');
@@ -126,7 +158,11 @@ describe('failure codes from real causes', () => {
     const cancelled = await call(api, 'POST', `/v1/sdr2hdr/jobs/${jobId}/cancel`, { key: account.apiKey });
     const at = Date.now();
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', error: { code: 'job_cancelled' }, billing: { charged_credits: 0, refunded: true } });
+    expect(cancelled.body).toMatchObject({
+      status: 'cancelled',
+      error: { code: 'job_cancelled' },
+      billing: { charged_credits: 0, refunded: true },
+    });
     while ((await ffmpegProcessesFor(jobId)).length > 0) {
       expect(Date.now() - at).toBeLessThan(2000);
       await new Promise((r) => setTimeout(r, 50));
@@ -143,14 +179,19 @@ describe('failure codes from real causes', () => {
     const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 160, height: 90 }));
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
       ids.push(response.body.job_id);
       await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${response.body.job_id}`);
     }
     const page1 = await call(api, 'GET', '/v1/sdr2hdr/jobs?limit=2', { key: account.apiKey });
     expect(page1.body).toMatchObject({ object: 'list', has_more: true });
     expect(page1.body.data.map((job: { job_id: string }) => job.job_id)).toEqual([ids[2], ids[1]]);
-    const page2 = await call(api, 'GET', `/v1/sdr2hdr/jobs?limit=2&starting_after=${page1.body.next_cursor}`, { key: account.apiKey });
+    const page2 = await call(api, 'GET', `/v1/sdr2hdr/jobs?limit=2&starting_after=${page1.body.next_cursor}`, {
+      key: account.apiKey,
+    });
     expect(page2.body.data.map((job: { job_id: string }) => job.job_id)).toEqual([ids[0]]);
     expect(page2.body).toMatchObject({ has_more: false, next_cursor: null });
     const failed = await call(api, 'GET', '/v1/sdr2hdr/jobs?status=failed', { key: account.apiKey });
@@ -162,7 +203,10 @@ describe('failure codes from real causes', () => {
   it('retention: an aged-out job is job_not_found and its output asset_not_found; the purge removes the files', async () => {
     const account = await createAccount(api, { credits: 100 });
     const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 160, height: 90 }));
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
     const db = api.app.get(DataSource);
     await db.query(`UPDATE jobs SET finished_at = now() - interval '31 days' WHERE id = $1`, [job.job_id]);
@@ -185,10 +229,21 @@ describe('worker limits', () => {
     const stack = await startStack({ REGION: 'slow', STORAGE_DIR: await storageDir(), JOB_TIME_LIMIT_SECONDS: '1' });
     try {
       const account = await createAccount(stack.api, { credits: 1000 });
-      const uploadId = await upload(stack.api, account.apiKey, await sdrMp4({ width: 1280, height: 720, seconds: 4, audio: false }));
-      const submitted = await call(stack.api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      const uploadId = await upload(
+        stack.api,
+        account.apiKey,
+        await sdrMp4({ width: 1280, height: 720, seconds: 4, audio: false }),
+      );
+      const submitted = await call(stack.api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
       const job = await waitForJob(stack.api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
-      expect(job).toMatchObject({ status: 'failed', error: { code: 'timeout', retryable: true }, billing: { charged_credits: 0, refunded: true } });
+      expect(job).toMatchObject({
+        status: 'failed',
+        error: { code: 'timeout', retryable: true },
+        billing: { charged_credits: 0, refunded: true },
+      });
       expect(await ffmpegProcessesFor(job.job_id)).toEqual([]);
     } finally {
       await stack.close();
@@ -196,14 +251,25 @@ describe('worker limits', () => {
   });
 
   it('an input above WORKER_MAX_PIXELS → failed out_of_memory, charged 0', async () => {
-    const stack = await startStack({ REGION: 'small', STORAGE_DIR: await storageDir(), WORKER_MAX_PIXELS: String(320 * 180 - 1) });
+    const stack = await startStack({
+      REGION: 'small',
+      STORAGE_DIR: await storageDir(),
+      WORKER_MAX_PIXELS: String(320 * 180 - 1),
+    });
     try {
       const account = await createAccount(stack.api, { credits: 100 });
       const uploadId = await upload(stack.api, account.apiKey, await sdrMp4());
-      const submitted = await call(stack.api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      const submitted = await call(stack.api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
       expect(submitted.status).toBe(202);
       const job = await waitForJob(stack.api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
-      expect(job).toMatchObject({ status: 'failed', error: { code: 'out_of_memory', retryable: false }, billing: { charged_credits: 0, refunded: true } });
+      expect(job).toMatchObject({
+        status: 'failed',
+        error: { code: 'out_of_memory', retryable: false },
+        billing: { charged_credits: 0, refunded: true },
+      });
     } finally {
       await stack.close();
     }

@@ -33,11 +33,21 @@ describe('job lifecycle with real ffmpeg', () => {
     });
     expect(submitted.status).toBe(202);
     expect(submitted.headers.get('location')).toBe(`/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
-    expect(submitted.body).toMatchObject({ object: 'job', api: 'sdr2hdr', status: 'queued', metadata: { ref: 'A-17' } });
+    expect(submitted.body).toMatchObject({
+      object: 'job',
+      api: 'sdr2hdr',
+      status: 'queued',
+      metadata: { ref: 'A-17' },
+    });
     const estimate = submitted.body.billing.estimated_credits;
     // 320×180 is the ≤720p tier: one credit per started second.
     expect(estimate).toBe(Math.ceil(submitted.body.items[0].duration_seconds));
-    expect(submitted.body.billing).toEqual({ estimated_credits: estimate, charged_credits: 0, refunded: false, state: 'authorised' });
+    expect(submitted.body.billing).toEqual({
+      estimated_credits: estimate,
+      charged_credits: 0,
+      refunded: false,
+      state: 'authorised',
+    });
     const held = await credits(api, account.apiKey);
     expect(held).toMatchObject({ balance_credits: 100, reserved_credits: estimate, available_credits: 100 - estimate });
 
@@ -45,9 +55,18 @@ describe('job lifecycle with real ffmpeg', () => {
     expect(job.status).toBe('succeeded');
     expect(job.progress).toBe(1);
     expect(job.error).toBeNull();
-    expect(job.billing).toEqual({ estimated_credits: estimate, charged_credits: estimate, refunded: false, state: 'settled' });
+    expect(job.billing).toEqual({
+      estimated_credits: estimate,
+      charged_credits: estimate,
+      refunded: false,
+      state: 'settled',
+    });
     const after = await credits(api, account.apiKey);
-    expect(after).toMatchObject({ balance_credits: 100 - estimate, reserved_credits: 0, available_credits: 100 - estimate });
+    expect(after).toMatchObject({
+      balance_credits: 100 - estimate,
+      reserved_credits: 0,
+      available_credits: 100 - estimate,
+    });
 
     const output = job.items[0].output;
     expect(output).toMatchObject({ container: 'mp4', video: { codec: 'hevc', hdr: 'HDR10' } });
@@ -59,7 +78,17 @@ describe('job lifecycle with real ffmpeg', () => {
     await writeFile(file, bytes);
     const hdr = await readMediainfoHdr(file);
     expect(hdr).toMatchObject({ isHdr10: true, transfer: 'PQ', colourPrimaries: 'BT.2020' });
-    const { stdout } = await exec('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name,pix_fmt,color_space,color_transfer,color_primaries', '-of', 'json', file]);
+    const { stdout } = await exec('ffprobe', [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=codec_name,pix_fmt,color_space,color_transfer,color_primaries',
+      '-of',
+      'json',
+      file,
+    ]);
     expect(JSON.parse(stdout).streams[0]).toEqual({
       codec_name: 'hevc',
       pix_fmt: 'yuv420p10le',
@@ -89,30 +118,63 @@ describe('job lifecycle with real ffmpeg', () => {
   it('drm_protected: accepted, then failed in the worker — charged 0, refunded, balance untouched', async () => {
     const account = await createAccount(api, { credits: 50 });
     const uploadId = await upload(api, account.apiKey, await encryptedMp4());
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
     expect(submitted.status).toBe(202);
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
     expect(job.status).toBe('failed');
-    expect(job.error).toMatchObject({ type: 'processing_error', code: 'drm_protected', retryable: false, request_id: expect.stringMatching(/^req_/) });
+    expect(job.error).toMatchObject({
+      type: 'processing_error',
+      code: 'drm_protected',
+      retryable: false,
+      request_id: expect.stringMatching(/^req_/),
+    });
     expect(job.error.doc_url).toBe(`${api.config.docsUrl}/errors.html#drm_protected`);
-    expect(job.billing).toEqual({ estimated_credits: submitted.body.billing.estimated_credits, charged_credits: 0, refunded: true, state: 'released' });
-    expect(await credits(api, account.apiKey)).toMatchObject({ balance_credits: 50, reserved_credits: 0, available_credits: 50 });
+    expect(job.billing).toEqual({
+      estimated_credits: submitted.body.billing.estimated_credits,
+      charged_credits: 0,
+      refunded: true,
+      state: 'released',
+    });
+    expect(await credits(api, account.apiKey)).toMatchObject({
+      balance_credits: 50,
+      reserved_credits: 0,
+      available_credits: 50,
+    });
   });
 
   it('partial failure: charged only the succeeded items, breakdown in error.details', async () => {
     const account = await createAccount(api, { credits: 50 });
     const good = await upload(api, account.apiKey, await sdrMp4());
     const bad = await upload(api, account.apiKey, await encryptedMp4());
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: good }, { upload_id: bad }] } });
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: good }, { upload_id: bad }] },
+    });
     expect(submitted.status).toBe(202);
-    const [goodEstimate, badEstimate] = submitted.body.items.map((item: { estimated_credits: number }) => item.estimated_credits);
+    const [goodEstimate, badEstimate] = submitted.body.items.map(
+      (item: { estimated_credits: number }) => item.estimated_credits,
+    );
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
     expect(job.status).toBe('partially_succeeded');
-    expect(job.billing).toEqual({ estimated_credits: goodEstimate + badEstimate, charged_credits: goodEstimate, refunded: false, state: 'settled' });
+    expect(job.billing).toEqual({
+      estimated_credits: goodEstimate + badEstimate,
+      charged_credits: goodEstimate,
+      refunded: false,
+      state: 'settled',
+    });
     expect(job.error.code).toBe('drm_protected');
     expect(job.error.details).toEqual({
       items: [
-        { index: 0, status: 'succeeded', estimated_credits: goodEstimate, charged_credits: goodEstimate, error_code: null },
+        {
+          index: 0,
+          status: 'succeeded',
+          estimated_credits: goodEstimate,
+          charged_credits: goodEstimate,
+          error_code: null,
+        },
         { index: 1, status: 'failed', estimated_credits: badEstimate, charged_credits: 0, error_code: 'drm_protected' },
       ],
       succeeded_items: 1,
@@ -122,7 +184,10 @@ describe('job lifecycle with real ffmpeg', () => {
     });
     expect(job.items[0].output).not.toBeNull();
     expect(job.items[1]).toMatchObject({ status: 'failed', output: null, error: { code: 'drm_protected' } });
-    expect(await credits(api, account.apiKey)).toMatchObject({ balance_credits: 50 - goodEstimate, reserved_credits: 0 });
+    expect(await credits(api, account.apiKey)).toMatchObject({
+      balance_credits: 50 - goodEstimate,
+      reserved_credits: 0,
+    });
   });
 
   it('audio: speech normalised to the target loudness (±1 LU), WAV output', async () => {
@@ -145,10 +210,17 @@ describe('job lifecycle with real ffmpeg', () => {
   it('audio without speech → failed no_speech_detected, charged 0', async () => {
     const account = await createAccount(api, { plan: 'starter', credits: 50 });
     const uploadId = await upload(api, account.apiKey, await roomToneWav(), 'audio/wav');
-    const submitted = await call(api, 'POST', '/v1/audio/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+    const submitted = await call(api, 'POST', '/v1/audio/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
     expect(submitted.status).toBe(202);
     const job = await waitForJob(api, account.apiKey, `/v1/audio/jobs/${submitted.body.job_id}`);
-    expect(job).toMatchObject({ status: 'failed', error: { code: 'no_speech_detected' }, billing: { charged_credits: 0, refunded: true } });
+    expect(job).toMatchObject({
+      status: 'failed',
+      error: { code: 'no_speech_detected' },
+      billing: { charged_credits: 0, refunded: true },
+    });
     expect(await credits(api, account.apiKey)).toMatchObject({ balance_credits: 50, reserved_credits: 0 });
   });
 
@@ -156,14 +228,20 @@ describe('job lifecycle with real ffmpeg', () => {
     const owner = await createAccount(api, { credits: 50 });
     const other = await createAccount(api, { credits: 50 });
     const uploadId = await upload(api, owner.apiKey, await sdrMp4());
-    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: owner.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: owner.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
     const foreign = await call(api, 'GET', `/v1/sdr2hdr/jobs/${submitted.body.job_id}`, { key: other.apiKey });
     const unknown = await call(api, 'GET', `/v1/sdr2hdr/jobs/job_0000000000000000000000`, { key: other.apiKey });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('job_not_found');
     expect({ ...foreign.body.error, request_id: null }).toEqual({ ...unknown.body.error, request_id: null });
     // Nor can the other account use the owner's upload.
-    const borrowed = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: other.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+    const borrowed = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: other.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
     expect(borrowed.body.error).toMatchObject({ code: 'asset_not_found', param: 'inputs[0].upload_id' });
     await waitForJob(api, owner.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
   });

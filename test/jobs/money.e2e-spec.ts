@@ -31,7 +31,11 @@ describe('limits and money under concurrency', () => {
   }
 
   function submit(key: string, uploadId: string, headers: Record<string, string> = {}, extra: object = {}) {
-    return call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body: { inputs: [{ upload_id: uploadId }], ...extra }, headers });
+    return call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key,
+      body: { inputs: [{ upload_id: uploadId }], ...extra },
+      headers,
+    });
   }
 
   async function accountRow(id: string) {
@@ -68,7 +72,9 @@ describe('limits and money under concurrency', () => {
 
   it('the database itself refuses a hold beyond the available balance (CHECK constraint)', async () => {
     const account = await createAccount(api, { credits: 5 });
-    await expect(db.query('UPDATE accounts SET reserved_credits = 6 WHERE id = $1', [account.accountId])).rejects.toThrow(/accounts_available_not_negative/);
+    await expect(
+      db.query('UPDATE accounts SET reserved_credits = 6 WHERE id = $1', [account.accountId]),
+    ).rejects.toThrow(/accounts_available_not_negative/);
   });
 
   it('concurrency limit under parallel submits: exactly the plan’s limit is accepted', async () => {
@@ -138,7 +144,11 @@ describe('limits and money under concurrency', () => {
     );
     const response = await submit(account.apiKey, await clip(account.apiKey));
     expect(response.status).toBe(429);
-    expect(response.body.error).toMatchObject({ code: 'quota_exceeded', retryable: false, details: { processing_minutes_limit: 60, processing_minutes_used: 60 } });
+    expect(response.body.error).toMatchObject({
+      code: 'quota_exceeded',
+      retryable: false,
+      details: { processing_minutes_limit: 60, processing_minutes_used: 60 },
+    });
     expect((await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })).body.quota).toEqual({
       processing_minutes_limit: 60,
       processing_minutes_used: 60,
@@ -159,8 +169,14 @@ describe('limits and money under concurrency', () => {
       expect(second.body).toEqual(first.body);
       const conflict = await submit(account.apiKey, uploadId, headers, { metadata: { other: 'body' } });
       expect(conflict.status).toBe(409);
-      expect(conflict.body.error).toMatchObject({ code: 'idempotency_conflict', param: 'Idempotency-Key', retryable: false });
-      const [{ count }] = await db.query('SELECT count(*)::int AS count FROM jobs WHERE account_id = $1', [account.accountId]);
+      expect(conflict.body.error).toMatchObject({
+        code: 'idempotency_conflict',
+        param: 'Idempotency-Key',
+        retryable: false,
+      });
+      const [{ count }] = await db.query('SELECT count(*)::int AS count FROM jobs WHERE account_id = $1', [
+        account.accountId,
+      ]);
       expect(count).toBe(1);
     });
 
@@ -171,10 +187,16 @@ describe('limits and money under concurrency', () => {
       const responses = await Promise.all(Array.from({ length: 10 }, () => submit(account.apiKey, uploadId, headers)));
       for (const response of responses) {
         expect([202, 409]).toContain(response.status);
-        if (response.status === 409) expect(response.body.error).toMatchObject({ code: 'resource_locked', retryable: true });
+        if (response.status === 409)
+          expect(response.body.error).toMatchObject({ code: 'resource_locked', retryable: true });
       }
-      const [{ jobs }] = await db.query('SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1', [account.accountId]);
-      const [{ holds }] = await db.query(`SELECT count(*)::int AS holds FROM credit_ledger WHERE account_id = $1 AND kind = 'authorise'`, [account.accountId]);
+      const [{ jobs }] = await db.query('SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1', [
+        account.accountId,
+      ]);
+      const [{ holds }] = await db.query(
+        `SELECT count(*)::int AS holds FROM credit_ledger WHERE account_id = $1 AND kind = 'authorise'`,
+        [account.accountId],
+      );
       expect({ jobs, holds }).toEqual({ jobs: 1, holds: 1 });
       const ids = new Set(responses.filter((r) => r.status === 202).map((r) => r.body.job_id));
       expect(ids.size).toBe(1);

@@ -59,18 +59,26 @@ describe('resilience', () => {
     try {
       first = spawnWorker(workerEnv);
       const account = await createAccount(api, { credits: 1000 });
-      const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 1280, height: 720, seconds: 3, audio: false }));
+      const uploadId = await upload(
+        api,
+        account.apiKey,
+        await sdrMp4({ width: 1280, height: 720, seconds: 3, audio: false }),
+      );
       // Waits for the spawned worker's first heartbeat (region health) before submitting.
       let submitted;
       for (let i = 0; i < 100; i++) {
-        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+          key: account.apiKey,
+          body: { inputs: [{ upload_id: uploadId }] },
+        });
         if (submitted.status !== 503) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(submitted!.status).toBe(202);
       const jobId = submitted!.body.job_id as string;
       const estimate = submitted!.body.billing.estimated_credits as number;
-      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await ffmpegRunningFor(jobId)).toBe(true);
       killGroup(first);
       first = undefined;
@@ -90,7 +98,10 @@ describe('resilience', () => {
         expect(job.billing).toMatchObject({ charged_credits: 0, refunded: true, state: 'released' });
         expect(ledger.map((entry) => entry.kind)).toEqual(['authorise', 'release']);
       }
-      expect(await credits(api, account.apiKey)).toMatchObject({ reserved_credits: 0, balance_credits: 1000 - job.billing.charged_credits });
+      expect(await credits(api, account.apiKey)).toMatchObject({
+        reserved_credits: 0,
+        balance_credits: 1000 - job.billing.charged_credits,
+      });
       const [{ attempts }] = await db.query('SELECT attempts FROM jobs WHERE id = $1', [jobId]);
       expect(attempts).toBeGreaterThanOrEqual(2);
     } finally {
@@ -105,20 +116,35 @@ describe('resilience', () => {
     const region = 'drain';
     const storage = await mkdtemp(join(tmpdir(), 'mj-drain-'));
     const api = await startApi({ REGION: region, STORAGE_DIR: storage });
-    const worker = spawnWorker({ REGION: region, STORAGE_DIR: storage, PUBLIC_BASE_URL: api.config.publicBaseUrl, DOCS_URL: api.config.docsUrl });
+    const worker = spawnWorker({
+      REGION: region,
+      STORAGE_DIR: storage,
+      PUBLIC_BASE_URL: api.config.publicBaseUrl,
+      DOCS_URL: api.config.docsUrl,
+    });
     try {
       // Nest closes the app on SIGTERM, then re-raises the signal: a clean exit is code 0 or that signal.
-      const exited = new Promise<string>((resolve) => worker.once('exit', (code, signal) => resolve(String(code ?? signal))));
+      const exited = new Promise<string>((resolve) =>
+        worker.once('exit', (code, signal) => resolve(String(code ?? signal))),
+      );
       const account = await createAccount(api, { credits: 1000 });
-      const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 640, height: 360, seconds: 2, audio: false }));
+      const uploadId = await upload(
+        api,
+        account.apiKey,
+        await sdrMp4({ width: 640, height: 360, seconds: 2, audio: false }),
+      );
       let submitted;
       for (let i = 0; i < 100; i++) {
-        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+          key: account.apiKey,
+          body: { inputs: [{ upload_id: uploadId }] },
+        });
         if (submitted.status !== 503) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const jobId = submitted!.body.job_id as string;
-      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await ffmpegRunningFor(jobId)).toBe(true);
       worker.kill('SIGTERM');
       expect(['0', 'SIGTERM']).toContain(await exited);
@@ -132,15 +158,26 @@ describe('resilience', () => {
 
   it('Redis unreachable: submit and reads answer 503 service_unavailable, then recover by themselves', async () => {
     const proxy = await TcpProxy.start(6379);
-    const env = { REGION: 'redis-out', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-redis-')) };
+    const env = {
+      REGION: 'redis-out',
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-redis-')),
+    };
     const api: TestApi = await startApi(env);
-    const worker = await startWorker({ ...env, PUBLIC_BASE_URL: api.config.publicBaseUrl, DOCS_URL: api.config.docsUrl });
+    const worker = await startWorker({
+      ...env,
+      PUBLIC_BASE_URL: api.config.publicBaseUrl,
+      DOCS_URL: api.config.docsUrl,
+    });
     try {
       const account = await createAccount(api, { credits: 100 });
       const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 160, height: 90 }));
       await proxy.close();
       const started = Date.now();
-      const submit = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      const submit = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
       expect(Date.now() - started).toBeLessThan(5000);
       expect(submit.status).toBe(503);
       expect(submit.body.error).toMatchObject({ code: 'service_unavailable', retryable: true });
@@ -151,7 +188,10 @@ describe('resilience', () => {
       await proxy.reopen();
       let recovered;
       for (let i = 0; i < 100; i++) {
-        recovered = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+        recovered = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+          key: account.apiKey,
+          body: { inputs: [{ upload_id: uploadId }] },
+        });
         if (recovered.status !== 503) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }

@@ -35,13 +35,48 @@ describe('job submission: request shape, account state and upload checks', () =>
     ['no inputs', {}, 'missing_parameter', 'inputs'],
     ['empty inputs', { inputs: [] }, 'invalid_parameter', 'inputs'],
     ['an input with no source', { inputs: [{}] }, 'missing_parameter', 'inputs[0].source_url'],
-    ['an ftp URL', { inputs: [{ source_url: 'ftp://example.com/a.mp4' }] }, 'invalid_parameter', 'inputs[0].source_url'],
-    ['both source_url and upload_id', { inputs: [{ upload_id: 'upl_0123456789abcdef', source_url: 'https://example.com/a.mp4' }] }, 'invalid_parameter', 'inputs[0].upload_id'],
-    ['21 inputs', { inputs: Array.from({ length: 21 }, () => ({ upload_id: 'upl_0123456789abcdef' })) }, 'invalid_parameter', 'inputs'],
-    ['an unknown resolution', { inputs: [{ upload_id: 'upl_0123456789abcdef' }], output: { resolution: '480p' } }, 'invalid_parameter', 'output.resolution'],
-    ['peak_nits of the wrong type', { inputs: [{ upload_id: 'upl_0123456789abcdef' }], output: { peak_nits: 'bright' } }, 'invalid_parameter', 'output.peak_nits'],
-    ['a non-string metadata value', { inputs: [{ upload_id: 'upl_0123456789abcdef' }], metadata: { n: 1 } }, 'invalid_parameter', 'metadata.n'],
-    ['an unknown field', { inputs: [{ upload_id: 'upl_0123456789abcdef' }], surprise: true }, 'invalid_parameter', 'surprise'],
+    [
+      'an ftp URL',
+      { inputs: [{ source_url: 'ftp://example.com/a.mp4' }] },
+      'invalid_parameter',
+      'inputs[0].source_url',
+    ],
+    [
+      'both source_url and upload_id',
+      { inputs: [{ upload_id: 'upl_0123456789abcdef', source_url: 'https://example.com/a.mp4' }] },
+      'invalid_parameter',
+      'inputs[0].upload_id',
+    ],
+    [
+      '21 inputs',
+      { inputs: Array.from({ length: 21 }, () => ({ upload_id: 'upl_0123456789abcdef' })) },
+      'invalid_parameter',
+      'inputs',
+    ],
+    [
+      'an unknown resolution',
+      { inputs: [{ upload_id: 'upl_0123456789abcdef' }], output: { resolution: '480p' } },
+      'invalid_parameter',
+      'output.resolution',
+    ],
+    [
+      'peak_nits of the wrong type',
+      { inputs: [{ upload_id: 'upl_0123456789abcdef' }], output: { peak_nits: 'bright' } },
+      'invalid_parameter',
+      'output.peak_nits',
+    ],
+    [
+      'a non-string metadata value',
+      { inputs: [{ upload_id: 'upl_0123456789abcdef' }], metadata: { n: 1 } },
+      'invalid_parameter',
+      'metadata.n',
+    ],
+    [
+      'an unknown field',
+      { inputs: [{ upload_id: 'upl_0123456789abcdef' }], surprise: true },
+      'invalid_parameter',
+      'surprise',
+    ],
   ] as [string, object, string, string][])('%s', async (_label, body, code, param) => {
     const account = await createAccount(api, { credits: 1000 });
     const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body });
@@ -52,9 +87,17 @@ describe('job submission: request shape, account state and upload checks', () =>
   it('refuses a private-address source URL before connecting (invalid_url)', async () => {
     const account = await createAccount(api, { credits: 1000 });
     // 10.0.0.0/8 and the metadata address are refused by the address check: no connection is attempted.
-    for (const url of ['http://10.1.2.3/clip.mp4', 'http://169.254.169.254/latest/meta-data', 'http://127.0.0.1:9/clip.mp4', 'http://[::1]/clip.mp4']) {
+    for (const url of [
+      'http://10.1.2.3/clip.mp4',
+      'http://169.254.169.254/latest/meta-data',
+      'http://127.0.0.1:9/clip.mp4',
+      'http://[::1]/clip.mp4',
+    ]) {
       const started = Date.now();
-      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ source_url: url }] } });
+      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ source_url: url }] },
+      });
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_url', param: 'inputs[0].source_url' });
       expect(Date.now() - started).toBeLessThan(1000);
@@ -73,7 +116,10 @@ describe('job submission: request shape, account state and upload checks', () =>
 
   it('plan_not_supported: the free plan has no audio API, and no 2160p output', async () => {
     const account = await createAccount(api, { plan: 'free', credits: 1000 });
-    const audio = await call(api, 'POST', '/v1/audio/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: 'upl_0123456789abcdef' }] } });
+    const audio = await call(api, 'POST', '/v1/audio/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: 'upl_0123456789abcdef' }] },
+    });
     expect(audio.status).toBe(402);
     expect(audio.body.error).toMatchObject({ code: 'plan_not_supported', type: 'billing_error' });
     const uhd = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
@@ -90,7 +136,10 @@ describe('job submission: request shape, account state and upload checks', () =>
   ] as const)('subscription %s → 402 %s', async (status, code) => {
     const account = await createAccount(api, { credits: 1000 });
     await api.app.get(AdminService).patchAccount(account.accountId, { subscription_status: status });
-    const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: 'upl_0123456789abcdef' }] } });
+    const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: 'upl_0123456789abcdef' }] },
+    });
     expect(response.status).toBe(402);
     expect(response.body.error.code).toBe(code);
   });
@@ -110,7 +159,11 @@ describe('job submission: request shape, account state and upload checks', () =>
     it('streams the body to storage and reports size and SHA-256', async () => {
       const account = await createAccount(api);
       const body = Buffer.from('not really a video, but bytes all the same');
-      const response = await call(api, 'POST', '/v1/uploads', { key: account.apiKey, rawBody: body, headers: { 'content-type': 'video/mp4' } });
+      const response = await call(api, 'POST', '/v1/uploads', {
+        key: account.apiKey,
+        rawBody: body,
+        headers: { 'content-type': 'video/mp4' },
+      });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({
         object: 'upload',
@@ -144,7 +197,11 @@ describe('job submission: request shape, account state and upload checks', () =>
       const body = Buffer.from(`blocked-${Date.now()}`);
       await api.app.get(AdminService).blockContent(createHash('sha256').update(body).digest('hex'), 'test');
       const before = await listFiles(storageDir);
-      const response = await call(api, 'POST', '/v1/uploads', { key: account.apiKey, rawBody: body, headers: { 'content-type': 'video/mp4' } });
+      const response = await call(api, 'POST', '/v1/uploads', {
+        key: account.apiKey,
+        rawBody: body,
+        headers: { 'content-type': 'video/mp4' },
+      });
       expect(response.status).toBe(422);
       expect(response.body.error.code).toBe('content_policy_violation');
       expect(await listFiles(storageDir)).toEqual(before);

@@ -57,7 +57,13 @@ export async function call(
   api: TestApi,
   method: string,
   path: string,
-  options: { key?: string; admin?: boolean; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  options: {
+    key?: string;
+    admin?: boolean;
+    body?: unknown;
+    rawBody?: string | Buffer;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<JsonResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['x-api-key'] = options.key;

@@ -1,5 +1,6 @@
 import { adminQuery } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
-  if (process.env.TEST_DATABASE) await adminQuery(`DROP DATABASE IF EXISTS "${process.env.TEST_DATABASE}" WITH (FORCE)`);
+  if (process.env.TEST_DATABASE)
+    await adminQuery(`DROP DATABASE IF EXISTS "${process.env.TEST_DATABASE}" WITH (FORCE)`);
 }

@@ -3,7 +3,11 @@ import { call, type TestApi } from './app';
 
 /** Uploads a local file through POST /v1/uploads and returns its upload id. */
 export async function upload(api: TestApi, key: string, path: string, contentType = 'video/mp4'): Promise<string> {
-  const response = await call(api, 'POST', '/v1/uploads', { key, rawBody: await readFile(path), headers: { 'content-type': contentType } });
+  const response = await call(api, 'POST', '/v1/uploads', {
+    key,
+    rawBody: await readFile(path),
+    headers: { 'content-type': contentType },
+  });
   if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.upload_id as string;
 }
@@ -23,7 +27,8 @@ export async function waitForJob(
     const response = await call(api, 'GET', path, { key });
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
     if (statuses.includes(response.body.status)) return response.body;
-    if (Date.now() > deadline) throw new Error(`job stuck in ${response.body.status}: ${JSON.stringify(response.body)}`);
+    if (Date.now() > deadline)
+      throw new Error(`job stuck in ${response.body.status}: ${JSON.stringify(response.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -31,7 +31,12 @@ export async function startMediaOrigin(): Promise<MediaOrigin> {
         const start = Number(match[1]);
         const end = match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
         if (start >= size) return void response.writeHead(416, { 'content-range': `bytes */${size}` }).end();
-        response.writeHead(206, { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}` });
+        response.writeHead(206, {
+          'content-type': 'video/mp4',
+          'accept-ranges': 'bytes',
+          'content-length': end - start + 1,
+          'content-range': `bytes ${start}-${end}/${size}`,
+        });
         if (request.method === 'HEAD') return void response.end();
         return void createReadStream(path, { start, end }).pipe(response);
       }

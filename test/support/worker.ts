@@ -14,13 +14,17 @@ export interface TestWorker {
 /** A real worker (queue consumer, heartbeat, reconciler) in the test process, with the test env. */
 export async function startWorker(overrides: Record<string, string> = {}): Promise<TestWorker> {
   const config = parseConfig({ ...process.env, ...overrides });
-  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config, createLogger(config, 'worker')), { logger: false });
+  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config, createLogger(config, 'worker')), {
+    logger: false,
+  });
   await app.init();
   return { app, config, close: () => app.close() };
 }
 
 /** An API and a worker that agree on everything a job's views contain (public URL, docs URL). */
-export async function startStack(env: Record<string, string>): Promise<{ api: TestApi; worker: TestWorker; close(): Promise<void> }> {
+export async function startStack(
+  env: Record<string, string>,
+): Promise<{ api: TestApi; worker: TestWorker; close(): Promise<void> }> {
   const api = await startApi(env);
   const worker = await startWorker({ ...env, PUBLIC_BASE_URL: api.config.publicBaseUrl, DOCS_URL: api.config.docsUrl });
   return { api, worker, close: async () => (await api.close(), await worker.close()) };

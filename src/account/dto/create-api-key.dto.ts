@@ -17,7 +17,11 @@ export class CreateApiKeyDto {
 }
 
 export class RotateApiKeyDto {
-  @ApiPropertyOptional({ description: 'Seconds the old key keeps working (0 = revoked at once).', default: 0, maximum: 604800 })
+  @ApiPropertyOptional({
+    description: 'Seconds the old key keeps working (0 = revoked at once).',
+    default: 0,
+    maximum: 604800,
+  })
   @IsOptional()
   @IsInt()
   @Min(0)

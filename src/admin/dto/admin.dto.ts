@@ -1,5 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDateString, IsDefined, IsIn, IsInt, IsNumber, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsDateString,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 
 export const PLAN_IDS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
@@ -71,7 +85,10 @@ export class MaintenanceDto {
 }
 
 export class BlockedContentDto {
-  @ApiProperty({ description: 'SHA-256 of the file, lower-case hex', example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' })
+  @ApiProperty({
+    description: 'SHA-256 of the file, lower-case hex',
+    example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  })
   @IsDefined()
   @IsString()
   @Matches(/^[0-9a-f]{64}$/, { message: 'sha256 must be 64 lower-case hex characters' })

@@ -46,7 +46,8 @@ type Env = Record<string, string | undefined>;
 function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number between ${min} and ${max}; got "${raw}".`);
+  if (!/^-?\d+$/.test(raw.trim()))
+    throw new ConfigError(`${name} must be a whole number between ${min} and ${max}; got "${raw}".`);
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${value}.`);
   return value;
@@ -84,30 +85,40 @@ export function parseConfig(env: Env = process.env): AppConfig {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']);
   const adminToken = env.ADMIN_TOKEN || null;
-  if (adminToken !== null && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters.');
+  if (adminToken !== null && adminToken.length < 16)
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters.');
   const schedule = list(env, 'WEBHOOK_RETRY_SCHEDULE');
   const webhookRetryScheduleSeconds = schedule.length
     ? schedule.map((part) => {
-        if (!/^\d+$/.test(part)) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds; got "${part}".`);
+        if (!/^\d+$/.test(part))
+          throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds; got "${part}".`);
         return Number(part);
       })
     : [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
-  const assetUrlSecret = env.ASSET_URL_SECRET || (nodeEnv === 'production' ? '' : 'dev-only-asset-url-secret-change-me');
-  if (assetUrlSecret.length < 16) throw new ConfigError('ASSET_URL_SECRET must be set to at least 16 characters in production.');
+  const assetUrlSecret =
+    env.ASSET_URL_SECRET || (nodeEnv === 'production' ? '' : 'dev-only-asset-url-secret-change-me');
+  if (assetUrlSecret.length < 16)
+    throw new ConfigError('ASSET_URL_SECRET must be set to at least 16 characters in production.');
   if (nodeEnv === 'production' && !adminToken) throw new ConfigError('ADMIN_TOKEN must be set in production.');
   const region = env.REGION || 'local';
-  if (!/^[a-z0-9-]{1,32}$/.test(region)) throw new ConfigError(`REGION must be 1-32 characters of a-z, 0-9 and "-"; got "${region}".`);
+  if (!/^[a-z0-9-]{1,32}$/.test(region))
+    throw new ConfigError(`REGION must be 1-32 characters of a-z, 0-9 and "-"; got "${region}".`);
   const redisPrefix = env.REDIS_PREFIX || 'mj';
-  if (!/^[A-Za-z0-9_-]{1,40}$/.test(redisPrefix)) throw new ConfigError('REDIS_PREFIX must be 1-40 characters of A-Z, a-z, 0-9, _ and -.');
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(redisPrefix))
+    throw new ConfigError('REDIS_PREFIX must be 1-40 characters of A-Z, a-z, 0-9, _ and -.');
   const logLevel = env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`);
+    throw new ConfigError(
+      `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`,
+    );
   }
   const allowPrivateUrls = list(env, 'ALLOW_PRIVATE_URLS');
   try {
     createAddressPolicy(allowPrivateUrls);
   } catch (error) {
-    throw new ConfigError(`ALLOW_PRIVATE_URLS must list IP addresses, CIDRs or host names: ${(error as Error).message}`);
+    throw new ConfigError(
+      `ALLOW_PRIVATE_URLS must list IP addresses, CIDRs or host names: ${(error as Error).message}`,
+    );
   }
   return {
     nodeEnv,

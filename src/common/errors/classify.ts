@@ -3,7 +3,15 @@
 import { HttpException } from '@nestjs/common';
 import { ApiError } from './api-error';
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 const CONNECTION_MESSAGES = [
   'Connection terminated',
   'Connection is closed',
@@ -31,7 +39,8 @@ export function isUnavailableError(error: unknown, depth = 0): boolean {
   }
   if (name === 'MaxRetriesPerRequestError') return true;
   if (typeof message === 'string' && CONNECTION_MESSAGES.some((text) => message.includes(text))) return true;
-  const nested = (error as { driverError?: unknown; cause?: unknown }).driverError ?? (error as { cause?: unknown }).cause;
+  const nested =
+    (error as { driverError?: unknown; cause?: unknown }).driverError ?? (error as { cause?: unknown }).cause;
   return nested !== undefined && isUnavailableError(nested, depth + 1);
 }
 
@@ -68,7 +77,8 @@ export function classifyError(exception: unknown): { error: ApiError; unexpected
     const status = exception.getStatus();
     if (status === 404) return { error: new ApiError('route_not_found'), unexpected: false };
     if (status === 413) return { error: new ApiError('request_too_large'), unexpected: false };
-    if (status === 415) return { error: new ApiError('unsupported_content_type', { param: 'Content-Type' }), unexpected: false };
+    if (status === 415)
+      return { error: new ApiError('unsupported_content_type', { param: 'Content-Type' }), unexpected: false };
     if (status === 400) return { error: new ApiError('invalid_parameter'), unexpected: false };
   }
   return { error: new ApiError('internal_error'), unexpected: true };

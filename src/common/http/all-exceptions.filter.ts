@@ -32,5 +32,9 @@ function sendReplay(replay: IdempotentReplay, request: FastifyRequest, reply: Fa
     body = { error: { ...error, request_id: String(request.id) } };
   }
   for (const [name, value] of Object.entries(replay.headers)) reply.header(name, value);
-  void reply.status(replay.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(body);
+  void reply
+    .status(replay.status)
+    .header('Idempotent-Replayed', 'true')
+    .type('application/json; charset=utf-8')
+    .send(body);
 }

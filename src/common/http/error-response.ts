@@ -19,7 +19,10 @@ export function sendError(
     if (allowed.length) error = new ApiError('method_not_allowed', { headers: { Allow: allowed.join(', ') } });
   }
   if (unexpected) {
-    context.logger.error({ err: exception, request_id: request.id, route: request.routeOptions?.url }, 'unexpected exception');
+    context.logger.error(
+      { err: exception, request_id: request.id, route: request.routeOptions?.url },
+      'unexpected exception',
+    );
   } else if (error.code === 'service_unavailable') {
     context.logger.warn({ err: exception, request_id: request.id }, 'dependency unavailable');
   }

@@ -6,7 +6,9 @@ export class RouteTable {
   add(methods: string | string[], url: string): void {
     const source = url
       .split('/')
-      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((segment) =>
+        segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('/');
     const pattern = new RegExp(`^${source}/?$`);
     for (const method of Array.isArray(methods) ? methods : [methods]) this.routes.push({ method, pattern });

@@ -27,7 +27,10 @@ export function validationErrorToApiError(errors: ValidationError[]): ApiError {
   const { path, error } = violation;
   const constraints = error.constraints ?? {};
   if (constraints.whitelistValidation) {
-    return new ApiError('invalid_parameter', { param: path, message: `Unknown parameter: ${path}. Remove it from the request.` });
+    return new ApiError('invalid_parameter', {
+      param: path,
+      message: `Unknown parameter: ${path}. Remove it from the request.`,
+    });
   }
   if (error.value === undefined || error.value === null || constraints.isDefined) {
     return new ApiError('missing_parameter', { param: path, message: `Missing required parameter: ${path}.` });

@@ -18,7 +18,13 @@ export class IdempotentReplay {
 }
 
 // Shape errors are not stored (API.md §1): the client fixes the body and may reuse the key.
-const VALIDATION_CODES = new Set(['missing_parameter', 'invalid_parameter', 'invalid_json', 'request_too_large', 'unsupported_content_type']);
+const VALIDATION_CODES = new Set([
+  'missing_parameter',
+  'invalid_parameter',
+  'invalid_json',
+  'request_too_large',
+  'unsupported_content_type',
+]);
 const REPLAYED_HEADERS = ['location'];
 
 /**
@@ -42,7 +48,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (request.method !== 'POST' || header === undefined || !auth || isStream(request.body)) return next.handle();
     const key = Array.isArray(header) ? header[0] : header;
     if (key.length === 0 || key.length > 255) {
-      throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' });
+      throw new ApiError('invalid_parameter', {
+        param: 'Idempotency-Key',
+        message: 'Idempotency-Key must be 1 to 255 characters.',
+      });
     }
     const hash = requestHash(request.method, request.url.split('?')[0], request.body);
     const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
@@ -61,8 +70,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
       catchError(async (error: unknown) => {
         if (error instanceof IdempotentReplay || isOwnConflict(error)) throw error;
         const row = error instanceof ApiError ? CATALOGUE[error.code] : null;
-        if (error instanceof ApiError && row && row.status < 500 && !row.retryable && !VALIDATION_CODES.has(error.code)) {
-          const body = { error: toErrorObject(error.code, { requestId: String(request.id), docsUrl: this.config.docsUrl }, error) };
+        if (
+          error instanceof ApiError &&
+          row &&
+          row.status < 500 &&
+          !row.retryable &&
+          !VALIDATION_CODES.has(error.code)
+        ) {
+          const body = {
+            error: toErrorObject(error.code, { requestId: String(request.id), docsUrl: this.config.docsUrl }, error),
+          };
           await this.store.complete(auth.accountId, key, error.status, body, {}).catch(() => undefined);
         } else {
           await this.store.release(auth.accountId, key).catch(() => undefined);
@@ -82,7 +99,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     if (existing.request_hash !== hash) throw new OwnConflict('idempotency_conflict');
     if (existing.state === 'in_flight') throw new OwnConflict('resource_locked');
-    throw new IdempotentReplay(existing.response_status ?? 200, existing.response_body, existing.response_headers ?? {});
+    throw new IdempotentReplay(
+      existing.response_status ?? 200,
+      existing.response_body,
+      existing.response_headers ?? {},
+    );
   }
 }
 

@@ -47,7 +47,13 @@ export class IdempotencyRepository {
     );
   }
 
-  async complete(accountId: string, key: string, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
+  async complete(
+    accountId: string,
+    key: string,
+    status: number,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<void> {
     await this.db.query(
       `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, response_headers = $5
         WHERE account_id = $1 AND key = $2`,
@@ -56,6 +62,9 @@ export class IdempotencyRepository {
   }
 
   async release(accountId: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'in_flight'`, [accountId, key]);
+    await this.db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'in_flight'`, [
+      accountId,
+      key,
+    ]);
   }
 }

@@ -20,14 +20,20 @@ import {
 } from 'class-validator';
 
 export class JobInputDto {
-  @ApiPropertyOptional({ example: 'https://media.example.com/clip.mp4', description: 'Public http(s) URL (or use upload_id).' })
+  @ApiPropertyOptional({
+    example: 'https://media.example.com/clip.mp4',
+    description: 'Public http(s) URL (or use upload_id).',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(4096)
   @Matches(/^https?:\/\//i, { message: 'source_url must be an http(s) URL' })
   source_url?: string;
 
-  @ApiPropertyOptional({ example: 'upl_0AbCdEfGh1234567890abcd', description: 'An upload from POST /v1/uploads (or use source_url).' })
+  @ApiPropertyOptional({
+    example: 'upl_0AbCdEfGh1234567890abcd',
+    description: 'An upload from POST /v1/uploads (or use source_url).',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^upl_[0-9A-Za-z]{10,40}$/, { message: 'upload_id must be an id returned by POST /v1/uploads' })
@@ -40,7 +46,12 @@ export class Sdr2HdrOutputDto {
   @IsIn(['source', '720p', '1080p', '2160p'])
   resolution?: 'source' | '720p' | '1080p' | '2160p';
 
-  @ApiPropertyOptional({ default: 1000, minimum: 400, maximum: 10000, description: 'Mastering display peak luminance (cd/m²).' })
+  @ApiPropertyOptional({
+    default: 1000,
+    minimum: 400,
+    maximum: 10000,
+    description: 'Mastering display peak luminance (cd/m²).',
+  })
   @IsOptional()
   @IsInt()
   @Min(400)
@@ -54,7 +65,12 @@ export class Sdr2HdrOutputDto {
 }
 
 export class AudioOutputDto {
-  @ApiPropertyOptional({ default: -16, minimum: -40, maximum: -5, description: 'Target integrated loudness of the speech (LUFS).' })
+  @ApiPropertyOptional({
+    default: -16,
+    minimum: -40,
+    maximum: -5,
+    description: 'Target integrated loudness of the speech (LUFS).',
+  })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(-40)
