@@ -4,7 +4,9 @@ import { LocalStorage, STORAGE } from './storage';
 
 @Global()
 @Module({
-  providers: [{ provide: STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new LocalStorage(config.storageDir) }],
+  providers: [
+    { provide: STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new LocalStorage(config.storageDir) },
+  ],
   exports: [STORAGE],
 })
 export class StorageModule {}
