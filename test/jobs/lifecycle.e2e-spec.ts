@@ -1,17 +1,15 @@
 // A job's whole life against the real Postgres, Redis, BullMQ worker and ffmpeg: submit, hold,
 // process, settle or release, outputs, and the failure codes that come from real causes.
-import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { readMediainfoHdr } from '../../src/media/mediainfo';
 import { call, createAccount, type TestApi } from '../support/app';
 import { credits, upload, waitForJob } from '../support/jobs';
+import { probeVideoStream } from '../support/media-checks';
 import { startStack } from '../support/worker';
 import { encryptedMp4, measureEbur128, roomToneWav, sdrMp4, speechWav } from '../fixtures/media';
 
-const exec = promisify(execFile);
 const REGION = 'life';
 
 describe('job lifecycle with real ffmpeg', () => {
@@ -78,18 +76,7 @@ describe('job lifecycle with real ffmpeg', () => {
     await writeFile(file, bytes);
     const hdr = await readMediainfoHdr(file);
     expect(hdr).toMatchObject({ isHdr10: true, transfer: 'PQ', colourPrimaries: 'BT.2020' });
-    const { stdout } = await exec('ffprobe', [
-      '-v',
-      'error',
-      '-select_streams',
-      'v:0',
-      '-show_entries',
-      'stream=codec_name,pix_fmt,color_space,color_transfer,color_primaries',
-      '-of',
-      'json',
-      file,
-    ]);
-    expect(JSON.parse(stdout).streams[0]).toEqual({
+    expect(await probeVideoStream(file)).toEqual({
       codec_name: 'hevc',
       pix_fmt: 'yuv420p10le',
       color_space: 'bt2020nc',

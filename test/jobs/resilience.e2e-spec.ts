@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { ensureBuilt, ROOT } from '../foundation/dist-build';
-import { call, createAccount, startApi, type TestApi } from '../support/app';
+import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
 import { credits, upload, waitForJob } from '../support/jobs';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startWorker } from '../support/worker';
@@ -40,6 +40,22 @@ async function ffmpegRunningFor(jobId: string): Promise<boolean> {
   return stdout.split('\n').some((line) => line.includes('ffmpeg') && line.includes(jobId));
 }
 
+/** Submits once the spawned worker's first heartbeat has made the region healthy (503 until then). */
+async function submitWhenRegionUp(api: TestApi, key: string, uploadId: string): Promise<JsonResponse> {
+  for (let i = 0; ; i++) {
+    const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body: { inputs: [{ upload_id: uploadId }] } });
+    if (response.status !== 503 || i >= 100) return response;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until ffmpeg runs for this job (up to 10 s) and says whether it does. */
+async function waitForFfmpeg(jobId: string): Promise<boolean> {
+  for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  return ffmpegRunningFor(jobId);
+}
+
 describe('resilience', () => {
   it('a worker SIGKILLed mid-job: the job is picked up again and charged exactly once', async () => {
     ensureBuilt('dist/src/worker.js');
@@ -64,22 +80,11 @@ describe('resilience', () => {
         account.apiKey,
         await sdrMp4({ width: 1280, height: 720, seconds: 3, audio: false }),
       );
-      // Waits for the spawned worker's first heartbeat (region health) before submitting.
-      let submitted;
-      for (let i = 0; i < 100; i++) {
-        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
-          key: account.apiKey,
-          body: { inputs: [{ upload_id: uploadId }] },
-        });
-        if (submitted.status !== 503) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(submitted!.status).toBe(202);
-      const jobId = submitted!.body.job_id as string;
-      const estimate = submitted!.body.billing.estimated_credits as number;
-      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await ffmpegRunningFor(jobId)).toBe(true);
+      const submitted = await submitWhenRegionUp(api, account.apiKey, uploadId);
+      expect(submitted.status).toBe(202);
+      const jobId = submitted.body.job_id as string;
+      const estimate = submitted.body.billing.estimated_credits as number;
+      expect(await waitForFfmpeg(jobId)).toBe(true);
       killGroup(first);
       first = undefined;
 
@@ -133,19 +138,10 @@ describe('resilience', () => {
         account.apiKey,
         await sdrMp4({ width: 640, height: 360, seconds: 2, audio: false }),
       );
-      let submitted;
-      for (let i = 0; i < 100; i++) {
-        submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
-          key: account.apiKey,
-          body: { inputs: [{ upload_id: uploadId }] },
-        });
-        if (submitted.status !== 503) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const jobId = submitted!.body.job_id as string;
-      for (let i = 0; i < 200 && !(await ffmpegRunningFor(jobId)); i++)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await ffmpegRunningFor(jobId)).toBe(true);
+      const submitted = await submitWhenRegionUp(api, account.apiKey, uploadId);
+      expect(submitted.status).toBe(202);
+      const jobId = submitted.body.job_id as string;
+      expect(await waitForFfmpeg(jobId)).toBe(true);
       worker.kill('SIGTERM');
       expect(['0', 'SIGTERM']).toContain(await exited);
       const job = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;

@@ -1,17 +1,15 @@
 // The `mediajobs` command (the SDK's cli.js, built from its sources) run as a child process against
 // the real service: output, exit codes per error family, and a real HEVC result on disk.
-import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { createAccount, type TestApi } from '../support/app';
+import { probeVideoStream } from '../support/media-checks';
 import { startStack } from '../support/worker';
 import { buildSdk, runCli, type CliRun } from './support';
 
-const exec = promisify(execFile);
 const JOB_TIMEOUT = 120_000;
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -64,18 +62,7 @@ describe('the mediajobs CLI against the real service', () => {
 
       const out = join(cwd, 'out.mp4');
       expect(existsSync(`${out}.part`)).toBe(false);
-      const { stdout } = await exec('ffprobe', [
-        '-v',
-        'error',
-        '-select_streams',
-        'v:0',
-        '-show_entries',
-        'stream=codec_name,color_transfer',
-        '-of',
-        'json',
-        out,
-      ]);
-      expect(JSON.parse(stdout).streams[0]).toEqual({ codec_name: 'hevc', color_transfer: 'smpte2084' });
+      expect(await probeVideoStream(out)).toMatchObject({ codec_name: 'hevc', color_transfer: 'smpte2084' });
 
       const credits = await run(account.apiKey, ['credits']);
       expect(credits.code).toBe(0);

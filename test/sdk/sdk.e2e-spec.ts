@@ -2,19 +2,17 @@
 // ffmpeg, Postgres and Redis. Every request goes through a recording proxy, which is also the
 // service's public URL, so the test sees exactly what the client sent (keys, Idempotency-Keys) and
 // can lose a response on the way back.
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { createAccount, type TestApi } from '../support/app';
+import { probeVideoStream } from '../support/media-checks';
 import { startStack } from '../support/worker';
 import { buildSdk, loadSdk, RecordingProxy, type Exchange, type Sdk } from './support';
 
-const exec = promisify(execFile);
 const JOB_TIMEOUT = 120_000;
 
 type Client = InstanceType<Sdk['MediaJobs']>;
@@ -27,21 +25,6 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
     return error;
   }
   throw new Error('expected the call to fail');
-}
-
-async function probeVideo(file: string): Promise<Record<string, string>> {
-  const { stdout } = await exec('ffprobe', [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=codec_name,pix_fmt,color_transfer,color_primaries',
-    '-of',
-    'json',
-    file,
-  ]);
-  return JSON.parse(stdout).streams[0];
 }
 
 describe('the official client against the real service', () => {
@@ -127,7 +110,7 @@ describe('the official client against the real service', () => {
       expect(result.length).toBe(output!.size_bytes);
       const file = join(await mkdtemp(join(tmpdir(), 'mj-sdk-out-')), 'out.mp4');
       await writeFile(file, result);
-      expect(await probeVideo(file)).toEqual({
+      expect(await probeVideoStream(file)).toMatchObject({
         codec_name: 'hevc',
         pix_fmt: 'yuv420p10le',
         color_transfer: 'smpte2084',

@@ -1,0 +1,20 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+
+/** What ffprobe says of a file's first video stream: codec, pixel format and colour tags. */
+export async function probeVideoStream(file: string): Promise<Record<string, string>> {
+  const { stdout } = await exec(process.env.FFPROBE_PATH || 'ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=codec_name,pix_fmt,color_space,color_transfer,color_primaries',
+    '-of',
+    'json',
+    file,
+  ]);
+  return JSON.parse(stdout).streams[0];
+}
