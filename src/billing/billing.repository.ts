@@ -25,6 +25,35 @@ export interface BalanceRow {
   processing_minutes_per_month: number | null;
 }
 
+export interface LedgerEntryInput {
+  accountId: string;
+  kind: LedgerKind;
+  credits: number;
+  jobId?: string;
+  reason?: string;
+  balanceAfter: string;
+  reservedAfter: string;
+}
+
+/** Appends one credit movement, inside the caller's transaction (every money change writes one). */
+export async function appendLedger(manager: EntityManager, entry: LedgerEntryInput): Promise<LedgerRow> {
+  const rows: LedgerRow[] = await manager.query(
+    `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     RETURNING id, kind, credits, job_id, reason, balance_after, reserved_after, created_at`,
+    [
+      newId('led'),
+      entry.accountId,
+      entry.kind,
+      entry.credits,
+      entry.jobId ?? null,
+      entry.reason ?? null,
+      entry.balanceAfter,
+      entry.reservedAfter,
+    ],
+  );
+  return rows[0];
+}
 @Injectable()
 export class BillingRepository {
   constructor(private readonly db: DataSource) {}
@@ -47,34 +76,8 @@ export class BillingRepository {
     return after ? { balance: after.balance_credits, reserved: after.reserved_credits } : null;
   }
 
-  async appendLedger(
-    manager: EntityManager,
-    entry: {
-      accountId: string;
-      kind: LedgerKind;
-      credits: number;
-      jobId?: string;
-      reason?: string;
-      balanceAfter: string;
-      reservedAfter: string;
-    },
-  ): Promise<LedgerRow> {
-    const rows: LedgerRow[] = await manager.query(
-      `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       RETURNING id, kind, credits, job_id, reason, balance_after, reserved_after, created_at`,
-      [
-        newId('led'),
-        entry.accountId,
-        entry.kind,
-        entry.credits,
-        entry.jobId ?? null,
-        entry.reason ?? null,
-        entry.balanceAfter,
-        entry.reservedAfter,
-      ],
-    );
-    return rows[0];
+  appendLedger(manager: EntityManager, entry: LedgerEntryInput): Promise<LedgerRow> {
+    return appendLedger(manager, entry);
   }
 
   async balance(accountId: string): Promise<BalanceRow | null> {

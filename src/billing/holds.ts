@@ -3,7 +3,7 @@
 // transaction, so the job row, the money and the outbox event change together or not at all.
 import type { EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import { newId } from '../common/ids';
+import { appendLedger } from './billing.repository';
 
 export interface LockedAccount {
   id: string;
@@ -24,18 +24,22 @@ export async function lockAccount(manager: EntityManager, accountId: string): Pr
   return rows[0];
 }
 
-async function ledger(
+function ledger(
   manager: EntityManager,
   accountId: string,
   kind: 'authorise' | 'capture' | 'release',
   credits: number,
   jobId: string,
   after: { balance_credits: string; reserved_credits: string },
-): Promise<void> {
-  await manager.query(
-    `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, balance_after, reserved_after) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [newId('led'), accountId, kind, credits, jobId, after.balance_credits, after.reserved_credits],
-  );
+): Promise<unknown> {
+  return appendLedger(manager, {
+    accountId,
+    kind,
+    credits,
+    jobId,
+    balanceAfter: after.balance_credits,
+    reservedAfter: after.reserved_credits,
+  });
 }
 
 /**

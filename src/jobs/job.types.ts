@@ -36,6 +36,11 @@ export interface JobRow {
   finished_at: Date | null;
 }
 
+/** The columns that fill a JobRow and a JobItemRow, for every query that reads them. */
+export const JOB_COLUMNS = `id, account_id, api, status, region, output_options, metadata, estimated_credits, charged_credits,
+  billing_state, error, progress, request_id, attempts, created_at, started_at, finished_at`;
+export const ITEM_COLUMNS = `job_id, index, status, source, duration_seconds, width, height, estimated_credits, charged_credits, output, error`;
+
 export interface JobItemRow {
   job_id: string;
   index: number;

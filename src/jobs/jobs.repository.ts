@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import type { JobItemRow, JobRow } from './job.types';
+import { ITEM_COLUMNS, JOB_COLUMNS, type JobItemRow, type JobRow } from './job.types';
 import type { JobApi } from './pricing';
-
-const JOB_COLUMNS = `id, account_id, api, status, region, output_options, metadata, estimated_credits, charged_credits,
-  billing_state, error, progress, request_id, attempts, created_at, started_at, finished_at`;
-const ITEM_COLUMNS = `job_id, index, status, source, duration_seconds, width, height, estimated_credits, charged_credits, output, error`;
 
 export interface NewJob {
   id: string;

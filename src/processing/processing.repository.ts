@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import type { ItemOutput, JobItemRow, JobRow } from '../jobs/job.types';
+import { ITEM_COLUMNS, JOB_COLUMNS, type ItemOutput, type JobItemRow, type JobRow } from '../jobs/job.types';
 
 /** All SQL of the worker side: claiming jobs, progress, item results, reconciliation. */
 @Injectable()
@@ -18,19 +18,13 @@ export class ProcessingRepository {
       this.db,
       `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1, heartbeat_at = now()
         WHERE id = $1 AND status IN ('queued', 'processing')
-        RETURNING id, account_id, api, status, region, output_options, metadata, estimated_credits, charged_credits,
-                  billing_state, error, progress, request_id, attempts, created_at, started_at, finished_at`,
+        RETURNING ${JOB_COLUMNS}`,
       [jobId],
     );
   }
 
   items(jobId: string): Promise<JobItemRow[]> {
-    return rows<JobItemRow>(
-      this.db,
-      `SELECT job_id, index, status, source, duration_seconds, width, height, estimated_credits, charged_credits, output, error
-         FROM job_items WHERE job_id = $1 ORDER BY index`,
-      [jobId],
-    );
+    return rows<JobItemRow>(this.db, `SELECT ${ITEM_COLUMNS} FROM job_items WHERE job_id = $1 ORDER BY index`, [jobId]);
   }
 
   async storageKeyOfUpload(uploadId: string): Promise<{ storage_key: string; sha256: string } | null> {

@@ -1,40 +1,15 @@
 // The operator surface (API.md §8): /v1/admin/* behind X-Admin-Token, and the command line
 // (`npm run admin -- …`) built into dist/, run as an operator would run it.
-import { spawn } from 'node:child_process';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, ROOT } from './dist-build';
+import { ensureBuilt, runScript } from './dist-build';
 import { expectError } from './helpers';
 
 const ALL_SCOPES = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'];
 let cli = '';
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the operator CLI with the test environment (test database, test Redis prefix). */
-function runCli(args: string[]): Promise<CliResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      cwd: ROOT,
-      env: { ...process.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[]) => runScript(cli, args);
 
 describe('operator API and CLI', () => {
   let api: TestApi;

@@ -1,5 +1,5 @@
 // The compiled service in dist/, for tests that run it as an operator would (CLI, `node dist/src/main.js`).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -34,4 +34,31 @@ export function ensureBuilt(entry: string): string {
     throw new Error(`building dist/ did not produce ${entry}:\n${build.stdout}${build.stderr}`);
   }
   return file;
+}
+
+export interface ScriptResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a built script (e.g. the operator CLI) with the test environment; killed after 30 s. */
+export function runScript(script: string, args: string[]): Promise<ScriptResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
 }

@@ -1,34 +1,13 @@
 // Issuing and revoking licences (API.md §8): /v1/admin/licenses behind X-Admin-Token, and the
 // operator CLI built into dist/, run as an operator would run it.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
+import { ensureBuilt, runScript } from '../foundation/dist-build';
 import { expectError } from '../foundation/helpers';
 import { activate } from './support';
 
 const inDays = (days: number) => new Date(Date.now() + days * 86400 * 1000).toISOString();
-
-function runCli(cli: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      cwd: ROOT,
-      env: { ...process.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('operators issue and revoke licences', () => {
   let api: TestApi;
@@ -156,7 +135,7 @@ describe('operators issue and revoke licences', () => {
     it('create-license prints the licence and an mjl_ key that activates; revoke-license stops it', async () => {
       const account = await createAccount(api);
       const expiresAt = inDays(90);
-      const created = await runCli(cli, [
+      const created = await runScript(cli, [
         'create-license',
         account.accountId,
         '--max-devices',
@@ -184,7 +163,7 @@ describe('operators issue and revoke licences', () => {
       expect(activated.status).toBe(200);
       expect(activated.body.license).toMatchObject({ id: printed.id, plan: 'studio', max_devices: 2 });
 
-      const revoked = await runCli(cli, ['revoke-license', printed.id]);
+      const revoked = await runScript(cli, ['revoke-license', printed.id]);
       expect(revoked.code).toBe(0);
       expect(JSON.parse(revoked.stdout)).toMatchObject({ id: printed.id, revoked_at: expect.any(String) });
       expectError(api, await activate(api, printed.license_key, 'machine-a'), 'license_invalid');
@@ -197,14 +176,14 @@ describe('operators issue and revoke licences', () => {
       ['without an account', ['create-license', '--max-devices', '1', '--expires-at', '2030-01-01T00:00:00Z']],
       ['revoke-license without an id', ['revoke-license']],
     ])('a usage error (%s) exits 2 with the usage text', async (_label, args) => {
-      const result = await runCli(cli, args);
+      const result = await runScript(cli, args);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('Usage: npm run admin -- <command>');
       expect(result.stdout).toBe('');
     });
 
     it('an operation the service refuses exits 1 with the error code', async () => {
-      const past = await runCli(cli, [
+      const past = await runScript(cli, [
         'create-license',
         'acct_doesnotexist0000000',
         '--max-devices',
@@ -214,7 +193,7 @@ describe('operators issue and revoke licences', () => {
       ]);
       expect(past.code).toBe(1);
       expect(past.stderr).toContain('invalid_parameter');
-      const unknown = await runCli(cli, ['revoke-license', 'lic_doesnotexist0000000']);
+      const unknown = await runScript(cli, ['revoke-license', 'lic_doesnotexist0000000']);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('resource_missing');
     });
