@@ -341,16 +341,26 @@ export function buildLoudnormArgs(options: LoudnormArgsInput): string[] {
     // The pass-2 report tells whether loudnorm stayed linear and what it measured at its output.
     'print_format=json',
   ].join(':');
+  // loudnorm works at 192 kHz when not linear: bring the output back to the source rate.
+  return audioPassTwoArgs(options, audio.index, filter, outputSampleRate(audio.sampleRate, options.container));
+}
+
+/** The argv both second passes share: map the judged audio stream, filter, resample, encode. */
+function audioPassTwoArgs(
+  options: { input: string; output: string; container: AudioOutputContainer; rwTimeoutUs?: number },
+  audioIndex: number,
+  filter: string,
+  sampleRate: number,
+): string[] {
   return [
     ...commonHead('info'),
     ...inputArgs(options.input, options.rwTimeoutUs),
     '-map',
-    `0:${audio.index}`,
+    `0:${audioIndex}`,
     '-af',
     filter,
-    // loudnorm works at 192 kHz when not linear: bring the output back to the source rate.
     '-ar',
-    String(outputSampleRate(audio.sampleRate, options.container)),
+    String(sampleRate),
     ...audioOutputCodecArgs(options.container),
     outputPath(options.output),
   ];
@@ -400,18 +410,7 @@ export function buildGainLimiterArgs(options: GainLimiterArgsInput): string[] {
     // framelog=verbose keeps the per-100 ms lines out of stderr; the summary still prints at info.
     'ebur128=framelog=verbose:peak=true',
   ].join(',');
-  return [
-    ...commonHead('info'),
-    ...inputArgs(options.input, options.rwTimeoutUs),
-    '-map',
-    `0:${audio.index}`,
-    '-af',
-    filter,
-    '-ar',
-    String(rate),
-    ...audioOutputCodecArgs(options.container),
-    outputPath(options.output),
-  ];
+  return audioPassTwoArgs(options, audio.index, filter, rate);
 }
 
 export interface PcmExtractArgsInput {
