@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'sdk/**', 'coverage/**', 'bench/**', 'scripts/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'sdk/**', 'coverage/**', 'scripts/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -15,6 +15,6 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
-  // Tests read arbitrary JSON bodies.
-  { files: ['test/**/*.ts', '**/*.spec.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  // Tests and benchmarks read arbitrary JSON bodies.
+  { files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SCOPES } from '../auth/auth-context';
 import { ApiKeysService, type ApiKeyView } from '../auth/api-keys.service';
+import { CredentialsVersion } from '../auth/credentials-version';
 import { BillingService, type LedgerEntry } from '../billing/billing.service';
 import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
@@ -47,6 +48,7 @@ export class AdminService {
     private readonly keys: ApiKeysService,
     private readonly billing: BillingService,
     private readonly maintenance: MaintenanceService,
+    private readonly credentials: CredentialsVersion,
   ) {}
 
   /** A new account and its first API key (every scope), created together or not at all. */
@@ -81,6 +83,8 @@ export class AdminService {
     if (dto.spend_limit_usd !== undefined) patch.spend_limit_usd = dto.spend_limit_usd;
     const row = await this.repository.patchAccount(id, patch);
     if (!row) throw new ApiError('resource_missing', { param: 'id', message: 'No account with this id.' });
+    // Status and plan travel with every API key lookup: instances must re-read them now.
+    await this.credentials.changed();
     return toAccountView(row);
   }
 

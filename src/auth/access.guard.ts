@@ -7,7 +7,8 @@ import { MaintenanceService } from '../common/maintenance/maintenance.service';
 import { RateLimiter, type RateLimitResult } from '../common/rate-limit/rate-limiter';
 import { secretsEqual } from './api-key';
 import { ACCESS, type Access } from './auth.decorators';
-import { AuthService } from './auth.service';
+import { AuthService, type Authenticated } from './auth.service';
+import { CredentialsVersion } from './credentials-version';
 
 /**
  * The checks every request passes before its handler, in the order of API.md §2:
@@ -23,6 +24,7 @@ export class AccessGuard implements CanActivate {
     private readonly auth: AuthService,
     private readonly limiter: RateLimiter,
     private readonly maintenance: MaintenanceService,
+    private readonly credentials: CredentialsVersion,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -47,13 +49,30 @@ export class AccessGuard implements CanActivate {
         this.checkMaintenance();
         return true;
       case 'api_key': {
-        let caller;
+        const header = request.headers['x-api-key'];
+        let authenticated: Authenticated;
         try {
-          caller = await this.auth.authenticate(request.headers['x-api-key']);
+          authenticated = await this.auth.authenticate(header);
         } catch (error) {
           await this.limitFailedAttempt(request, error);
           throw error;
         }
+        let result = await this.limiter.hit(
+          authenticated.caller.accountId,
+          authenticated.caller.plan.requestsPerSecond,
+          this.credentials.key,
+        );
+        if (result.observed !== authenticated.version) {
+          // The cached lookup predates a change to keys or accounts: read it again before trusting it.
+          try {
+            authenticated = await this.auth.authenticate(header, result.observed);
+          } catch (error) {
+            await this.limitFailedAttempt(request, error);
+            throw error;
+          }
+          result = { ...result, ...RateLimiter.judge(result.count, authenticated.caller.plan.requestsPerSecond) };
+        }
+        const caller = authenticated.caller;
         if (!access.scopes.some((scope) => caller.scopes.includes(scope))) {
           throw new ApiError('insufficient_scope', {
             message: `This API key lacks the "${access.scopes.join('" or "')}" scope. Use a key that has it.`,
@@ -61,7 +80,6 @@ export class AccessGuard implements CanActivate {
         }
         if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
         request.auth = caller;
-        const result = await this.limiter.hit(caller.accountId, caller.plan.requestsPerSecond);
         reply.header('X-RateLimit-Limit', String(result.limit));
         reply.header('X-RateLimit-Remaining', String(result.remaining));
         reply.header('X-RateLimit-Reset', String(result.resetSeconds));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { row as sqlRow } from '../common/database/sql';
 import type { PlanLimits, Scope } from './auth-context';
 
 export interface KeyWithAccount {
@@ -10,6 +11,7 @@ export interface KeyWithAccount {
   revokedAt: Date | null;
   lastUsedAt: Date | null;
   accountStatus: 'active' | 'suspended';
+  subscriptionStatus: string;
   plan: PlanLimits;
 }
 
@@ -31,15 +33,15 @@ export class ApiKeysRepository {
 
   /** One indexed read per request: the key, its account's status and its plan's limits. */
   async findByHash(hash: Buffer): Promise<KeyWithAccount | null> {
-    const rows: Record<string, unknown>[] = await this.db.query(
-      `SELECT k.id, k.account_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.status,
+    const row = await sqlRow<Record<string, unknown>>(
+      this.db,
+      `SELECT k.id, k.account_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.status, a.subscription_status,
               p.id AS plan_id, p.requests_per_second, p.concurrent_jobs, p.processing_minutes_per_month,
               p.apis, p.max_output_height, p.usd_per_credit
          FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.id = a.plan_id
         WHERE k.key_hash = $1`,
       [hash],
     );
-    const row = rows[0];
     if (!row) return null;
     return {
       keyId: row.id as string,
@@ -49,6 +51,7 @@ export class ApiKeysRepository {
       revokedAt: row.revoked_at as Date | null,
       lastUsedAt: row.last_used_at as Date | null,
       accountStatus: row.status as 'active' | 'suspended',
+      subscriptionStatus: row.subscription_status as string,
       plan: {
         id: row.plan_id as string,
         requestsPerSecond: row.requests_per_second as number,

@@ -5,6 +5,7 @@ import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
 import { generateApiKey, isRevoked } from './api-key';
 import type { Scope } from './auth-context';
+import { CredentialsVersion } from './credentials-version';
 import { ApiKeysRepository, type ApiKeyRow } from './api-keys.repository';
 
 export interface ApiKeyView {
@@ -42,6 +43,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly db: DataSource,
+    private readonly credentials: CredentialsVersion,
   ) {}
 
   async create(
@@ -78,15 +80,18 @@ export class ApiKeysService {
   }
 
   async revoke(accountId: string, id: string): Promise<ApiKeyView> {
-    return this.db.transaction(async (manager) => {
+    const view = await this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
       return toView(isRevoked(existing.revoked_at) ? existing : await this.keys.retire(id, 0, manager));
     });
+    // Also when it was revoked already: a retry after a failed announcement must announce it.
+    await this.credentials.changed();
+    return view;
   }
 
   /** A new key with the same scopes; the old one is revoked now, or after `graceSeconds`. */
   async rotate(accountId: string, id: string, graceSeconds: number): Promise<ApiKeyView> {
-    return this.db.transaction(async (manager) => {
+    const view = await this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
       if (isRevoked(existing.revoked_at)) {
         throw new ApiError('invalid_parameter', {
@@ -102,6 +107,8 @@ export class ApiKeysService {
         manager,
       );
     });
+    await this.credentials.changed();
+    return view;
   }
 
   private async requireKey(accountId: string, id: string, manager: EntityManager): Promise<ApiKeyRow> {

@@ -18,4 +18,6 @@ export interface AuthContext {
   scopes: Scope[];
   plan: PlanLimits;
   accountStatus: 'active' | 'suspended';
+  /** `active`, `payment_failed` or `inactive`; submits check it again inside their transaction. */
+  subscriptionStatus: string;
 }

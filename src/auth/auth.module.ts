@@ -6,16 +6,18 @@ import { AccessGuard } from './access.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { AuthService } from './auth.service';
+import { CredentialsVersion } from './credentials-version';
 
 @Module({
   providers: [
     ApiKeysRepository,
     ApiKeysService,
     AuthService,
+    CredentialsVersion,
     RateLimiter,
     MaintenanceService,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [ApiKeysService, MaintenanceService, RateLimiter],
+  exports: [ApiKeysService, CredentialsVersion, MaintenanceService, RateLimiter],
 })
 export class AuthModule {}

@@ -39,7 +39,25 @@ export interface JobRow {
 /** The columns that fill a JobRow and a JobItemRow, for every query that reads them. */
 export const JOB_COLUMNS = `id, account_id, api, status, region, output_options, metadata, estimated_credits, charged_credits,
   billing_state, error, progress, request_id, attempts, created_at, started_at, finished_at`;
-export const ITEM_COLUMNS = `job_id, index, status, source, duration_seconds, width, height, estimated_credits, charged_credits, output, error`;
+// numeric and bigint columns are read as text in both forms, as the driver reads them in rows.
+const ITEM_FIELDS = {
+  job_id: 'job_id',
+  index: 'index',
+  status: 'status',
+  source: 'source',
+  duration_seconds: 'duration_seconds::text',
+  width: 'width',
+  height: 'height',
+  estimated_credits: 'estimated_credits::text',
+  charged_credits: 'charged_credits::text',
+  output: 'output',
+  error: 'error',
+};
+export const ITEM_COLUMNS = Object.keys(ITEM_FIELDS).join(', ');
+/** A job's items as one JSON array (ordered by index), so a job and its items are one query. */
+export const ITEMS_JSON = `(SELECT COALESCE(json_agg(json_build_object(${Object.entries(ITEM_FIELDS)
+  .map(([name, expression]) => `'${name}', i.${expression}`)
+  .join(', ')}) ORDER BY i.index), '[]') FROM job_items i WHERE i.job_id = jobs.id)`;
 
 export interface JobItemRow {
   job_id: string;

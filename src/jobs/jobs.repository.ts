@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import { ITEM_COLUMNS, JOB_COLUMNS, type JobItemRow, type JobRow } from './job.types';
+import { ITEM_COLUMNS, ITEMS_JSON, JOB_COLUMNS, type JobItemRow, type JobRow } from './job.types';
 import type { JobApi } from './pricing';
 
 export interface NewJob {
@@ -65,14 +65,15 @@ export class JobsRepository {
     jobId: string,
     retentionDays: number,
   ): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
-    const job = await row<JobRow>(
+    const found = await row<JobRow & { items: JobItemRow[] }>(
       this.db,
-      `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 AND account_id = $2
+      `SELECT ${JOB_COLUMNS}, ${ITEMS_JSON} AS items FROM jobs WHERE id = $1 AND account_id = $2
           AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $3))`,
       [jobId, accountId, retentionDays],
     );
-    if (!job) return null;
-    return { job, items: await this.items(this.db.manager, jobId) };
+    if (!found) return null;
+    const { items, ...job } = found;
+    return { job, items };
   }
 
   async find(manager: EntityManager, jobId: string, lock = false): Promise<JobRow | null> {
@@ -128,15 +129,6 @@ export class JobsRepository {
       [accountId, since],
     );
     return Number(result?.seconds ?? 0);
-  }
-
-  async subscriptionStatus(accountId: string): Promise<string> {
-    const result = await row<{ subscription_status: string }>(
-      this.db,
-      `SELECT subscription_status FROM accounts WHERE id = $1`,
-      [accountId],
-    );
-    return result?.subscription_status ?? 'inactive';
   }
 
   /** Jobs waiting in a region's queue (each region has its own queue and workers). */

@@ -59,7 +59,7 @@ export class JobsService {
       });
     }
     this.checkPlan(caller, request);
-    this.checkAccountState(await this.jobs.subscriptionStatus(caller.accountId));
+    this.checkAccountState(caller.subscriptionStatus);
 
     const checked: CheckedSource[] = [];
     for (const [index, input] of inputs.entries()) {

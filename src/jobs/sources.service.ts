@@ -51,7 +51,7 @@ export class SourcesService {
         param,
         message: 'No upload with this id exists for your account, or it expired.',
       });
-    if (await this.uploads.isBlocked(upload.sha256)) throw new ApiError('content_policy_violation', { param });
+    if (upload.blocked) throw new ApiError('content_policy_violation', { param });
     const outcome = await this.cached(`upload:${upload.sha256}`, api, () =>
       this.prober.probe(this.storage.localPath(upload.storage_key), api, LOCAL_PROBE_TIMEOUT_MS),
     );

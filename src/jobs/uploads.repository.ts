@@ -43,11 +43,16 @@ export class UploadsRepository {
     ))!;
   }
 
-  /** A live upload of this account; another account's upload does not exist for the caller. */
-  find(accountId: string, id: string): Promise<UploadRow | null> {
-    return row<UploadRow>(
+  /**
+   * A live upload of this account and whether its content is on the block list (one read, on the
+   * submit path); another account's upload does not exist for the caller.
+   */
+  find(accountId: string, id: string): Promise<(UploadRow & { blocked: boolean }) | null> {
+    return row<UploadRow & { blocked: boolean }>(
       this.db,
-      `SELECT id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at FROM uploads
+      `SELECT id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at,
+              EXISTS (SELECT 1 FROM blocked_content b WHERE b.sha256 = uploads.sha256) AS blocked
+         FROM uploads
         WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()`,
       [id, accountId],
     );

@@ -42,9 +42,9 @@ export class JobProcessor {
   ) {}
 
   async process(jobId: string, signal: AbortSignal): Promise<void> {
-    const job = await this.repository.claim(jobId);
-    if (!job) return;
-    const items = await this.repository.items(jobId);
+    const claimed = await this.repository.claim(jobId);
+    if (!claimed) return;
+    const { job, items } = claimed;
     const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
     const workDir = await mkdtemp(join(tmpdir(), `mediajobs-${jobId}-`));
     const results: ItemResult[] = [];
@@ -84,9 +84,9 @@ export class JobProcessor {
 
   /** Ends a job that cannot be processed at all (BullMQ gave up on it): failed, hold released. */
   async failWhole(jobId: string, code: 'upstream_error' | 'processing_failed'): Promise<boolean> {
-    const job = await this.repository.claim(jobId);
-    if (!job) return false;
-    const items = await this.repository.items(jobId);
+    const claimed = await this.repository.claim(jobId);
+    if (!claimed) return false;
+    const { job, items } = claimed;
     return this.finish(
       job,
       items,

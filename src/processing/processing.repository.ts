@@ -1,30 +1,49 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { createAsyncCommitPool } from '../common/database/async-commit-pool';
 import { row, rows } from '../common/database/sql';
-import { ITEM_COLUMNS, JOB_COLUMNS, type ItemOutput, type JobItemRow, type JobRow } from '../jobs/job.types';
+import { ITEMS_JSON, JOB_COLUMNS, type ItemOutput, type JobItemRow, type JobRow } from '../jobs/job.types';
 
-/** All SQL of the worker side: claiming jobs, progress, item results, reconciliation. */
+/**
+ * All SQL of the worker side: claiming jobs, progress, item results, reconciliation. Marks a crash
+ * may undo (processing, progress, item started) go through an asynchronous-commit pool; the job
+ * is simply taken again. Settlement and everything with money commit synchronously.
+ */
 @Injectable()
-export class ProcessingRepository {
-  constructor(private readonly db: DataSource) {}
+export class ProcessingRepository implements OnApplicationShutdown {
+  private readonly marks: Pool;
+
+  constructor(
+    private readonly db: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.marks = createAsyncCommitPool(config);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.marks.end();
+  }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
-  /** Moves a job to processing (again, after a crash); null when it already ended (e.g. cancelled). */
-  claim(jobId: string): Promise<JobRow | null> {
-    return row<JobRow>(
-      this.db,
+  /**
+   * Moves a job to processing (again, after a crash) and returns it with its items; null when it
+   * already ended (e.g. cancelled).
+   */
+  async claim(jobId: string): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
+    const { rows: claimed } = await this.marks.query<JobRow & { items: JobItemRow[] }>(
       `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1, heartbeat_at = now()
         WHERE id = $1 AND status IN ('queued', 'processing')
-        RETURNING ${JOB_COLUMNS}`,
+        RETURNING ${JOB_COLUMNS}, ${ITEMS_JSON} AS items`,
       [jobId],
     );
-  }
-
-  items(jobId: string): Promise<JobItemRow[]> {
-    return rows<JobItemRow>(this.db, `SELECT ${ITEM_COLUMNS} FROM job_items WHERE job_id = $1 ORDER BY index`, [jobId]);
+    if (!claimed[0]) return null;
+    const { items, ...job } = claimed[0];
+    return { job, items };
   }
 
   async storageKeyOfUpload(uploadId: string): Promise<{ storage_key: string; sha256: string } | null> {
@@ -33,16 +52,15 @@ export class ProcessingRepository {
 
   /** Progress and liveness; false once the job is no longer processing (cancelled meanwhile). */
   async progress(jobId: string, progress: number): Promise<boolean> {
-    const updated = await row(
-      this.db,
+    const { rows: updated } = await this.marks.query(
       `UPDATE jobs SET progress = GREATEST(progress, $2), heartbeat_at = now() WHERE id = $1 AND status = 'processing' RETURNING 1`,
       [jobId, progress],
     );
-    return updated !== null;
+    return updated.length > 0;
   }
 
   async itemStarted(jobId: string, index: number): Promise<void> {
-    await this.db.query(
+    await this.marks.query(
       `UPDATE job_items SET status = 'processing' WHERE job_id = $1 AND index = $2 AND status = 'queued'`,
       [jobId, index],
     );

@@ -1,5 +1,6 @@
 // Authentication as a client meets it (spec §5, API.md §3): the six auth codes over real HTTP,
 // how keys are stored, rotation, cross-account isolation and revocation across API instances.
+import { CredentialsVersion } from '../../src/auth/credentials-version';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
@@ -71,6 +72,9 @@ describe('authentication (spec §5)', () => {
       const key = await newKey(account.apiKey, ['account'], new Date(Date.now() + 3_600_000).toISOString());
       expect((await call(api, 'GET', '/v1/account/credits', { key: key.key })).status).toBe(200);
       await db.query(`UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1`, [key.id]);
+      // An edit behind the API's back: announce it as every API and CLI change does (else it applies
+      // within the key cache's 10 s backstop).
+      await api.app.get(CredentialsVersion).changed();
 
       const response = await call(api, 'GET', '/v1/account/credits', { key: key.key });
       expectError(api, response, 'expired_api_key', 'X-API-Key');

@@ -1,12 +1,25 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Pool } from 'pg';
 
 type Queryable = Pick<DataSource | EntityManager, 'query'>;
+
+/**
+ * Outside a transaction, reads and single statements go straight to the driver's pool: TypeORM's
+ * `query()` builds a QueryRunner and a logger call per statement, which measured as a large part
+ * of a hot read's CPU time (bench/reads). Inside a transaction the manager's own connection is used.
+ */
+function poolOf(db: Queryable): Pool | null {
+  const source = db instanceof DataSource ? db : db instanceof EntityManager && !db.queryRunner ? db.connection : null;
+  return (source?.driver as { master?: Pool } | undefined)?.master ?? null;
+}
 
 /**
  * Runs SQL and returns its rows. TypeORM answers UPDATE and DELETE with `[rows, count]` and
  * everything else with `rows`; callers should not have to remember which.
  */
 export async function rows<T>(db: Queryable, sql: string, params: unknown[] = []): Promise<T[]> {
+  const pool = poolOf(db);
+  if (pool) return (await pool.query(sql, params)).rows as T[];
   const result: unknown = await db.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
     return result[0] as T[];

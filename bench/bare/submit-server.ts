@@ -1,0 +1,98 @@
+// The baseline of the submit benchmark: bare Fastify, `pg` and BullMQ doing what our submit must do
+// at the least — the same SQL transaction (lock the account, count its open jobs, take the credit
+// hold with its ledger row, check the queue depth, insert the job and its item) and one BullMQ add
+// with our job options. No auth, rate limit, idempotency, validation, source check or logging.
+import { Queue } from 'bullmq';
+import Fastify from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+const redisUrl = new URL(process.env.REDIS_URL!);
+const region = process.env.REGION!;
+const queue = new Queue(`media.${region}`, {
+  connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
+  prefix: process.env.REDIS_PREFIX,
+});
+const app = Fastify({ logger: false });
+
+interface Body {
+  inputs: { upload_id: string }[];
+}
+
+app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs', async (request, reply) => {
+  const accountId = request.headers['x-account-id']!;
+  const uploadId = request.body.inputs[0].upload_id;
+  const jobId = `job_${randomUUID().replace(/-/g, '')}`;
+  const credits = 1;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT id, status, balance_credits, reserved_credits FROM accounts WHERE id = $1 FOR UPDATE', [
+      accountId,
+    ]);
+    await client.query(`SELECT count(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`, [
+      accountId,
+    ]);
+    const held = await client.query(
+      `UPDATE accounts SET reserved_credits = reserved_credits + $2, updated_at = now()
+        WHERE id = $1 AND balance_credits - reserved_credits >= $2 RETURNING balance_credits, reserved_credits`,
+      [accountId, credits],
+    );
+    await client.query(
+      `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, balance_after, reserved_after)
+       VALUES ($1, $2, 'authorise', $3, $4, $5, $6)`,
+      [
+        `led_${randomUUID().replace(/-/g, '')}`,
+        accountId,
+        credits,
+        jobId,
+        held.rows[0].balance_credits,
+        held.rows[0].reserved_credits,
+      ],
+    );
+    await client.query(`SELECT count(*) FROM jobs WHERE status = 'queued' AND region = $1`, [region]);
+    await client.query(
+      `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
+       VALUES ($1, $2, 'sdr2hdr', 'queued', $3, '{}', '{}', $4, 1, $5)`,
+      [jobId, accountId, region, credits, request.id],
+    );
+    await client.query(
+      `INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits)
+       VALUES ($1, 0, 'queued', $2, 1, 320, 180, $3)`,
+      [jobId, { type: 'upload', upload_id: uploadId }, credits],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+  await queue.add(
+    'process-job',
+    { jobId },
+    {
+      jobId,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: { age: 86400 },
+    },
+  );
+  return reply.code(202).send({ object: 'job', job_id: jobId, status: 'queued' });
+});
+app.get('/health/live', async () => ({ status: 'ok' }));
+
+app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).catch((error: unknown) => {
+  process.stderr.write(String(error));
+  process.exit(1);
+});
+process.on(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => Promise.all([pool.end(), queue.close()]))
+      .then(() => process.exit(0)),
+);

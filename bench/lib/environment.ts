@@ -1,0 +1,108 @@
+// What every benchmark runs against: its own database (migrated), its own Redis prefix and its own
+// storage directory, all removed afterwards, so a benchmark never touches a developer's data.
+import 'reflect-metadata';
+import { Redis } from 'ioredis';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+
+/** The repository root (bench code runs compiled, from dist/bench/…). */
+export const ROOT = resolve(__dirname, '../../..');
+
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A plan whose limits no benchmark reaches: we measure the work, not the throttling. */
+export const BENCH_PLAN = 'bench';
+
+export interface BenchEnvironment {
+  name: string;
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  storageDir: string;
+  adminToken: string;
+  /** The environment an API or worker process of ours starts with. */
+  serviceEnv: Record<string, string>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new Client({ connectionString: `${POSTGRES}/postgres` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createEnvironment(label: string): Promise<BenchEnvironment> {
+  const name = `mediajobs_bench_${label}_${process.pid}`;
+  const databaseUrl = `${POSTGRES}/${name}`;
+  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, migrations: MIGRATIONS });
+  await dataSource.initialize();
+  await dataSource.runMigrations();
+  await dataSource.destroy();
+
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query(
+    `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height, usd_per_credit)
+     VALUES ($1, 1000000, 1000000, NULL, '{sdr2hdr,audio}', 2160, 0.005)`,
+    [BENCH_PLAN],
+  );
+  const storageDir = await mkdtemp(join(tmpdir(), `mediajobs-bench-${label}-`));
+  const redisPrefix = `mjbench${label}${process.pid}`;
+  const adminToken = 'bench-admin-token-0123456789';
+  return {
+    name,
+    databaseUrl,
+    redisUrl: REDIS_URL,
+    redisPrefix,
+    storageDir,
+    adminToken,
+    serviceEnv: {
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      REDIS_PREFIX: redisPrefix,
+      ADMIN_TOKEN: adminToken,
+      ASSET_URL_SECRET: 'bench-asset-url-secret-0123456789',
+      STORAGE_DIR: storageDir,
+      MAX_QUEUE_DEPTH: '100000000',
+      LOG_LEVEL: 'info',
+      LICENSE_SIGNING_KEY: generateKeyPairSync('ed25519')
+        .privateKey.export({ type: 'pkcs8', format: 'der' })
+        .toString('base64'),
+    },
+    query: async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows as T[],
+    close: async () => {
+      await db.end();
+      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await deleteKeys(REDIS_URL, `${redisPrefix}:*`);
+      await rm(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function deleteKeys(url: string, pattern: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,46 @@
+// HTTP load from this process with autocannon: fixed connections for a fixed time, as a busy
+// integration would hold them.
+import autocannon, { type RequestSpec } from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Responses that were not 2xx, plus connection errors and timeouts: must be 0 for a valid run. */
+  failures: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  seconds: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Rewrites each request before it is sent (rotate keys, fresh idempotency keys). */
+  setupRequest?: (request: RequestSpec) => RequestSpec;
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        body: options.body,
+        ...(options.setupRequest ? { setupRequest: options.setupRequest } : {}),
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.total / options.seconds,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}

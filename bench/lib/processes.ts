@@ -1,0 +1,98 @@
+// Child processes under measure: our API and worker exactly as production starts them (compiled
+// entry points, NODE_ENV=production, JSON logs to stdout), and the bare baselines beside them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ROOT } from './environment';
+
+export interface Service {
+  child: ChildProcess;
+  pid: number;
+  /** http://127.0.0.1:port for a process that listens, '' for a worker. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/**
+ * Starts `node <script>` from the repository root. Logs go to /dev/null (the process still formats
+ * them, as it would in production); stderr is kept so that a failed start says why.
+ */
+export async function startProcess(
+  script: string,
+  env: Record<string, string>,
+  options: { listen?: boolean; nodeArgs?: string[] } = {},
+): Promise<Service> {
+  const port = options.listen === false ? 0 : await freePort();
+  const url = options.listen === false ? '' : `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, script)], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ...env,
+      PORT: String(port),
+      PUBLIC_BASE_URL: url || 'http://127.0.0.1',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const service: Service = {
+    child,
+    pid: child.pid!,
+    url,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  if (url) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${stderr}`);
+      if (await answers(`${url}/health/live`)) break;
+      if (Date.now() > deadline) {
+        await service.stop();
+        throw new Error(`${script} did not answer within 30 s: ${stderr}`);
+      }
+      await sleep(100);
+    }
+  }
+  return service;
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+/** Resident memory of a process now and at its peak (VmHWM), in MiB, from /proc. */
+export async function memoryOf(pid: number): Promise<{ rssMiB: number; peakRssMiB: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status);
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  };
+  return { rssMiB: field('VmRSS'), peakRssMiB: field('VmHWM') };
+}

@@ -1,0 +1,77 @@
+// Benchmark 1: GET /v1/sdr2hdr/jobs/{id} (auth, rate limit, indexed reads) against bare Fastify + pg
+// running the job's SELECT. Also yields the API's resident memory after the load (benchmark 5).
+import { createAccount, fakeHeartbeat, submitJob, uploadFile } from './lib/client';
+import { createEnvironment } from './lib/environment';
+import { load, type LoadResult } from './lib/load';
+import { sdrClip } from './lib/media';
+import { memoryOf, startProcess } from './lib/processes';
+import { compare, type BenchContext, type BenchResult } from './lib/report';
+import { alternate, median, round } from './lib/stats';
+
+const CONNECTIONS = 50;
+const REGION = 'bench';
+
+export async function benchReads(context: BenchContext): Promise<{ result: BenchResult; apiRssMiB: number }> {
+  const seconds = context.quick ? 3 : 10;
+  const rounds = context.quick ? 1 : 3;
+  const env = await createEnvironment('reads');
+  const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
+  const bare = await startProcess('dist-bench/bench/bare/read-server.js', { DATABASE_URL: env.databaseUrl });
+  const heartbeat = fakeHeartbeat(env, REGION);
+  try {
+    const account = await createAccount(env, api.url, 1000);
+    const uploadId = await uploadFile(api.url, account.apiKey, await sdrClip(320, 180, 1));
+    const job = await submitJob(api.url, account.apiKey, { inputs: [{ upload_id: uploadId }] });
+    const ours = (duration: number) =>
+      load({
+        url: `${api.url}/v1/sdr2hdr/jobs/${job.job_id}`,
+        connections: CONNECTIONS,
+        seconds: duration,
+        headers: { 'x-api-key': account.apiKey },
+      });
+    const baseline = (duration: number) =>
+      load({
+        url: `${bare.url}/v1/sdr2hdr/jobs/${job.job_id}`,
+        connections: CONNECTIONS,
+        seconds: duration,
+        headers: { 'x-account-id': account.accountId },
+      });
+    context.log('reads: warming up both servers');
+    await ours(2);
+    await baseline(2);
+    const runs = await alternate<LoadResult>(
+      rounds,
+      async () => ours(seconds),
+      async () => baseline(seconds),
+    );
+    const failures = [...runs.ours, ...runs.bare].reduce((sum, run) => sum + run.failures, 0);
+    if (failures > 0) throw new Error(`reads: ${failures} requests failed; the numbers would be meaningless`);
+    const memory = await memoryOf(api.pid);
+    const p99 = median(runs.ours.map((run) => run.p99Ms));
+    const result = compare(
+      'reads',
+      `GET /v1/sdr2hdr/jobs/{id}, ${CONNECTIONS} connections × ${seconds} s × ${rounds} rounds vs bare Fastify + pg (same SELECT)`,
+      {
+        metric: 'req/s',
+        ours: runs.ours.map((run) => run.requestsPerSecond),
+        bare: runs.bare.map((run) => run.requestsPerSecond),
+        higherIsBetter: true,
+      },
+      { text: '≥ 0.70 of bare req/s and p99 < 25 ms', met: (ratio) => ratio >= 0.7 && p99 < 25 },
+      {
+        ours_p50_ms: median(runs.ours.map((run) => run.p50Ms)),
+        ours_p99_ms: p99,
+        bare_p50_ms: median(runs.bare.map((run) => run.p50Ms)),
+        bare_p99_ms: median(runs.bare.map((run) => run.p99Ms)),
+        api_rss_mib: round(memory.rssMiB, 1),
+        api_peak_rss_mib: round(memory.peakRssMiB, 1),
+      },
+    );
+    return { result, apiRssMiB: memory.rssMiB };
+  } finally {
+    heartbeat.stop();
+    await api.stop();
+    await bare.stop();
+    await env.close();
+  }
+}

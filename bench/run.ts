@@ -1,0 +1,81 @@
+// `npm run bench [-- --quick] [-- --only=reads,submits]`: runs the benchmarks one after another,
+// each against a bare baseline in the same run, prints a table and writes bench/results/latest.json.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT } from './lib/environment';
+import { machine, type BenchContext, type BenchResult } from './lib/report';
+import { benchReads } from './reads';
+import { benchMemory } from './memory';
+import { benchPipeline } from './pipeline';
+import { benchQueue } from './queue';
+import { benchSubmits } from './submits';
+
+type Bench = (context: BenchContext) => Promise<BenchResult[]>;
+
+const BENCHES: Record<string, Bench> = {
+  reads: async (context) => [(await benchReads(context)).result],
+  submits: async (context) => [await benchSubmits(context)],
+  queue: async (context) => [await benchQueue(context)],
+  pipeline: async (context) => [await benchPipeline(context)],
+  memory: async (context) => [await benchMemory(context)],
+};
+
+function table(results: BenchResult[]): string {
+  const lines = ['benchmark  | metric | ours (median) | bare (median) | ratio | target | met'];
+  for (const result of results) {
+    const med = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    lines.push(
+      [
+        result.name,
+        result.comparison.metric,
+        med(result.comparison.ours),
+        med(result.comparison.bare),
+        result.ratio,
+        result.target,
+        result.met ? 'yes' : 'NO',
+      ].join(' | '),
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const only = args
+    .find((arg) => arg.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  const names = only ?? Object.keys(BENCHES);
+  const unknown = names.filter((name) => !BENCHES[name]);
+  if (unknown.length)
+    throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  const context: BenchContext = { quick, log: (message) => process.stdout.write(`${message}\n`) };
+  const results: BenchResult[] = [];
+  const started = Date.now();
+  for (const name of names) {
+    context.log(`\n== ${name}${quick ? ' (quick)' : ''}`);
+    const produced = await BENCHES[name](context);
+    for (const result of produced) context.log(JSON.stringify(result));
+    results.push(...produced);
+  }
+  const report = {
+    generated_at: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+    machine: machine(),
+    results,
+  };
+  const dir = join(ROOT, 'bench/results');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  context.log(`\n${table(results)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

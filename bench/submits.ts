@@ -1,0 +1,113 @@
+// Benchmark 2: POST /v1/sdr2hdr/jobs from an already-probed upload (the probe verdict is cached, so
+// ffprobe is out of the measure) — auth, rate limit, idempotency, region health, source and limit
+// checks, hold + insert in one transaction, enqueue — against bare Fastify doing the transaction and
+// the BullMQ add alone. No worker runs: the region's heartbeat is written by the benchmark.
+import { randomUUID } from 'node:crypto';
+import { createAccount, fakeHeartbeat, submitJob, uploadFile, type BenchAccount } from './lib/client';
+import { createEnvironment } from './lib/environment';
+import { load, type LoadResult } from './lib/load';
+import { sdrClip } from './lib/media';
+import { startProcess } from './lib/processes';
+import { compare, type BenchContext, type BenchResult } from './lib/report';
+import { alternate, median } from './lib/stats';
+
+const CONNECTIONS = 20;
+/** Many accounts, as in production: submits of one account queue on its row lock by design. */
+const ACCOUNTS = 20;
+const REGION = 'bench';
+
+export async function benchSubmits(context: BenchContext): Promise<BenchResult> {
+  const seconds = context.quick ? 3 : 10;
+  const rounds = context.quick ? 1 : 3;
+  const env = await createEnvironment('submits');
+  const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
+  const bare = await startProcess('dist-bench/bench/bare/submit-server.js', {
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: env.redisUrl,
+    REDIS_PREFIX: `${env.redisPrefix}bare`,
+    REGION,
+  });
+  const heartbeat = fakeHeartbeat(env, REGION);
+  try {
+    const clip = await sdrClip(320, 180, 1);
+    const accounts: (BenchAccount & { uploadId: string })[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const account = await createAccount(env, api.url, 1_000_000_000);
+      const uploadId = await uploadFile(api.url, account.apiKey, clip);
+      // The first submit of a source probes it; the benchmark measures the ones after.
+      await submitJob(api.url, account.apiKey, { inputs: [{ upload_id: uploadId }] });
+      accounts.push({ ...account, uploadId });
+    }
+    let next = 0;
+    const ours = (duration: number) =>
+      load({
+        url: `${api.url}/v1/sdr2hdr/jobs`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        seconds: duration,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          const account = accounts[next++ % accounts.length];
+          return {
+            ...request,
+            headers: {
+              ...request.headers,
+              'x-api-key': account.apiKey,
+              'idempotency-key': randomUUID(),
+            },
+            body: JSON.stringify({ inputs: [{ upload_id: account.uploadId }] }),
+          };
+        },
+      });
+    const baseline = (duration: number) =>
+      load({
+        url: `${bare.url}/v1/sdr2hdr/jobs`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        seconds: duration,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          const account = accounts[next++ % accounts.length];
+          return {
+            ...request,
+            headers: { ...request.headers, 'x-account-id': account.accountId },
+            body: JSON.stringify({ inputs: [{ upload_id: account.uploadId }] }),
+          };
+        },
+      });
+    context.log('submits: warming up both servers');
+    await ours(2);
+    await baseline(2);
+    const runs = await alternate<LoadResult>(
+      rounds,
+      async () => ours(seconds),
+      async () => baseline(seconds),
+    );
+    const failures = [...runs.ours, ...runs.bare].reduce((sum, run) => sum + run.failures, 0);
+    if (failures > 0) throw new Error(`submits: ${failures} requests failed; the numbers would be meaningless`);
+    const [{ count: jobs }] = await env.query<{ count: string }>('SELECT count(*) FROM jobs');
+    return compare(
+      'submits',
+      `POST /v1/sdr2hdr/jobs (probed upload, Idempotency-Key), ${CONNECTIONS} connections over ${ACCOUNTS} accounts × ${seconds} s × ${rounds} rounds vs bare Fastify + pg + BullMQ (same transaction, one add)`,
+      {
+        metric: 'req/s',
+        ours: runs.ours.map((run) => run.requestsPerSecond),
+        bare: runs.bare.map((run) => run.requestsPerSecond),
+        higherIsBetter: true,
+      },
+      { text: '≥ 0.50 of bare req/s', met: (ratio) => ratio >= 0.5 },
+      {
+        ours_p50_ms: median(runs.ours.map((run) => run.p50Ms)),
+        ours_p99_ms: median(runs.ours.map((run) => run.p99Ms)),
+        bare_p50_ms: median(runs.bare.map((run) => run.p50Ms)),
+        bare_p99_ms: median(runs.bare.map((run) => run.p99Ms)),
+        jobs_in_database_after: Number(jobs),
+      },
+    );
+  } finally {
+    heartbeat.stop();
+    await api.stop();
+    await bare.stop();
+    await env.close();
+  }
+}
