@@ -34,9 +34,9 @@ async function convertOnFreshWorker(
 }
 
 export async function benchMemory(context: BenchContext): Promise<BenchResult> {
-  const small = await sdrClip(1920, 1080, 2);
+  const small = await sdrClip(1920, 1080, 1);
   // Quick mode keeps the shape (1080p MPEG-2 at 400 Mbit/s) but not the size.
-  const large = await largeClip(context.quick ? 2 : 12);
+  const large = await largeClip(context.quick ? 1 : 12);
   const env = await createEnvironment('memory');
   const stack = await startStack(env, REGION, 1_000_000);
   const restart = async () => {

@@ -26,7 +26,6 @@ const CONCURRENCY = 8;
 const ADD_PARALLELISM = 50;
 const REGION = 'benchq';
 const LAYER_REGION = 'benchl';
-const LIGHT_LOAD_JOBS = 200;
 const LIGHT_LOAD_INTERVAL_MS = 20;
 /**
  * Jobs are spread over many accounts, as in production: each account's settlements queue on its
@@ -103,8 +102,10 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 }
 
 export async function benchQueue(context: BenchContext): Promise<BenchResult> {
-  const jobsPerRound = context.quick ? 1000 : 10_000;
+  const jobsPerRound = context.quick ? 500 : 10_000;
   const rounds = context.quick ? 1 : 3;
+  const lightLoadJobs = context.quick ? 50 : 200;
+  const accounts = context.quick ? 10 : ACCOUNTS;
   const env = await createEnvironment('queue');
   const owners: Owner[] = [];
   {
@@ -112,7 +113,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
     try {
       const clip = await sdrClip(320, 180, 1);
-      for (let i = 0; i < ACCOUNTS; i++) {
+      for (let i = 0; i < accounts; i++) {
         const account = await createAccount(env, api.url, 1_000_000_000);
         owners.push({ accountId: account.accountId, uploadId: await uploadFile(api.url, account.apiKey, clip) });
       }
@@ -206,8 +207,8 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
 
   try {
     context.log('queue: warming up both paths');
-    await oursRound(200);
-    await bareRound(200);
+    await oursRound(context.quick ? 50 : 200);
+    await bareRound(context.quick ? 50 : 200);
     const runs = await alternate<number>(
       rounds,
       () => oursRound(jobsPerRound),
@@ -221,10 +222,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
 
     context.log(`queue: add → start latency at ${1000 / LIGHT_LOAD_INTERVAL_MS} jobs/s`);
     const latencyPrefix = `job_lat${batch}x`;
-    const latencyIds = Array.from(
-      { length: LIGHT_LOAD_JOBS },
-      (_, i) => `${latencyPrefix}${String(i).padStart(6, '0')}`,
-    );
+    const latencyIds = Array.from({ length: lightLoadJobs }, (_, i) => `${latencyPrefix}${String(i).padStart(6, '0')}`);
     await insertJobs(env, latencyIds, owners);
     const addedAt = new Map<string, number>();
     for (const id of latencyIds) {
@@ -235,18 +233,18 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     await waitFor(async () => latencyIds.every((id) => runner.startedAt.has(id)), 60_000, 'the latency jobs');
     const oursLatencies = latencyIds.map((id) => runner.startedAt.get(id)! - addedAt.get(id)!);
     bareStartLatencies.length = 0;
-    for (let i = 0; i < LIGHT_LOAD_JOBS; i++) {
+    for (let i = 0; i < lightLoadJobs; i++) {
       await bareQueue.add('job', { addedAt: Date.now() }, { removeOnComplete: true });
       await sleep(LIGHT_LOAD_INTERVAL_MS);
     }
-    await waitFor(async () => bareStartLatencies.length >= LIGHT_LOAD_JOBS, 60_000, 'the bare latency jobs');
+    await waitFor(async () => bareStartLatencies.length >= lightLoadJobs, 60_000, 'the bare latency jobs');
 
     const [{ charged }] = await env.query<{ charged: string }>(
       `SELECT count(*) AS charged FROM jobs WHERE status = 'succeeded' AND charged_credits = 1 AND billing_state = 'settled'`,
     );
     return compare(
       'queue',
-      `${jobsPerRound} trivial jobs over ${ACCOUNTS} accounts × ${rounds} rounds, concurrency ${CONCURRENCY}: our producer + worker path (claim, settle, asset, outbox) vs bare BullMQ add + no-op`,
+      `${jobsPerRound} trivial jobs over ${accounts} accounts × ${rounds} rounds, concurrency ${CONCURRENCY}: our producer + worker path (claim, settle, asset, outbox) vs bare BullMQ add + no-op`,
       { metric: 'jobs/s', ours: runs.ours, bare: runs.bare, higherIsBetter: true },
       { text: '≥ 0.50 of bare jobs/s', met: (ratio) => ratio >= 0.5 },
       {

@@ -12,7 +12,8 @@ const CONNECTIONS = 50;
 const REGION = 'bench';
 
 export async function benchReads(context: BenchContext): Promise<{ result: BenchResult; apiRssMiB: number }> {
-  const seconds = context.quick ? 3 : 10;
+  const seconds = context.quick ? 2 : 10;
+  const warmUpSeconds = context.quick ? 1 : 2;
   const rounds = context.quick ? 1 : 3;
   const env = await createEnvironment('reads');
   const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
@@ -37,8 +38,8 @@ export async function benchReads(context: BenchContext): Promise<{ result: Bench
         headers: { 'x-account-id': account.accountId },
       });
     context.log('reads: warming up both servers');
-    await ours(2);
-    await baseline(2);
+    await ours(warmUpSeconds);
+    await baseline(warmUpSeconds);
     const runs = await alternate<LoadResult>(
       rounds,
       async () => ours(seconds),

@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ROOT } from './lib/environment';
 import { machine, type BenchContext, type BenchResult } from './lib/report';
+import { median, round } from './lib/stats';
 import { benchReads } from './reads';
 import { benchMemory } from './memory';
 import { benchPipeline } from './pipeline';
@@ -20,20 +21,15 @@ const BENCHES: Record<string, Bench> = {
   memory: async (context) => [await benchMemory(context)],
 };
 
+/** The summary as a Markdown table (README's "Performance" section shows the latest full run). */
 function table(results: BenchResult[]): string {
-  const lines = ['benchmark  | metric | ours (median) | bare (median) | ratio | target | met'];
+  const lines = [
+    '| benchmark | metric | ours (median) | bare (median) | ours ÷ bare | target | met |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const result of results) {
-    const med = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     lines.push(
-      [
-        result.name,
-        result.comparison.metric,
-        med(result.comparison.ours),
-        med(result.comparison.bare),
-        result.ratio,
-        result.target,
-        result.met ? 'yes' : 'NO',
-      ].join(' | '),
+      `| ${result.name} | ${result.comparison.metric} | ${round(median(result.comparison.ours))} | ${round(median(result.comparison.bare))} | ${result.ratio} | ${result.target} | ${result.met ? 'yes' : '**no**'} |`,
     );
   }
   return lines.join('\n');

@@ -17,8 +17,10 @@ const ACCOUNTS = 20;
 const REGION = 'bench';
 
 export async function benchSubmits(context: BenchContext): Promise<BenchResult> {
-  const seconds = context.quick ? 3 : 10;
+  const seconds = context.quick ? 2 : 10;
+  const warmUpSeconds = context.quick ? 1 : 2;
   const rounds = context.quick ? 1 : 3;
+  const accountCount = context.quick ? 5 : ACCOUNTS;
   const env = await createEnvironment('submits');
   const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
   const bare = await startProcess('dist-bench/bench/bare/submit-server.js', {
@@ -31,7 +33,7 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
   try {
     const clip = await sdrClip(320, 180, 1);
     const accounts: (BenchAccount & { uploadId: string })[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) {
+    for (let i = 0; i < accountCount; i++) {
       const account = await createAccount(env, api.url, 1_000_000_000);
       const uploadId = await uploadFile(api.url, account.apiKey, clip);
       // The first submit of a source probes it; the benchmark measures the ones after.
@@ -76,8 +78,8 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
         },
       });
     context.log('submits: warming up both servers');
-    await ours(2);
-    await baseline(2);
+    await ours(warmUpSeconds);
+    await baseline(warmUpSeconds);
     const runs = await alternate<LoadResult>(
       rounds,
       async () => ours(seconds),
@@ -88,7 +90,7 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
     const [{ count: jobs }] = await env.query<{ count: string }>('SELECT count(*) FROM jobs');
     return compare(
       'submits',
-      `POST /v1/sdr2hdr/jobs (probed upload, Idempotency-Key), ${CONNECTIONS} connections over ${ACCOUNTS} accounts × ${seconds} s × ${rounds} rounds vs bare Fastify + pg + BullMQ (same transaction, one add)`,
+      `POST /v1/sdr2hdr/jobs (probed upload, Idempotency-Key), ${CONNECTIONS} connections over ${accountCount} accounts × ${seconds} s × ${rounds} rounds vs bare Fastify + pg + BullMQ (same transaction, one add)`,
       {
         metric: 'req/s',
         ours: runs.ours.map((run) => run.requestsPerSecond),
