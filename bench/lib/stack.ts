@@ -16,15 +16,17 @@ export async function startStack(env: BenchEnvironment, region: string, credits:
   const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION: region });
   const worker = await startWorker(env, region);
   const account = await createAccount(env, api.url, credits);
-  return {
+  const stack: Stack = {
     api,
     worker,
     account,
+    // The current worker: a benchmark may have replaced it.
     close: async () => {
-      await worker.stop();
+      await stack.worker.stop();
       await api.stop();
     },
   };
+  return stack;
 }
 
 export function startWorker(env: BenchEnvironment, region: string): Promise<Service> {
