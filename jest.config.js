@@ -5,6 +5,8 @@ module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  // The chaos suite is its own run: `npm run test:chaos` (jest.chaos.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/chaos/'],
   modulePathIgnorePatterns: ['<rootDir>/sdk/', '<rootDir>/dist/'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {

@@ -10,7 +10,6 @@ import { Redis } from 'ioredis';
 import { writeFile } from 'node:fs/promises';
 import { AppModule } from '../src/app.module';
 import { parseConfig } from '../src/common/config/config';
-import { createLogger } from '../src/common/logger';
 import { JobQueue } from '../src/jobs/job-queue';
 import { JobProcessor } from '../src/processing/job-processor';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest } from '../src/processing/media-runner';
@@ -129,7 +128,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
   });
   const runner = new TrivialRunner();
   const worker = await Test.createTestingModule({
-    imports: [AppModule.forWorker(config, createLogger(config, 'worker'))],
+    imports: [AppModule.forWorker(config)],
   })
     .overrideProvider(MEDIA_RUNNER)
     .useValue(runner)
@@ -145,7 +144,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     LOG_LEVEL: 'warn',
   });
   const layerWorker = await Test.createTestingModule({
-    imports: [AppModule.forWorker(layerConfig, createLogger(layerConfig, 'worker'))],
+    imports: [AppModule.forWorker(layerConfig)],
   })
     .overrideProvider(JobProcessor)
     .useValue({ process: async () => void layerDone++, failWhole: async () => false })

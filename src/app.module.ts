@@ -1,7 +1,5 @@
 // Composition of the two processes built from this codebase: the HTTP API and the worker.
-import { Module, RequestMethod, type DynamicModule } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
-import type { Logger } from 'pino';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { AccountModule } from './account/account.module';
 import { AdminModule } from './admin/admin.module';
 import { ConfigModule } from './common/config/config.module';
@@ -17,47 +15,18 @@ import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { WebhooksApiModule, WebhooksWorkerModule } from './webhooks/webhooks.module';
 
-/** What both processes need: configuration, Postgres, Redis, JSON logs. */
-function core(config: AppConfig, logger: Logger): DynamicModule[] {
-  return [
-    ConfigModule.forRoot(config),
-    LoggerModule.forRoot({
-      // nestjs-pino's default route pattern ('{/*splat}') never matches on platform-fastify 12.
-      forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-      pinoHttp: {
-        logger,
-        genReqId: (request) => (request as typeof request & { id: string }).id,
-        customProps: () => ({}),
-        // Ops endpoints are polled constantly; their lines would drown the useful ones.
-        // The adapter rewrites req.url for middleware, so match on the original URL.
-        autoLogging: {
-          ignore: (request) =>
-            /^\/(health|metrics)/.test(
-              (request as typeof request & { originalUrl?: string }).originalUrl ?? request.url ?? '',
-            ),
-        },
-        serializers: {
-          req: (request: { id: string; method: string; url: string }) => ({
-            id: request.id,
-            method: request.method,
-            url: request.url,
-          }),
-        },
-      },
-    }),
-    { module: DatabaseModule },
-    { module: RedisModule },
-    { module: StorageModule },
-  ];
+/** What every process needs: configuration, Postgres, Redis, storage. */
+function core(config: AppConfig): DynamicModule[] {
+  return [ConfigModule.forRoot(config), { module: DatabaseModule }, { module: RedisModule }, { module: StorageModule }];
 }
 
 @Module({})
 export class AppModule {
-  static forApi(config: AppConfig, logger: Logger): DynamicModule {
+  static forApi(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ...core(config, logger),
+        ...core(config),
         IdempotencyModule,
         AccountModule,
         AdminModule,
@@ -70,12 +39,12 @@ export class AppModule {
     };
   }
 
-  static forWorker(config: AppConfig, logger: Logger): DynamicModule {
-    return { module: AppModule, imports: [...core(config, logger), ProcessingModule, WebhooksWorkerModule] };
+  static forWorker(config: AppConfig): DynamicModule {
+    return { module: AppModule, imports: [...core(config), ProcessingModule, WebhooksWorkerModule] };
   }
 
   /** The operator command line: the same services as the admin API, no HTTP. */
-  static forAdminCli(config: AppConfig, logger: Logger): DynamicModule {
-    return { module: AppModule, imports: [...core(config, logger), AdminModule, LicenseAdminModule] };
+  static forAdminCli(config: AppConfig): DynamicModule {
+    return { module: AppModule, imports: [...core(config), AdminModule, LicenseAdminModule] };
   }
 }

@@ -1,37 +1,44 @@
 // Builds the HTTP application (used by main.ts and by the tests): Fastify, request ids, the error
 // envelope for everything, validation, metrics and the API docs.
 import { NestFactory } from '@nestjs/core';
+import type { FastifyError, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { sendClientError, sendError } from './common/http/error-response';
 import { RouteTable } from './common/http/route-table';
-import { createValidationPipe } from './common/http/validation';
+import { createValidationPipe, jsonDeeperThan, MAX_JSON_DEPTH } from './common/http/validation';
+import { ApiError } from './common/errors';
 import { newId } from './common/ids';
-import { createLogger } from './common/logger';
+import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
 import { setupDocs } from './docs/setup-docs';
 import { registerMetricsHooks } from './metrics/http-metrics';
 
 export async function createHttpApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logger = createLogger(config, 'api');
+  const logger = createLogger(config, 'api', { buffered: true });
+  const routes = new RouteTable();
+  const errorContext = { docsUrl: config.docsUrl, routes, logger };
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxJsonBodyBytes,
     trustProxy: false,
     genReqId: () => newId('req'),
-    // Requests are logged by nestjs-pino; Fastify's own logger stays off.
+    // Requests are logged by registerRequestLog (one line each); Fastify's own logger stays off.
     logger: false,
+    // The router's refusals (a path that does not decode, an overlong segment) and requests Node's
+    // parser could not read get the envelope too, not Fastify's own bodies.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      sendError(error, request, reply, errorContext),
+    clientErrorHandler: (error, socket) => sendClientError(error, socket, config.docsUrl),
   });
-  const routes = new RouteTable();
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    // pino-http (through nestjs-pino) reads the id from the raw request.
-    (request.raw as typeof request.raw & { id?: string }).id = String(request.id);
+    done();
   });
+  registerRequestLog(fastify, logger);
   // Nest routes Fastify's own errors (body parsing, unknown routes) through this filter too.
-  const errorContext = { docsUrl: config.docsUrl, routes, logger };
   registerMetricsHooks(fastify);
   // Media bodies are handed to the upload route as a stream (never buffered); elsewhere they are refused.
   fastify.addContentTypeParser(/^(?:video\/|audio\/|application\/octet-stream)/, (request, payload, done) => {
@@ -42,11 +49,30 @@ export async function createHttpApp(config: AppConfig): Promise<NestFastifyAppli
     );
   });
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forApi(config, logger), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forApi(config), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(app.get(PinoNestLogger));
+  // JSON bodies: Fastify's own parser (prototype-poisoning checks included), then a nesting limit, so a
+  // small but deeply nested body is a shape error rather than a stack overflow in the idempotency
+  // hash or class-transformer later.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  app.useBodyParser<RawServerDefault>(
+    'application/json',
+    { bodyLimit: config.maxJsonBodyBytes },
+    (request, body, done) =>
+      parseJson(request, body.toString('utf8'), (error, value) => {
+        if (error) return done(error, undefined);
+        if (!jsonDeeperThan(value, MAX_JSON_DEPTH)) return done(null, value);
+        done(
+          new ApiError('invalid_parameter', {
+            message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+          }),
+          undefined,
+        );
+      }),
+  );
+  app.useLogger(new NestPinoLogger(logger));
   app.useGlobalFilters(new AllExceptionsFilter(errorContext));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

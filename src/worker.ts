@@ -2,16 +2,15 @@
 // Start several to scale.
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { loadConfigOrExit } from './common/config/config';
-import { createLogger } from './common/logger';
+import { createLogger, NestPinoLogger } from './common/logger';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit();
-  const logger = createLogger(config, 'worker');
-  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config, logger), { bufferLogs: true });
-  app.useLogger(app.get(PinoNestLogger));
+  const logger = createLogger(config, 'worker', { buffered: true });
+  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config), { bufferLogs: true });
+  app.useLogger(new NestPinoLogger(logger));
   // SIGTERM: processors finish or hand back their jobs before the process exits.
   app.enableShutdownHooks();
   await app.init();

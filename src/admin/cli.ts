@@ -5,7 +5,6 @@ import { parseArgs } from 'node:util';
 import { AppModule } from '../app.module';
 import { loadConfigOrExit } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { createLogger } from '../common/logger';
 import { LicenseAdminService } from '../license/license-admin.service';
 import { AdminService } from './admin.service';
 import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.dto';
@@ -129,8 +128,7 @@ async function run(admin: AdminService, argv: string[], licenses: LicenseAdminSe
 
 async function main(): Promise<number> {
   const config = loadConfigOrExit();
-  const logger = createLogger({ ...config, logLevel: 'warn' }, 'admin-cli');
-  const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config, logger), { logger: false });
+  const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config), { logger: false });
   try {
     const result = await run(app.get(AdminService), process.argv.slice(2), app.get(LicenseAdminService));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

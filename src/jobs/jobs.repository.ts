@@ -64,12 +64,14 @@ export class JobsRepository {
     accountId: string,
     jobId: string,
     retentionDays: number,
+    manager?: EntityManager,
   ): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
     const found = await row<JobRow & { items: JobItemRow[] }>(
-      this.db,
+      manager ?? this.db,
       `SELECT ${JOB_COLUMNS}, ${ITEMS_JSON} AS items FROM jobs WHERE id = $1 AND account_id = $2
           AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $3))`,
       [jobId, accountId, retentionDays],
+      { prepared: 'job-for-account' },
     );
     if (!found) return null;
     const { items, ...job } = found;

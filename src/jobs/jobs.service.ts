@@ -85,7 +85,9 @@ export class JobsService {
     const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
     const jobId = newId('job');
 
-    await this.jobs.transaction(async (manager) => {
+    // The job view is read inside the transaction: once it commits, nothing may fail any more (a 503
+    // then would tell the client to retry a job that exists and holds credits).
+    const created = await this.jobs.transaction(async (manager) => {
       // Concurrent submits of one account queue on this lock, so the checks below and the hold agree.
       const account = await lockAccount(manager, caller.accountId);
       this.checkAccountState(account.subscription_status);
@@ -144,10 +146,14 @@ export class JobsService {
         requestId: request.requestId,
         items,
       });
+      return this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
     });
     // After commit: if Redis is down now, the worker's reconciler enqueues the job later.
     await this.queue.enqueue(jobId, region).catch(() => undefined);
-    return this.get(caller.accountId, jobId);
+    return toJobView(created!.job, created!.items, {
+      baseUrl: this.config.publicBaseUrl,
+      secret: this.config.assetUrlSecret,
+    });
   }
 
   async get(accountId: string, jobId: string, api?: JobApi): Promise<JobView> {

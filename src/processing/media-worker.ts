@@ -17,9 +17,6 @@ import { JobProcessor } from './job-processor';
 import { ProcessingRepository } from './processing.repository';
 
 const HEARTBEAT_MS = 10_000;
-const RECONCILE_MS = 15_000;
-/** An open job untouched this long is checked against the queue (lost in a Redis restart, or its worker died). */
-const STALE_AFTER_SECONDS = 60;
 
 /**
  * The worker process's media queue consumer for its region, with what keeps it honest: a
@@ -69,6 +66,9 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
 
     this.commands = new Redis(this.config.redisUrl, { maxRetriesPerRequest: 1 });
     this.commands.on('error', () => undefined);
+    // Reconnected (e.g. Redis restarted and lost every key): announce this worker at once rather than
+    // at the next beat, so the region does not answer region_unavailable for up to HEARTBEAT_MS.
+    this.commands.on('ready', () => void this.heartbeat().catch(() => undefined));
     this.subscriber = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel, jobId: string) => this.running.get(jobId)?.abort());
@@ -76,7 +76,8 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
 
     await this.heartbeat();
     this.every(HEARTBEAT_MS, () => this.heartbeat());
-    this.every(RECONCILE_MS, () => this.reconcile());
+    // Re-enqueues open jobs untouched for WORKER_STALE_JOB_SECONDS that the queue lost (Redis restart).
+    this.every(this.config.workerReconcileMs, () => this.reconcile());
     this.every(3600_000, () => this.purge());
   }
 
@@ -120,7 +121,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async reconcile(): Promise<void> {
-    const stale = await this.repository.staleOpenJobs(STALE_AFTER_SECONDS, 100);
+    const stale = await this.repository.staleOpenJobs(this.config.workerStaleJobSeconds, 100);
     for (const job of stale) {
       if (job.region !== this.config.region) continue;
       const queued = await this.queue!.getJob(job.id);

@@ -23,7 +23,8 @@ export class WebhookEndpointsController {
   @ApiOperation({ summary: 'Register a webhook endpoint (its whsec_ secret is shown once, in this response)' })
   @ApiErrorResponses('auth', 'rate', 'invalid', 'webhook_url')
   create(@Caller() caller: AuthContext, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
-    return this.webhooks.createEndpoint(caller.accountId, body.url, body.events);
+    // events: null is the same as leaving it out (every event).
+    return this.webhooks.createEndpoint(caller.accountId, body.url, body.events ?? undefined);
   }
 
   @Get()

@@ -257,7 +257,8 @@ describe('the official client against the real service', () => {
       const list = await client.sdr2hdr.jobs.list({ limit: 10 });
       expect(list).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
       expect(list.data.map((view) => view.job_id)).toEqual([job.job_id]);
-      expect(await client.account.credits()).toMatchObject({ reserved_credits: job.billing.estimated_credits });
+      // One hold: the job's estimate while it runs, 0 once it has settled (a fast worker), never twice.
+      expect([job.billing.estimated_credits, 0]).toContain((await client.account.credits()).reserved_credits);
 
       const done = await client.waitForJob('sdr2hdr', job.job_id, { pollIntervalMs: 200 });
       expect(done.status).toBe('succeeded');

@@ -49,17 +49,17 @@ export class GrantCreditsDto {
 
 export class PatchAccountDto {
   @ApiPropertyOptional({ enum: PLAN_IDS })
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined) // absent: unchanged; null: refused (the column has no null)
   @IsIn(PLAN_IDS)
   plan?: (typeof PLAN_IDS)[number];
 
   @ApiPropertyOptional({ enum: ACCOUNT_STATUSES })
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined) // absent: unchanged; null: refused (the column has no null)
   @IsIn(ACCOUNT_STATUSES)
   status?: (typeof ACCOUNT_STATUSES)[number];
 
   @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES })
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined) // absent: unchanged; null: refused (the column has no null)
   @IsIn(SUBSCRIPTION_STATUSES)
   subscription_status?: (typeof SUBSCRIPTION_STATUSES)[number];
 

@@ -28,6 +28,10 @@ export interface AppConfig {
   workerMaxPixels: number;
   /** BullMQ lock of a running job: a worker that dies is noticed after about this long. */
   workerLockMs: number;
+  /** How often a worker's reconciler looks for open jobs the queue lost. */
+  workerReconcileMs: number;
+  /** An open job untouched this long is checked against the queue by the reconciler. */
+  workerStaleJobSeconds: number;
   maxQueueDepth: number;
   ipRateLimitPerSecond: number;
   /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
@@ -142,6 +146,8 @@ export function parseConfig(env: Env = process.env): AppConfig {
     region,
     workerMaxPixels: int(env, 'WORKER_MAX_PIXELS', 3840 * 2160, 1),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
+    workerReconcileMs: int(env, 'WORKER_RECONCILE_MS', 15_000, 1000, 3_600_000),
+    workerStaleJobSeconds: int(env, 'WORKER_STALE_JOB_SECONDS', 60, 1, 86_400),
     maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
     licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),

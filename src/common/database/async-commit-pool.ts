@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/config';
  * is flushed in order, so the next synchronous commit (a hold, a settlement) makes them durable too,
  * and a crash can lose at most the last ~200 ms of them.
  */
-export function createAsyncCommitPool(config: AppConfig, max = 5): Pool {
+export function createAsyncCommitPool(config: AppConfig, max = 10): Pool {
   const pool = new Pool({
     connectionString: config.databaseUrl,
     max,

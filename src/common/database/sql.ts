@@ -17,9 +17,15 @@ function poolOf(db: Queryable): Pool | null {
  * Runs SQL and returns its rows. TypeORM answers UPDATE and DELETE with `[rows, count]` and
  * everything else with `rows`; callers should not have to remember which.
  */
-export async function rows<T>(db: Queryable, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function rows<T>(
+  db: Queryable,
+  sql: string,
+  params: unknown[] = [],
+  options: { prepared?: string } = {},
+): Promise<T[]> {
   const pool = poolOf(db);
-  if (pool) return (await pool.query(sql, params)).rows as T[];
+  // A named statement is parsed and planned once per connection (hot reads only).
+  if (pool) return (await pool.query({ name: options.prepared, text: sql, values: params })).rows as T[];
   const result: unknown = await db.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
     return result[0] as T[];
@@ -27,6 +33,11 @@ export async function rows<T>(db: Queryable, sql: string, params: unknown[] = []
   return result as T[];
 }
 
-export async function row<T>(db: Queryable, sql: string, params: unknown[] = []): Promise<T | null> {
-  return (await rows<T>(db, sql, params))[0] ?? null;
+export async function row<T>(
+  db: Queryable,
+  sql: string,
+  params: unknown[] = [],
+  options: { prepared?: string } = {},
+): Promise<T | null> {
+  return (await rows<T>(db, sql, params, options))[0] ?? null;
 }

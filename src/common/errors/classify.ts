@@ -66,12 +66,42 @@ export function classifyError(exception: unknown): { error: ApiError; unexpected
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { error: new ApiError('unsupported_content_type', { param: 'Content-Type' }), unexpected: false };
+    // The router's own refusals (through Fastify's frameworkErrors): a path that does not decode, or
+    // a path segment longer than the router takes.
+    case 'FST_ERR_BAD_URL':
+      return {
+        error: new ApiError('invalid_parameter', {
+          message: 'The URL path is not valid: it holds a malformed percent-encoded sequence.',
+        }),
+        unexpected: false,
+      };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return {
+        error: new ApiError('invalid_parameter', { message: 'A segment of the URL path is too long.' }),
+        unexpected: false,
+      };
+    // The docs' static files refuse a path that climbs out of their folder (`..`, `//`): no page there.
+    case 'FST_STATIC_FORBIDDEN_PATH':
+      return { error: new ApiError('route_not_found'), unexpected: false };
     default:
       break;
   }
   // JSON.parse failures that reach us without a Fastify code (e.g. from a custom parser).
   if (exception instanceof SyntaxError && fastify.statusCode === 400) {
     return { error: new ApiError('invalid_json'), unexpected: false };
+  }
+  // Text PostgreSQL cannot store: U+0000 in a text value (22021) or a jsonb string (22P05). It only
+  // ever comes from the client (a path id, a name, metadata), so it is the client's invalid value.
+  // (TypeORM wraps the driver's error in driverError; raw pool queries throw it as it is.)
+  const driverError = (exception as { driverError?: unknown } | null)?.driverError ?? exception;
+  const sqlState = (driverError as { code?: unknown } | null)?.code;
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return {
+      error: new ApiError('invalid_parameter', {
+        message: 'A value in the request contains a character that cannot be stored (such as U+0000).',
+      }),
+      unexpected: false,
+    };
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ApiError, toErrorObject } from '../errors/api-error';
+import { CATALOGUE } from '../errors/catalogue';
+import { newId } from '../ids';
 import { classifyError } from '../errors/classify';
 import type { RouteTable } from './route-table';
 
@@ -16,7 +19,11 @@ export function sendError(
   let { error } = classified;
   if (error.code === 'route_not_found') {
     const allowed = context.routes.allowedMethods(request.url.split('?')[0]);
-    if (allowed.length) error = new ApiError('method_not_allowed', { headers: { Allow: allowed.join(', ') } });
+    // A route that exists with this very method (a wildcard's miss) is not found, not 405. HEAD
+    // is served wherever GET is.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (allowed.length && !allowed.includes(method))
+      error = new ApiError('method_not_allowed', { headers: { Allow: allowed.join(', ') } });
   }
   if (unexpected) {
     context.logger.error(
@@ -35,4 +42,33 @@ export function sendError(
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   // The body is JSON even when the request was not; a HEAD request gets the headers only.
   void reply.status(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * The envelope for a request Node's HTTP parser refused before Fastify saw it (a raw non-ASCII byte
+ * or a control character in the request line, oversized headers): Fastify's clientErrorHandler,
+ * which writes straight to the socket and then closes it.
+ */
+export function sendClientError(error: NodeJS.ErrnoException, socket: Socket, docsUrl: string): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('request_too_large', { message: 'The request headers are larger than the server accepts.' })
+      : new ApiError('invalid_parameter', {
+          message: 'The HTTP request is malformed (request line or headers) and could not be read.',
+        });
+  const requestId = newId('req');
+  const body = JSON.stringify({ error: toErrorObject(apiError.code, { requestId, docsUrl }, apiError) });
+  const status = CATALOGUE[apiError.code].status;
+  // A response to HEAD has no body (the parser may have read the method before it failed).
+  const raw = (error as { rawPacket?: Buffer }).rawPacket;
+  const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${status === 413 ? 'Content Too Large' : 'Bad Request'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -51,3 +51,18 @@ export function createValidationPipe(expectedType?: ValidationPipeOptions['expec
     exceptionFactory: validationErrorToApiError,
   });
 }
+
+/** Deepest nesting of arrays and objects a JSON body may have (ours need 3; class-transformer recurses). */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when `value` nests arrays/objects deeper than `max` levels; iterative, so any depth is safe. */
+export function jsonDeeperThan(value: unknown, max: number): boolean {
+  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push({ node: child, depth: depth + 1 });
+  }
+  return false;
+}

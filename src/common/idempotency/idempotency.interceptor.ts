@@ -64,7 +64,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
           const value = reply.getHeader(name);
           if (typeof value === 'string') headers[name] = value;
         }
-        await this.store.complete(auth.accountId, key, successStatus, body, headers);
+        // The work is done (a job created, credits held): its answer reaches the client even if the
+        // copy cannot be stored now. A 5xx here would release the key and make the retry do it twice;
+        // unstored, the key stays claimed (resource_locked) until it counts as abandoned.
+        await this.store.complete(auth.accountId, key, successStatus, body, headers).catch(() => undefined);
         return body;
       }),
       catchError(async (error: unknown) => {

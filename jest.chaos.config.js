@@ -1,0 +1,13 @@
+// The chaos / reliability suite (test/chaos/): killed workers, restarted Redis and PostgreSQL,
+// submit storms, several API instances, fuzzing. A separate Jest run (`npm run test:chaos`, its JSON
+// report in .jest-chaos-results.json), not part of `npm test`; same transform, global set-up
+// (own database and Redis prefix per run) and environment as the main suite.
+const base = require('./jest.config.js');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testMatch: ['<rootDir>/test/chaos/**/*.e2e-spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  testTimeout: 180000,
+};
