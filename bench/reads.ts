@@ -2,11 +2,11 @@
 // running the job's SELECT. Also yields the API's resident memory after the load (benchmark 5).
 import { createAccount, fakeHeartbeat, submitJob, uploadFile } from './lib/client';
 import { createEnvironment } from './lib/environment';
-import { load, type LoadResult } from './lib/load';
+import { load, loadBothWays } from './lib/load';
 import { sdrClip } from './lib/media';
 import { memoryOf, startProcess } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
-import { alternate, median, round } from './lib/stats';
+import { median, round } from './lib/stats';
 
 const CONNECTIONS = 50;
 const REGION = 'bench';
@@ -37,16 +37,7 @@ export async function benchReads(context: BenchContext): Promise<{ result: Bench
         seconds: duration,
         headers: { 'x-account-id': account.accountId },
       });
-    context.log('reads: warming up both servers');
-    await ours(warmUpSeconds);
-    await baseline(warmUpSeconds);
-    const runs = await alternate<LoadResult>(
-      rounds,
-      async () => ours(seconds),
-      async () => baseline(seconds),
-    );
-    const failures = [...runs.ours, ...runs.bare].reduce((sum, run) => sum + run.failures, 0);
-    if (failures > 0) throw new Error(`reads: ${failures} requests failed; the numbers would be meaningless`);
+    const runs = await loadBothWays('reads', { rounds, seconds, warmUpSeconds, log: context.log }, ours, baseline);
     const memory = await memoryOf(api.pid);
     const p99 = median(runs.ours.map((run) => run.p99Ms));
     const result = compare(

@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { createAccount, fakeHeartbeat, submitJob, uploadFile, type BenchAccount } from './lib/client';
 import { createEnvironment } from './lib/environment';
-import { load, type LoadResult } from './lib/load';
+import { load, loadBothWays } from './lib/load';
 import { sdrClip } from './lib/media';
 import { startProcess } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
-import { alternate, median } from './lib/stats';
+import { median } from './lib/stats';
 
 const CONNECTIONS = 20;
 /** Many accounts, as in production: submits of one account queue on its row lock by design. */
@@ -41,52 +41,31 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
       accounts.push({ ...account, uploadId });
     }
     let next = 0;
-    const ours = (duration: number) =>
-      load({
-        url: `${api.url}/v1/sdr2hdr/jobs`,
-        method: 'POST',
-        connections: CONNECTIONS,
-        seconds: duration,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => {
-          const account = accounts[next++ % accounts.length];
-          return {
-            ...request,
-            headers: {
-              ...request.headers,
-              'x-api-key': account.apiKey,
-              'idempotency-key': randomUUID(),
-            },
-            body: JSON.stringify({ inputs: [{ upload_id: account.uploadId }] }),
-          };
-        },
-      });
-    const baseline = (duration: number) =>
-      load({
-        url: `${bare.url}/v1/sdr2hdr/jobs`,
-        method: 'POST',
-        connections: CONNECTIONS,
-        seconds: duration,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => {
-          const account = accounts[next++ % accounts.length];
-          return {
-            ...request,
-            headers: { ...request.headers, 'x-account-id': account.accountId },
-            body: JSON.stringify({ inputs: [{ upload_id: account.uploadId }] }),
-          };
-        },
-      });
-    context.log('submits: warming up both servers');
-    await ours(warmUpSeconds);
-    await baseline(warmUpSeconds);
-    const runs = await alternate<LoadResult>(
-      rounds,
-      async () => ours(seconds),
-      async () => baseline(seconds),
+    /** Submits over the accounts in turn, with the headers each server needs to know the account. */
+    const submits = (url: string, headersFor: (account: (typeof accounts)[number]) => Record<string, string>) => {
+      return (duration: number) =>
+        load({
+          url: `${url}/v1/sdr2hdr/jobs`,
+          method: 'POST',
+          connections: CONNECTIONS,
+          seconds: duration,
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request) => {
+            const account = accounts[next++ % accounts.length];
+            return {
+              ...request,
+              headers: { ...request.headers, ...headersFor(account) },
+              body: JSON.stringify({ inputs: [{ upload_id: account.uploadId }] }),
+            };
+          },
+        });
+    };
+    const runs = await loadBothWays(
+      'submits',
+      { rounds, seconds, warmUpSeconds, log: context.log },
+      submits(api.url, (account) => ({ 'x-api-key': account.apiKey, 'idempotency-key': randomUUID() })),
+      submits(bare.url, (account) => ({ 'x-account-id': account.accountId })),
     );
-    const failures = [...runs.ours, ...runs.bare].reduce((sum, run) => sum + run.failures, 0);
-    if (failures > 0) throw new Error(`submits: ${failures} requests failed; the numbers would be meaningless`);
     const [{ count: jobs }] = await env.query<{ count: string }>('SELECT count(*) FROM jobs');
     return compare(
       'submits',

@@ -1,6 +1,7 @@
 // The baseline of the job-read benchmark: bare Fastify and `pg`, no framework, no auth, no rate
 // limit, running the same single indexed SELECT our GET /v1/sdr2hdr/jobs/{id} runs for the job.
 import Fastify from 'fastify';
+import { serve } from './serve';
 import { Pool } from 'pg';
 import { JOB_COLUMNS } from '../../src/jobs/job.types';
 
@@ -19,17 +20,4 @@ app.get<{ Params: { id: string }; Headers: { 'x-account-id'?: string } }>(
     return rows[0];
   },
 );
-app.get('/health/live', async () => ({ status: 'ok' }));
-
-app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).catch((error: unknown) => {
-  process.stderr.write(String(error));
-  process.exit(1);
-});
-process.on(
-  'SIGTERM',
-  () =>
-    void app
-      .close()
-      .then(() => pool.end())
-      .then(() => process.exit(0)),
-);
+serve(app, () => pool.end());

@@ -1,11 +1,14 @@
 // The baseline of the submit benchmark: bare Fastify, `pg` and BullMQ doing what our submit must do
 // at the least — the same SQL transaction (lock the account, count its open jobs, take the credit
 // hold with its ledger row, check the queue depth, insert the job and its item) and one BullMQ add
-// with our job options. No auth, rate limit, idempotency, validation, source check or logging.
+// with our job options (the only thing taken from our code). No auth, rate limit, idempotency,
+// validation, source check or logging.
 import { Queue } from 'bullmq';
 import Fastify from 'fastify';
+import { serve } from './serve';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
+import { mediaJobOptions } from '../../src/common/queues';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redisUrl = new URL(process.env.REDIS_URL!);
@@ -69,30 +72,7 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
   } finally {
     client.release();
   }
-  await queue.add(
-    'process-job',
-    { jobId },
-    {
-      jobId,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 2000 },
-      removeOnComplete: true,
-      removeOnFail: { age: 86400 },
-    },
-  );
+  await queue.add('process-job', { jobId }, mediaJobOptions(jobId));
   return reply.code(202).send({ object: 'job', job_id: jobId, status: 'queued' });
 });
-app.get('/health/live', async () => ({ status: 'ok' }));
-
-app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).catch((error: unknown) => {
-  process.stderr.write(String(error));
-  process.exit(1);
-});
-process.on(
-  'SIGTERM',
-  () =>
-    void app
-      .close()
-      .then(() => Promise.all([pool.end(), queue.close()]))
-      .then(() => process.exit(0)),
-);
+serve(app, () => Promise.all([pool.end(), queue.close()]));

@@ -1,6 +1,7 @@
 // HTTP load from this process with autocannon: fixed connections for a fixed time, as a busy
 // integration would hold them.
 import autocannon, { type RequestSpec } from 'autocannon';
+import { alternate } from './stats';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -43,4 +44,27 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     requests: result.requests.total,
     failures: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/**
+ * Warms both servers up, then runs `ours` and `bare` alternately for `rounds` rounds of `seconds`,
+ * and refuses a run in which any request failed: its numbers would be meaningless.
+ */
+export async function loadBothWays(
+  name: string,
+  plan: { rounds: number; seconds: number; warmUpSeconds: number; log(message: string): void },
+  ours: (seconds: number) => Promise<LoadResult>,
+  bare: (seconds: number) => Promise<LoadResult>,
+): Promise<{ ours: LoadResult[]; bare: LoadResult[] }> {
+  plan.log(`${name}: warming up both servers`);
+  await ours(plan.warmUpSeconds);
+  await bare(plan.warmUpSeconds);
+  const runs = await alternate<LoadResult>(
+    plan.rounds,
+    () => ours(plan.seconds),
+    () => bare(plan.seconds),
+  );
+  const failures = [...runs.ours, ...runs.bare].reduce((sum, run) => sum + run.failures, 0);
+  if (failures > 0) throw new Error(`${name}: ${failures} requests failed; the numbers would be meaningless`);
+  return runs;
 }

@@ -18,6 +18,20 @@ export interface MediaJobData {
   jobId: string;
 }
 
+/**
+ * How every media job is added, by the API and by the reconciler: the BullMQ id is the job id (a
+ * second add of a waiting job is a no-op), infrastructure failures are retried twice with backoff.
+ */
+export function mediaJobOptions(jobId: string) {
+  return {
+    jobId,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 2000 },
+    removeOnComplete: true,
+    removeOnFail: { age: 24 * 3600 },
+  };
+}
+
 /** Webhook deliveries are not tied to a region: any worker may send them. */
 export const WEBHOOK_QUEUE = 'webhooks';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { bullConnection, cancelChannel, mediaQueueName, type MediaJobData } from '../common/queues';
+import { bullConnection, cancelChannel, mediaJobOptions, mediaQueueName, type MediaJobData } from '../common/queues';
 import { REDIS } from '../common/redis/redis.module';
 
 /** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
@@ -17,17 +17,7 @@ export class JobQueue implements OnApplicationShutdown {
 
   /** Idempotent: the BullMQ job id is the job id, so a second add of a waiting job is a no-op. */
   async enqueue(jobId: string, region: string): Promise<void> {
-    await this.queue(region).add(
-      'process-job',
-      { jobId },
-      {
-        jobId,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 2000 },
-        removeOnComplete: true,
-        removeOnFail: { age: 24 * 3600 },
-      },
-    );
+    await this.queue(region).add('process-job', { jobId }, mediaJobOptions(jobId));
   }
 
   /** Tells every worker to stop the job's media process now. */

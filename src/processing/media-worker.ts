@@ -7,6 +7,7 @@ import { isUnavailableError } from '../common/errors/classify';
 import {
   bullConnection,
   cancelChannel,
+  mediaJobOptions,
   mediaQueueName,
   QUEUE_JOBS,
   workersKey,
@@ -127,17 +128,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       const queued = await this.queue!.getJob(job.id);
       const state = queued ? await queued.getState() : 'missing';
       if (state === 'missing' || state === 'unknown') {
-        await this.queue!.add(
-          'process-job',
-          { jobId: job.id },
-          {
-            jobId: job.id,
-            attempts: 3,
-            backoff: { type: 'exponential', delay: 2000 },
-            removeOnComplete: true,
-            removeOnFail: { age: 86400 },
-          },
-        );
+        await this.queue!.add('process-job', { jobId: job.id }, mediaJobOptions(job.id));
       } else if (state === 'failed' || state === 'completed') {
         await this.processor.failWhole(job.id, 'upstream_error');
       }
