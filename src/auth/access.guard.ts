@@ -49,14 +49,7 @@ export class AccessGuard implements CanActivate {
         this.checkMaintenance();
         return true;
       case 'api_key': {
-        const header = request.headers['x-api-key'];
-        let authenticated: Authenticated;
-        try {
-          authenticated = await this.auth.authenticate(header);
-        } catch (error) {
-          await this.limitFailedAttempt(request, error);
-          throw error;
-        }
+        let authenticated = await this.authenticate(request);
         let result = await this.limiter.hit(
           authenticated.caller.accountId,
           authenticated.caller.plan.requestsPerSecond,
@@ -64,12 +57,7 @@ export class AccessGuard implements CanActivate {
         );
         if (result.observed !== authenticated.version) {
           // The cached lookup predates a change to keys or accounts: read it again before trusting it.
-          try {
-            authenticated = await this.auth.authenticate(header, result.observed);
-          } catch (error) {
-            await this.limitFailedAttempt(request, error);
-            throw error;
-          }
+          authenticated = await this.authenticate(request, result.observed);
           result = { ...result, ...RateLimiter.judge(result.count, authenticated.caller.plan.requestsPerSecond) };
         }
         const caller = authenticated.caller;
@@ -87,6 +75,16 @@ export class AccessGuard implements CanActivate {
         this.checkMaintenance();
         return true;
       }
+    }
+  }
+
+  /** The caller of an X-API-Key; a refused key counts against the caller's IP (key guessing). */
+  private async authenticate(request: FastifyRequest, currentVersion?: string): Promise<Authenticated> {
+    try {
+      return await this.auth.authenticate(request.headers['x-api-key'], currentVersion);
+    } catch (error) {
+      await this.limitFailedAttempt(request, error);
+      throw error;
     }
   }
 

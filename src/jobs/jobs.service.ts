@@ -150,19 +150,13 @@ export class JobsService {
     });
     // After commit: if Redis is down now, the worker's reconciler enqueues the job later.
     await this.queue.enqueue(jobId, region).catch(() => undefined);
-    return toJobView(created!.job, created!.items, {
-      baseUrl: this.config.publicBaseUrl,
-      secret: this.config.assetUrlSecret,
-    });
+    return toJobView(created!.job, created!.items, this.links());
   }
 
   async get(accountId: string, jobId: string, api?: JobApi): Promise<JobView> {
     const found = await this.jobs.findForAccount(accountId, jobId, this.config.jobRetentionDays);
     if (!found || (api && found.job.api !== api)) throw new ApiError('job_not_found', { param: 'job_id' });
-    return toJobView(found.job, found.items, {
-      baseUrl: this.config.publicBaseUrl,
-      secret: this.config.assetUrlSecret,
-    });
+    return toJobView(found.job, found.items, this.links());
   }
 
   async list(
@@ -177,7 +171,7 @@ export class JobsService {
       status: query.status,
       retentionDays: this.config.jobRetentionDays,
     });
-    const links = { baseUrl: this.config.publicBaseUrl, secret: this.config.assetUrlSecret };
+    const links = this.links();
     return toList(
       found.map(({ job, items }) => toJobView(job, items, links)),
       limit,
@@ -235,6 +229,11 @@ export class JobsService {
         message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Request a smaller output.resolution or upgrade.`,
       });
     }
+  }
+
+  /** What a job view needs to sign its output links. */
+  private links(): { baseUrl: string; secret: string } {
+    return { baseUrl: this.config.publicBaseUrl, secret: this.config.assetUrlSecret };
   }
 
   private checkAccountState(subscriptionStatus: string): void {

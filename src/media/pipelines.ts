@@ -11,9 +11,9 @@ import {
   buildSdrToHdrArgs,
   outputSize,
   type LoudnessMeasurement,
-  type X265Preset,
+  type SdrToHdrArgsInput,
 } from './ffmpeg-args';
-import type { AudioOutputContainer, PipelineErrorCode, ProbeResult, VideoOutputContainer } from './media.types';
+import type { AudioOutputContainer, PipelineErrorCode, ProbeResult } from './media.types';
 import {
   DEFAULT_PROGRESS_INTERVAL_MS,
   defaultFfmpegPath,
@@ -46,16 +46,8 @@ export interface PipelineFailure {
 
 // --- sdr2hdr ----------------------------------------------------------------------------------------
 
-export interface SdrToHdrRequest extends PipelineRunOptions {
-  input: string;
-  output: string;
-  probe: ProbeResult;
-  targetHeight?: number;
-  peakNits?: number;
-  container: VideoOutputContainer;
-  preset?: X265Preset;
-  crf?: number;
-}
+/** What the argv builder takes, plus how to run it. */
+export interface SdrToHdrRequest extends PipelineRunOptions, SdrToHdrArgsInput {}
 
 export interface SdrToHdrSuccess {
   ok: true;
