@@ -8,6 +8,7 @@ import { toErrorObject, type ErrorObject } from '../../src/common/errors';
 import { newId } from '../../src/common/ids';
 import { OutboxWriter, type EventPayload, type JobEvent } from '../../src/webhooks/outbox.writer';
 import { call, type TestApi } from '../support/app';
+import type { DeliveryView } from '../../src/webhooks/webhooks.service';
 
 export interface Received {
   path: string;
@@ -149,21 +150,7 @@ export async function emitEvent(
     .transaction((manager) => writer.write(manager, { accountId, jobId: newId('job'), event, error }));
 }
 
-export interface DeliveryView {
-  id: string;
-  event_id: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempt_count: number;
-  redelivery: boolean;
-  last_error: string | null;
-  attempts: {
-    attempt: number;
-    attempted_at: string;
-    status_code: number | null;
-    duration_ms: number;
-    error: string | null;
-  }[];
-}
+export type { DeliveryView };
 
 /** The endpoint's delivery of `eventId` once `done` holds for it. */
 export async function waitForDelivery(
