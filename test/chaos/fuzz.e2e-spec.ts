@@ -1410,6 +1410,18 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
       );
     });
 
+    it('a spend limit JavaScript prints in exponent form (5e-324) is 400 invalid_parameter, not a 500', async () => {
+      const admin = { 'x-admin-token': fixtures.adminToken, 'content-type': 'application/json' };
+      for (const path of ['/v1/admin/accounts/job_', `/v1/admin/accounts/${fixtures.pools.victimAccount[0]}`]) {
+        const text = '{"status":"active","spend_limit_usd":5e-324}';
+        const response = await expectEnvelope(
+          { method: 'PATCH', path, headers: admin, body: Buffer.from(text), json: JSON.parse(text) },
+          'invalid_parameter',
+        );
+        expect(JSON.parse(response.text).error.param).toBe('spend_limit_usd');
+      }
+    });
+
     it('null for a field the account cannot lack (plan, status, subscription) is a 400, not a 500', async () => {
       const admin = { 'x-admin-token': fixtures.adminToken, 'content-type': 'application/json' };
       const [victim] = fixtures.pools.victimAccount;

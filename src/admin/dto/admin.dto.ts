@@ -10,10 +10,29 @@ import {
   IsString,
   Length,
   Matches,
+  ValidateBy,
   Max,
   Min,
   ValidateIf,
 } from 'class-validator';
+
+/**
+ * At most two decimal places. Instead of IsNumber's `maxDecimalPlaces`, which throws (a 500) on a
+ * number JavaScript prints in exponent form such as 5e-324: its decimals are counted from the digits.
+ */
+function HasAtMostCents(): PropertyDecorator {
+  return ValidateBy({
+    name: 'hasAtMostCents',
+    validator: {
+      validate: (value: unknown) => {
+        if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+        const [digits, exponent = '0'] = value.toString().split('e');
+        return (digits.split('.')[1]?.length ?? 0) - Number(exponent) <= 2;
+      },
+      defaultMessage: (args) => `${args?.property ?? 'the value'} must have at most 2 decimal places`,
+    },
+  });
+}
 
 export const PLAN_IDS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
@@ -66,7 +85,8 @@ export class PatchAccountDto {
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Monthly spend cap in USD; null removes it.' })
   @ValidateIf((_, value) => value !== null)
   @IsOptional()
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @HasAtMostCents()
   @Min(0)
   @Max(10_000_000)
   spend_limit_usd?: number | null;
