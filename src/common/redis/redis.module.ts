@@ -22,9 +22,34 @@ export function createRedis(config: AppConfig, name: string): Redis {
   return client;
 }
 
+/**
+ * Waits (at most `ms`) for the first connection. Without an offline queue a command sent before it
+ * fails at once: a one-shot process such as the admin CLI would fail its very first command. A
+ * Redis that is down does not stop start-up; requests get 503 until it answers.
+ */
+async function firstConnection(client: Redis, ms: number): Promise<Redis> {
+  if (client.status === 'ready') return client;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done).off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    client.once('ready', done).once('error', done);
+  });
+  return client;
+}
+
 @Global()
 @Module({
-  providers: [{ provide: REDIS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createRedis(config, 'api') }],
+  providers: [
+    {
+      provide: REDIS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => firstConnection(createRedis(config, 'api'), 2500),
+    },
+  ],
   exports: [REDIS],
 })
 export class RedisModule implements OnApplicationShutdown {
