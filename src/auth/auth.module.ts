@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { MaintenanceService } from '../common/maintenance/maintenance.service';
-import { RateLimiter } from '../common/rate-limit/rate-limiter';
+import { MaintenanceModule } from '../common/maintenance/maintenance.module';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { AccessGuard } from './access.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
@@ -9,15 +9,14 @@ import { AuthService } from './auth.service';
 import { CredentialsVersion } from './credentials-version';
 
 @Module({
+  imports: [RateLimitModule, MaintenanceModule],
   providers: [
     ApiKeysRepository,
     ApiKeysService,
     AuthService,
     CredentialsVersion,
-    RateLimiter,
-    MaintenanceService,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [ApiKeysService, CredentialsVersion, MaintenanceService, RateLimiter],
+  exports: [ApiKeysService, CredentialsVersion],
 })
 export class AuthModule {}

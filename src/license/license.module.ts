@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { LicenseAdminController } from './license-admin.controller';
 import { LicenseAdminService } from './license-admin.service';
 import { LicenseController } from './license.controller';
@@ -9,7 +9,7 @@ import { LicenseSigner } from './license-signer';
 
 /** The public licence API (API process only): it needs the signing key. */
 @Module({
-  imports: [AuthModule],
+  imports: [RateLimitModule],
   controllers: [LicenseController],
   providers: [LicenseRepository, LicenseService, LicenseSigner],
 })

@@ -22,8 +22,8 @@ export class MaintenanceService implements OnApplicationBootstrap, OnApplication
   constructor(private readonly db: DataSource) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.refresh().catch(() => undefined);
-    this.timer = setInterval(() => void this.refresh().catch(() => undefined), MaintenanceService.REFRESH_MS);
+    await this.refreshOrKeep();
+    this.timer = setInterval(() => void this.refreshOrKeep(), MaintenanceService.REFRESH_MS);
     this.timer.unref();
   }
 
@@ -45,6 +45,18 @@ export class MaintenanceService implements OnApplicationBootstrap, OnApplication
     );
     this.state = state;
     return state;
+  }
+
+  /**
+   * While PostgreSQL is unreachable the last state read stays in force: requests meet the outage in
+   * their own queries (503), /health/ready reports it, and a log line per second would add nothing.
+   */
+  private async refreshOrKeep(): Promise<void> {
+    try {
+      await this.refresh();
+    } catch {
+      return;
+    }
   }
 
   private async refresh(): Promise<void> {
