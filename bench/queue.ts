@@ -81,7 +81,7 @@ async function insertJobs(env: BenchEnvironment, ids: string[], owners: Owner[])
   );
   await env.query(
     `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
-     SELECT id, account_id, 'sdr2hdr', 'queued', $3, '{}', '{}', 1, 1, 'req_bench'
+     SELECT id, account_id, 'sdr2hdr', 'queued', $3, '{"resolution":"source","peak_nits":1000,"container":"mp4"}', '{}', 1, 1, 'req_bench'
        FROM unnest($1::text[], $2::text[]) AS j(id, account_id)`,
     [ids, accountOf, REGION],
   );

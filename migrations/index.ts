@@ -4,5 +4,12 @@ import { Foundation1764100000000 } from './1764100000000-foundation';
 import { Jobs1764200000000 } from './1764200000000-jobs';
 import { Webhooks1764300000000 } from './1764300000000-webhooks';
 import { Licenses1764400000000 } from './1764400000000-licenses';
+import { ResolvedOutputOptions1764500000000 } from './1764500000000-resolved-output-options';
 
-export const MIGRATIONS = [Foundation1764100000000, Jobs1764200000000, Webhooks1764300000000, Licenses1764400000000];
+export const MIGRATIONS = [
+  Foundation1764100000000,
+  Jobs1764200000000,
+  Webhooks1764300000000,
+  Licenses1764400000000,
+  ResolvedOutputOptions1764500000000,
+];

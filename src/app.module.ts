@@ -9,6 +9,7 @@ import { RedisModule } from './common/redis/redis.module';
 import { StorageModule } from './common/storage/storage.module';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { JobsModule } from './jobs/jobs.module';
+import { JobsUsageModule } from './jobs/jobs-usage.module';
 import { LicenseAdminModule, LicenseModule } from './license/license.module';
 import { ProcessingModule } from './processing/processing.module';
 import { HealthController } from './health/health.controller';
@@ -28,6 +29,7 @@ export class AppModule {
       imports: [
         ...core(config),
         IdempotencyModule,
+        JobsUsageModule,
         AccountModule,
         AdminModule,
         JobsModule,
@@ -45,6 +47,6 @@ export class AppModule {
 
   /** The operator command line: the same services as the admin API, no HTTP. */
   static forAdminCli(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [...core(config), AdminModule, LicenseAdminModule] };
+    return { module: AppModule, imports: [...core(config), JobsUsageModule, AdminModule, LicenseAdminModule] };
   }
 }

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { serve } from './serve';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { mediaJobOptions } from '../../src/common/queues';
+import { enqueueMediaJob } from '../../src/common/queues';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redisUrl = new URL(process.env.REDIS_URL!);
@@ -72,7 +72,7 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
   } finally {
     client.release();
   }
-  await queue.add('process-job', { jobId }, mediaJobOptions(jobId));
+  await enqueueMediaJob(queue, jobId);
   return reply.code(202).send({ object: 'job', job_id: jobId, status: 'queued' });
 });
 serve(app, () => Promise.all([pool.end(), queue.close()]));

@@ -67,9 +67,10 @@ export class AuthService {
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now())
       throw new ApiError('expired_api_key', { param: 'X-API-Key' });
     if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-      // Best effort and off the request path: last_used_at is informational.
+      // Best effort and off the request path: last_used_at is informational, and a database too busy
+      // or down to record it fails the request's own work anyway; the next use records it again.
       key.lastUsedAt = new Date();
-      this.keys.touch(key.keyId).catch(() => undefined);
+      this.keys.touch(key.keyId).catch(() => (key.lastUsedAt = null));
     }
     return {
       caller: {

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors';
 import { toList, type ListResponse } from '../common/pagination';
 import { billingPeriod } from './billing-period';
 import { BillingRepository, type LedgerRow } from './billing.repository';
+import { PROCESSING_USAGE, type ProcessingUsage } from './processing-usage';
 
 export interface CreditBalance {
   object: 'credit_balance';
@@ -37,14 +38,10 @@ export function usd(credits: number, usdPerCredit: number): number {
 
 @Injectable()
 export class BillingService {
-  /** Processing minutes used this period; the jobs module provides the real number once it exists. */
-  private minutesUsed: (accountId: string, since: Date) => Promise<number> = async () => 0;
-
-  constructor(private readonly repository: BillingRepository) {}
-
-  registerUsageSource(source: (accountId: string, since: Date) => Promise<number>): void {
-    this.minutesUsed = source;
-  }
+  constructor(
+    private readonly repository: BillingRepository,
+    @Inject(PROCESSING_USAGE) private readonly usage: ProcessingUsage,
+  ) {}
 
   /** Adds credits to an account (operator grant), with its ledger row, in one transaction. */
   async grant(accountId: string, credits: number, reason: string): Promise<LedgerEntry> {
@@ -74,7 +71,7 @@ export class BillingService {
     const period = billingPeriod();
     const [captured, minutesUsed] = await Promise.all([
       this.repository.capturedSince(accountId, period.start),
-      this.minutesUsed(accountId, period.start),
+      this.usage.minutesUsedSince(accountId, period.start),
     ]);
     const balance = Number(row.balance_credits);
     const reserved = Number(row.reserved_credits);

@@ -1,6 +1,7 @@
 // Two-phase credit transfers (TigerBeetle style): a hold is taken at submit, then settled (posted,
-// fully or less) or released (voided) exactly once. Every function runs inside the caller's
-// transaction, so the job row, the money and the outbox event change together or not at all.
+// fully or less) or released (voided) exactly once. Only money: the account's balance and
+// reservation and the ledger. Every function runs inside the caller's transaction, so the job's
+// status (src/jobs/job-lifecycle.ts), the money and the outbox event change together or not at all.
 import type { EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
 import { appendLedger } from './billing.repository';
@@ -63,43 +64,28 @@ export async function authoriseHold(
   return true;
 }
 
-export interface SettlementResult {
-  /** False when the hold was already settled or released: nothing was charged this time. */
-  applied: boolean;
+/** A hold to settle: `chargedCredits` (already capped at the hold) are captured, the rest released. */
+export interface HoldSettlement {
+  accountId: string;
+  jobId: string;
+  heldCredits: number;
   chargedCredits: number;
 }
 
 /**
- * Settles the job's hold: charges `charge` (capped at the hold) and releases the rest; `charge` 0
- * releases it all. Idempotent: only the transaction that flips billing_state from 'authorised'
- * moves money, so a retried or duplicated worker can never charge twice.
+ * Posts a hold (charging `chargedCredits`) and voids the rest of it; 0 voids it all. Settling once is
+ * the caller's duty: the job lifecycle calls this only from the transaction that flipped the job's
+ * billing state away from 'authorised', so a retried or duplicated worker never charges twice.
  */
-export async function settleHold(
-  manager: EntityManager,
-  jobId: string,
-  charge: number,
-  terminal: { status: string; extraSet?: string; extraParams?: unknown[] },
-): Promise<SettlementResult> {
-  const billingState =
-    charge > 0 || terminal.status === 'succeeded' || terminal.status === 'partially_succeeded' ? 'settled' : 'released';
-  const extra = terminal.extraSet ? `, ${terminal.extraSet}` : '';
-  const job = await row<{ account_id: string; estimated_credits: string; charged_credits: string }>(
-    manager,
-    `UPDATE jobs SET billing_state = $2, charged_credits = LEAST($3::bigint, estimated_credits), status = $4,
-            finished_at = now()${extra}
-      WHERE id = $1 AND billing_state = 'authorised' RETURNING account_id, estimated_credits, charged_credits`,
-    [jobId, billingState, charge, terminal.status, ...(terminal.extraParams ?? [])],
-  );
-  if (!job) return { applied: false, chargedCredits: 0 };
-  const estimated = Number(job.estimated_credits);
-  const charged = Number(job.charged_credits);
+export async function settleHold(manager: EntityManager, hold: HoldSettlement): Promise<void> {
+  const { accountId, jobId, heldCredits, chargedCredits } = hold;
   const [after] = await rows<{ balance_credits: string; reserved_credits: string }>(
     manager,
     `UPDATE accounts SET balance_credits = balance_credits - $2, reserved_credits = reserved_credits - $3, updated_at = now()
       WHERE id = $1 RETURNING balance_credits, reserved_credits`,
-    [job.account_id, charged, estimated],
+    [accountId, chargedCredits, heldCredits],
   );
-  if (charged > 0) await ledger(manager, job.account_id, 'capture', charged, jobId, after);
-  if (estimated - charged > 0) await ledger(manager, job.account_id, 'release', estimated - charged, jobId, after);
-  return { applied: true, chargedCredits: charged };
+  if (chargedCredits > 0) await ledger(manager, accountId, 'capture', chargedCredits, jobId, after);
+  if (heldCredits - chargedCredits > 0)
+    await ledger(manager, accountId, 'release', heldCredits - chargedCredits, jobId, after);
 }

@@ -1,5 +1,7 @@
-// The catalogue of queues and the job names on them. The worker checks at boot that every job
-// name has a handler, so a name added here without one stops start-up with a clear message.
+// The catalogue of queues and the job names on them, typed: a consumer's handler map must name every
+// job of its queue (the compiler checks it), and the worker checks it again at boot (`checkHandlers`),
+// so a name added here without a handler stops start-up with a message saying what to add where.
+import type { Job, Queue } from 'bullmq';
 import type { AppConfig } from './config/config';
 
 export const QUEUE_JOBS = {
@@ -8,6 +10,38 @@ export const QUEUE_JOBS = {
 } as const;
 
 export type QueueKind = keyof typeof QUEUE_JOBS;
+export type JobName<Q extends QueueKind> = (typeof QUEUE_JOBS)[Q][number];
+
+/** What each queue's jobs carry. */
+export interface QueueData {
+  media: MediaJobData;
+  webhooks: WebhookJobData;
+}
+
+export type QueueHandlers<Q extends QueueKind> = Record<JobName<Q>, (job: Job<QueueData[Q]>) => Promise<void>>;
+
+/**
+ * The handler map of a queue's consumer, checked against the catalogue: a missing handler (possible
+ * when the map is built from untyped pieces) stops start-up with a message naming the job and `owner`.
+ * The returned function runs a job by its name and fails one whose name is not in the catalogue.
+ */
+export function queueDispatcher<Q extends QueueKind>(
+  queue: Q,
+  handlers: QueueHandlers<Q>,
+  owner: string,
+): (job: Job<QueueData[Q]>) => Promise<void> {
+  const known: readonly string[] = QUEUE_JOBS[queue];
+  const missing = known.filter((name) => typeof (handlers as Record<string, unknown>)[name] !== 'function');
+  if (missing.length) {
+    throw new Error(`No handler for ${queue} queue job(s) ${missing.join(', ')}: add one in ${owner}`);
+  }
+  return (job) => {
+    if (!known.includes(job.name)) {
+      return Promise.reject(new Error(`Unknown ${queue} queue job "${job.name}" (not in QUEUE_JOBS)`));
+    }
+    return handlers[job.name as JobName<Q>](job);
+  };
+}
 
 /** Media jobs run only on workers of their region, so each region has its own queue. */
 export function mediaQueueName(region: string): string {
@@ -18,11 +52,17 @@ export interface MediaJobData {
   jobId: string;
 }
 
+export const PROCESS_JOB: JobName<'media'> = 'process-job';
+
 /**
- * How every media job is added, by the API and by the reconciler: the BullMQ id is the job id (a
+ * The one way a media job is queued, by the API and by the reconciler: the BullMQ id is the job id (a
  * second add of a waiting job is a no-op), infrastructure failures are retried twice with backoff.
  */
-export function mediaJobOptions(jobId: string) {
+export async function enqueueMediaJob(queue: Queue<MediaJobData>, jobId: string): Promise<void> {
+  await queue.add(PROCESS_JOB, { jobId }, mediaJobOptions(jobId));
+}
+
+function mediaJobOptions(jobId: string) {
   return {
     jobId,
     attempts: 3,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { probeMedia } from '../media/probe';
-import type { JobApi } from './pricing';
+import type { JobApi } from './job.types';
 import type { ProbeOutcome, SourceProbe } from './source-probe';
 
 /** The submit-time probe: ffprobe with a short timeout, judged for the API (container, codecs, decodability). */

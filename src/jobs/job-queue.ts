@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { bullConnection, cancelChannel, mediaJobOptions, mediaQueueName, type MediaJobData } from '../common/queues';
+import { bullConnection, cancelChannel, enqueueMediaJob, mediaQueueName, type MediaJobData } from '../common/queues';
 import { REDIS } from '../common/redis/redis.module';
 
 /** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
@@ -17,7 +17,7 @@ export class JobQueue implements OnApplicationShutdown {
 
   /** Idempotent: the BullMQ job id is the job id, so a second add of a waiting job is a no-op. */
   async enqueue(jobId: string, region: string): Promise<void> {
-    await this.queue(region).add('process-job', { jobId }, mediaJobOptions(jobId));
+    await enqueueMediaJob(this.queue(region), jobId);
   }
 
   /** Tells every worker to stop the job's media process now. */
@@ -32,6 +32,8 @@ export class JobQueue implements OnApplicationShutdown {
         connection: bullConnection(this.config, 'producer'),
         prefix: this.config.redisPrefix,
       });
+      // Connection errors fail the add or publish that meets them (a 503 or a logged warning); Node
+      // needs a listener for the event itself.
       queue.on('error', () => undefined);
       this.queues.set(region, queue);
     }
@@ -39,6 +41,7 @@ export class JobQueue implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    // Shutting down: a queue whose Redis is unreachable has nothing left to flush, and shutdown must go on.
+    await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
   }
 }

@@ -1,5 +1,9 @@
 import type { ErrorObject } from '../common/errors';
-import type { JobApi } from './pricing';
+import type { OutputOptions } from './output-options';
+
+/** The job kinds (API.md §4): each has its own path, scope, output options and price. */
+export const JOB_APIS = ['sdr2hdr', 'audio'] as const;
+export type JobApi = (typeof JOB_APIS)[number];
 
 export const TERMINAL_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 'cancelled'] as const;
 export type JobStatus = 'queued' | 'processing' | (typeof TERMINAL_STATUSES)[number];
@@ -22,7 +26,7 @@ export interface JobRow {
   api: JobApi;
   status: JobStatus;
   region: string;
-  output_options: Record<string, unknown>;
+  output_options: OutputOptions;
   metadata: Record<string, string>;
   estimated_credits: string;
   charged_credits: string;

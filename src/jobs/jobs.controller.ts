@@ -6,17 +6,23 @@ import { Caller, RequireScope } from '../auth/auth.decorators';
 import { createValidationPipe } from '../common/http/validation';
 import type { ListResponse } from '../common/pagination';
 import { ApiErrorResponses } from '../docs/api-error-responses';
-import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto } from './dto/submit-job.dto';
+import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto, type SubmitJobBase } from './dto/submit-job.dto';
 import type { JobView } from './job-view';
+import type { JobApi } from './job.types';
 import { JobsService } from './jobs.service';
-import type { JobApi } from './pricing';
-
-type SubmitBody = SubmitSdr2HdrJobDto | SubmitAudioJobDto;
+import type { RequestedOutput } from './output-options';
 
 const TITLES: Record<JobApi, string> = { sdr2hdr: 'an SDR→HDR10 job', audio: 'a speech loudness job' };
 
-/** One controller class per job API, alike but for the API name, its scope and its body type. */
-function jobsController(api: JobApi, bodyType: Type<SubmitBody>) {
+/**
+ * One controller class per job API, alike but for the API name, its scope, its body type and how its
+ * body names the output options (`requested`, typed per API so they stay typed down to the worker).
+ */
+function jobsController<Body extends SubmitJobBase>(
+  api: JobApi,
+  bodyType: Type<Body>,
+  requested: (body: Body) => RequestedOutput,
+) {
   @ApiTags(api)
   @ApiSecurity('api_key')
   @RequireScope(api)
@@ -38,14 +44,13 @@ function jobsController(api: JobApi, bodyType: Type<SubmitBody>) {
     async submit(
       @Caller() caller: AuthContext,
       // The body type differs per API, so the pipe is told it explicitly.
-      @Body(createValidationPipe(bodyType)) body: SubmitBody,
+      @Body(createValidationPipe(bodyType)) body: Body,
       @Req() request: FastifyRequest,
       @Res({ passthrough: true }) reply: FastifyReply,
     ): Promise<JobView> {
       const view = await this.jobs.submit(caller, {
-        api,
+        ...requested(body),
         inputs: body.inputs,
-        output: { ...(body.output ?? {}) },
         metadata: body.metadata ?? {},
         region: body.region,
         requestId: String(request.id),
@@ -82,5 +87,11 @@ function jobsController(api: JobApi, bodyType: Type<SubmitBody>) {
   return ApiJobsController;
 }
 
-export const Sdr2HdrJobsController = jobsController('sdr2hdr', SubmitSdr2HdrJobDto);
-export const AudioJobsController = jobsController('audio', SubmitAudioJobDto);
+export const Sdr2HdrJobsController = jobsController('sdr2hdr', SubmitSdr2HdrJobDto, (body) => ({
+  api: 'sdr2hdr',
+  output: body.output,
+}));
+export const AudioJobsController = jobsController('audio', SubmitAudioJobDto, (body) => ({
+  api: 'audio',
+  output: body.output,
+}));

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
 import { AssetsController } from './assets.controller';
 import { FfprobeSourceProbe } from './ffprobe-source-probe';
+import { JobLifecycleModule } from './job-lifecycle.module';
 import { JobQueue } from './job-queue';
 import { AudioJobsController, Sdr2HdrJobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
+import { SubmitLimits } from './limits';
 import { RegionHealth } from './region-health';
 import { SOURCE_PROBE } from './source-probe';
 import { SourcesService } from './sources.service';
@@ -16,11 +17,12 @@ import { UploadsRepository } from './uploads.repository';
 import { UploadsService } from './uploads.service';
 
 @Module({
-  imports: [AuthModule, BillingModule, WebhooksModule],
+  imports: [AuthModule, BillingModule, JobLifecycleModule],
   controllers: [Sdr2HdrJobsController, AudioJobsController, UploadsController, AssetsController],
   providers: [
     JobsService,
     JobsRepository,
+    SubmitLimits,
     JobQueue,
     RegionHealth,
     SourcesService,

@@ -1,26 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import { ITEM_COLUMNS, ITEMS_JSON, JOB_COLUMNS, type JobItemRow, type JobRow } from './job.types';
-import type { JobApi } from './pricing';
+import {
+  ITEM_COLUMNS,
+  ITEMS_JSON,
+  JOB_COLUMNS,
+  type ItemSource,
+  type JobApi,
+  type JobItemRow,
+  type JobRow,
+} from './job.types';
+import type { OutputOptions } from './output-options';
+
+export interface NewJobItem {
+  source: ItemSource;
+  durationSeconds: number;
+  width: number | null;
+  height: number | null;
+  estimatedCredits: number;
+}
 
 export interface NewJob {
   id: string;
   accountId: string;
   api: JobApi;
   region: string;
-  outputOptions: Record<string, unknown>;
+  /** Resolved (every default filled in): see output-options.ts. */
+  outputOptions: OutputOptions;
   metadata: Record<string, string>;
   estimatedCredits: number;
   estimatedSeconds: number;
   requestId: string;
-  items: {
-    source: Record<string, unknown>;
-    durationSeconds: number;
-    width: number | null;
-    height: number | null;
-    estimatedCredits: number;
-  }[];
+  items: NewJobItem[];
 }
 
 @Injectable()
@@ -76,14 +87,6 @@ export class JobsRepository {
     if (!found) return null;
     const { items, ...job } = found;
     return { job, items };
-  }
-
-  async find(manager: EntityManager, jobId: string, lock = false): Promise<JobRow | null> {
-    return row<JobRow>(manager, `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [jobId]);
-  }
-
-  async items(manager: EntityManager | DataSource, jobId: string): Promise<JobItemRow[]> {
-    return rows<JobItemRow>(manager, `SELECT ${ITEM_COLUMNS} FROM job_items WHERE job_id = $1 ORDER BY index`, [jobId]);
   }
 
   async list(

@@ -1,156 +1,69 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
-import { billingPeriod } from '../billing/billing-period';
-import { BillingService, usd } from '../billing/billing.service';
-import { authoriseHold, lockAccount, settleHold } from '../billing/holds';
+import { lockAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { ApiError, toErrorObject } from '../common/errors';
+import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
 import type { JobInputDto } from './dto/submit-job.dto';
+import { JobLifecycle } from './job-lifecycle';
 import { JobQueue } from './job-queue';
 import { toJobView, type JobView } from './job-view';
-import { isTerminal } from './job.types';
-import { JobsRepository } from './jobs.repository';
-import { OutboxWriter } from '../webhooks/outbox.writer';
-import { itemCredits, outputHeight, RESOLUTIONS, type JobApi, type Resolution } from './pricing';
+import type { JobApi } from './job.types';
+import { JobsRepository, type NewJobItem } from './jobs.repository';
+import { SubmitLimits } from './limits';
+import { outputHeight, RESOLUTIONS, resolveOutput, type JobOutput, type RequestedOutput } from './output-options';
+import { itemCredits } from './pricing';
 import { RegionHealth } from './region-health';
-import { SourcesService, type CheckedSource } from './sources.service';
+import { SourcesService } from './sources.service';
 
-export interface SubmitRequest {
-  api: JobApi;
+export type SubmitRequest = RequestedOutput & {
   inputs: JobInputDto[];
-  output: Record<string, unknown>;
   metadata: Record<string, unknown>;
   region?: string;
   requestId: string;
-}
+};
 
 @Injectable()
 export class JobsService {
+  private readonly logger = new Logger(JobsService.name);
+
   constructor(
     private readonly jobs: JobsRepository,
     private readonly sources: SourcesService,
+    private readonly limits: SubmitLimits,
+    private readonly lifecycle: JobLifecycle,
     private readonly queue: JobQueue,
     private readonly regions: RegionHealth,
-    private readonly outbox: OutboxWriter,
-    private readonly billing: BillingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    billing.registerUsageSource(async (accountId, since) =>
-      Math.ceil((await this.jobs.secondsUsedSince(accountId, since)) / 60),
-    );
-  }
+  ) {}
 
   /**
-   * Submit, in the order of API.md §2 (auth, rate and maintenance already passed in the guard,
-   * request shape in the validation pipe): region health, account state and plan, sources, then
-   * limits and money inside one transaction that also inserts the job and its credit hold.
+   * Submit, in the order of API.md §2. Before this runs, the access guard did steps 1–3 (auth, rate,
+   * maintenance), the validation pipe step 4 and the idempotency interceptor step 5. Here:
+   * - step 4's rules class-validator cannot express (metadata, one source per input);
+   * - step 3's region health: here, not in the guard, because the region is named in the body, and
+   *   after step 5 so that a retried submit whose job exists gets its stored 202 even while the
+   *   region is down;
+   * - step 6, account state and plan; step 7, each source (probed); step 6's plan check of a source's
+   *   own height, which only the probe can tell;
+   * - step 8, limits and money (src/jobs/limits.ts) with the job's insert, in one transaction.
    */
   async submit(caller: AuthContext, request: SubmitRequest): Promise<JobView> {
     const metadata = validateMetadata(request.metadata);
     const inputs = request.inputs.map(validateInput);
-    const region = request.region ?? this.config.region;
-    if (!(await this.regions.isHealthy(region))) {
-      throw new ApiError('region_unavailable', {
-        param: request.region ? 'region' : null,
-        details: { region },
-        retryAfterSeconds: 30,
-      });
-    }
-    this.checkPlan(caller, request);
-    this.checkAccountState(caller.subscriptionStatus);
-
-    const checked: CheckedSource[] = [];
-    for (const [index, input] of inputs.entries()) {
-      checked.push(await this.sources.check(caller.accountId, request.api, input, index));
-    }
-    const resolution = (request.output.resolution as Resolution | undefined) ?? 'source';
-    const items = checked.map((source) => ({
-      source: source.source,
-      durationSeconds: source.durationSeconds,
-      width: source.width,
-      height: source.height,
-      estimatedCredits: itemCredits(request.api, source.durationSeconds, outputHeight(source.height ?? 0, resolution)),
-    }));
-    for (const [index, item] of items.entries()) {
-      if (request.api === 'sdr2hdr' && outputHeight(item.height ?? 0, resolution) > caller.plan.maxOutputHeight) {
-        throw new ApiError('plan_not_supported', {
-          param: resolution === 'source' ? `inputs[${index}]` : 'output.resolution',
-          message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Request a smaller output.resolution or upgrade.`,
-        });
-      }
-    }
-    const estimatedCredits = items.reduce((sum, item) => sum + item.estimatedCredits, 0);
-    const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
-    const jobId = newId('job');
-
-    // The job view is read inside the transaction: once it commits, nothing may fail any more (a 503
-    // then would tell the client to retry a job that exists and holds credits).
-    const created = await this.jobs.transaction(async (manager) => {
-      // Concurrent submits of one account queue on this lock, so the checks below and the hold agree.
-      const account = await lockAccount(manager, caller.accountId);
-      this.checkAccountState(account.subscription_status);
-      const period = billingPeriod();
-      const quota = caller.plan.processingMinutesPerMonth;
-      if (quota !== null) {
-        const usedMinutes = (await this.jobs.secondsUsedSince(caller.accountId, period.start, manager)) / 60;
-        if (usedMinutes + estimatedSeconds / 60 > quota) {
-          throw new ApiError('quota_exceeded', {
-            details: {
-              processing_minutes_limit: quota,
-              processing_minutes_used: Math.ceil(usedMinutes),
-              required_minutes: Math.ceil(estimatedSeconds / 60),
-              reset_at: period.resetsAt.toISOString(),
-            },
-          });
-        }
-      }
-      const running = await this.jobs.countActive(manager, caller.accountId);
-      if (running >= caller.plan.concurrentJobs) {
-        throw new ApiError('concurrency_limit_exceeded', {
-          details: { concurrency_limit: caller.plan.concurrentJobs, running_jobs: running },
-          retryAfterSeconds: 5,
-        });
-      }
-      if (account.spend_limit_usd !== null) {
-        const limit = Number(account.spend_limit_usd);
-        const spent = usd(
-          await this.billing.capturedSince(caller.accountId, period.start, manager),
-          caller.plan.usdPerCredit,
-        );
-        if (spent + usd(estimatedCredits, caller.plan.usdPerCredit) > limit) {
-          throw new ApiError('spend_limit_exceeded', {
-            details: { spend_limit_usd: limit, spent_usd: spent, reset_at: period.resetsAt.toISOString() },
-          });
-        }
-      }
-      const available = Number(account.balance_credits) - Number(account.reserved_credits);
-      if (!(await authoriseHold(manager, caller.accountId, jobId, estimatedCredits))) {
-        throw new ApiError('insufficient_credits', {
-          details: { required_credits: estimatedCredits, available_credits: available },
-        });
-      }
-      if ((await this.jobs.countQueued(manager, region)) >= this.config.maxQueueDepth) {
-        throw new ApiError('queue_full', { retryAfterSeconds: 10 });
-      }
-      await this.jobs.insert(manager, {
-        id: jobId,
-        accountId: caller.accountId,
-        api: request.api,
-        region,
-        outputOptions: request.output,
-        metadata,
-        estimatedCredits,
-        estimatedSeconds,
-        requestId: request.requestId,
-        items,
-      });
-      return this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
+    const region = await this.checkRegion(request.region);
+    const job = resolveOutput(request);
+    this.checkPlan(caller, job);
+    checkAccountState(caller.subscriptionStatus);
+    const items = await this.checkSources(caller, job, inputs);
+    this.checkOutputHeights(caller, job, items);
+    const view = await this.create(caller, { job, items, region, metadata, requestId: request.requestId });
+    // After commit: if Redis is down now, a worker's reconciler enqueues the job later.
+    await this.queue.enqueue(view.job_id, region).catch((error: unknown) => {
+      this.logger.warn({ job_id: view.job_id, err: error }, 'enqueue failed; the reconciler will enqueue the job');
     });
-    // After commit: if Redis is down now, the worker's reconciler enqueues the job later.
-    await this.queue.enqueue(jobId, region).catch(() => undefined);
-    return toJobView(created!.job, created!.items, this.links());
+    return view;
   }
 
   async get(accountId: string, jobId: string, api?: JobApi): Promise<JobView> {
@@ -179,51 +92,37 @@ export class JobsService {
     );
   }
 
-  /**
-   * Cancels a queued job, or a processing one within the cancel window: the job ends here, in one
-   * transaction (status, release of the hold, job.cancelled event); the worker is told to kill its
-   * media process and finds the job already terminal.
-   */
+  /** Cancels through the job lifecycle, then tells the worker running it to stop its media process. */
   async cancel(accountId: string, api: JobApi, jobId: string): Promise<JobView> {
     await this.get(accountId, jobId, api);
-    const cancelled = await this.jobs.transaction(async (manager) => {
-      const job = await this.jobs.find(manager, jobId, true);
-      if (!job) throw new ApiError('job_not_found', { param: 'job_id' });
-      const windowEnds = job.started_at ? job.started_at.getTime() + this.config.cancelWindowSeconds * 1000 : Infinity;
-      if (isTerminal(job.status) || (job.status === 'processing' && Date.now() > windowEnds)) {
-        throw new ApiError('job_not_cancellable', {
-          param: 'job_id',
-          details: { status: job.status, cancel_window_seconds: this.config.cancelWindowSeconds },
-        });
-      }
-      const error = toErrorObject(
-        'job_cancelled',
-        { requestId: job.request_id, docsUrl: this.config.docsUrl },
-        {
-          message:
-            'The job was cancelled by the client. Stop polling it; submit a new job if you still need the result.',
-        },
-      );
-      await settleHold(manager, jobId, 0, { status: 'cancelled', extraSet: 'error = $5', extraParams: [error] });
-      await manager.query(
-        `UPDATE job_items SET status = 'cancelled' WHERE job_id = $1 AND status IN ('queued', 'processing')`,
-        [jobId],
-      );
-      await this.outbox.write(manager, { accountId, jobId, event: 'job.cancelled', error });
-      return job;
+    await this.lifecycle.cancel(jobId);
+    await this.queue.signalCancel(jobId).catch((error: unknown) => {
+      // The job has ended and its hold is released; the worker finds it ended at its next progress mark.
+      this.logger.warn({ job_id: jobId, err: error }, 'cancel signal not sent; the worker stops at its next check');
     });
-    await this.queue.signalCancel(cancelled.id).catch(() => undefined);
     return this.get(accountId, jobId, api);
   }
 
-  private checkPlan(caller: AuthContext, request: SubmitRequest): void {
-    if (!caller.plan.apis.includes(request.api)) {
-      throw new ApiError('plan_not_supported', {
-        message: `Your plan (${caller.plan.id}) does not include the ${request.api} API. Upgrade your plan to use it.`,
+  private async checkRegion(requested: string | undefined): Promise<string> {
+    const region = requested ?? this.config.region;
+    if (!(await this.regions.isHealthy(region))) {
+      throw new ApiError('region_unavailable', {
+        param: requested ? 'region' : null,
+        details: { region },
+        retryAfterSeconds: 30,
       });
     }
-    const resolution = request.output.resolution as Resolution | undefined;
-    if (resolution && resolution !== 'source' && RESOLUTIONS[resolution] > caller.plan.maxOutputHeight) {
+    return region;
+  }
+
+  private checkPlan(caller: AuthContext, job: JobOutput): void {
+    if (!caller.plan.apis.includes(job.api)) {
+      throw new ApiError('plan_not_supported', {
+        message: `Your plan (${caller.plan.id}) does not include the ${job.api} API. Upgrade your plan to use it.`,
+      });
+    }
+    if (job.api !== 'sdr2hdr' || job.output.resolution === 'source') return;
+    if (RESOLUTIONS[job.output.resolution] > caller.plan.maxOutputHeight) {
       throw new ApiError('plan_not_supported', {
         param: 'output.resolution',
         message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Request a smaller output.resolution or upgrade.`,
@@ -231,15 +130,87 @@ export class JobsService {
     }
   }
 
+  /** Step 7: each source, in order; priced for the job's output. */
+  private async checkSources(caller: AuthContext, job: JobOutput, inputs: JobInputDto[]): Promise<NewJobItem[]> {
+    const items: NewJobItem[] = [];
+    for (const [index, input] of inputs.entries()) {
+      const source = await this.sources.check(caller.accountId, job.api, input, index);
+      const height = job.api === 'sdr2hdr' ? outputHeight(source.height ?? 0, job.output.resolution) : 0;
+      items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, height) });
+    }
+    return items;
+  }
+
+  /** Step 6 again, for what only the probe knows: a source taller than the plan's largest output. */
+  private checkOutputHeights(caller: AuthContext, job: JobOutput, items: NewJobItem[]): void {
+    if (job.api !== 'sdr2hdr') return;
+    const { resolution } = job.output;
+    for (const [index, item] of items.entries()) {
+      if (outputHeight(item.height ?? 0, resolution) > caller.plan.maxOutputHeight) {
+        throw new ApiError('plan_not_supported', {
+          param: resolution === 'source' ? `inputs[${index}]` : 'output.resolution',
+          message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Request a smaller output.resolution or upgrade.`,
+        });
+      }
+    }
+  }
+
+  /**
+   * Step 8 and the job itself, in one transaction: the account row is locked (concurrent submits of
+   * one account queue here, so the checks and the hold agree), its state is checked again, the limits
+   * are checked and the credits held, and the job is inserted. The view is read inside the
+   * transaction: once it commits nothing may fail any more (a 503 then would tell the client to retry
+   * a job that exists and holds credits).
+   */
+  private async create(
+    caller: AuthContext,
+    submit: {
+      job: JobOutput;
+      items: NewJobItem[];
+      region: string;
+      metadata: Record<string, string>;
+      requestId: string;
+    },
+  ): Promise<JobView> {
+    const jobId = newId('job');
+    const estimatedCredits = submit.items.reduce((sum, item) => sum + item.estimatedCredits, 0);
+    const estimatedSeconds = submit.items.reduce((sum, item) => sum + item.durationSeconds, 0);
+    const created = await this.jobs.transaction(async (manager) => {
+      const account = await lockAccount(manager, caller.accountId);
+      checkAccountState(account.subscription_status);
+      await this.limits.holdWithinLimits(manager, caller, account, {
+        jobId,
+        region: submit.region,
+        estimatedCredits,
+        estimatedSeconds,
+      });
+      await this.jobs.insert(manager, {
+        id: jobId,
+        accountId: caller.accountId,
+        api: submit.job.api,
+        region: submit.region,
+        outputOptions: submit.job.output,
+        metadata: submit.metadata,
+        estimatedCredits,
+        estimatedSeconds,
+        requestId: submit.requestId,
+        items: submit.items,
+      });
+      return this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
+    });
+    return toJobView(created!.job, created!.items, this.links());
+  }
+
   /** What a job view needs to sign its output links. */
   private links(): { baseUrl: string; secret: string } {
     return { baseUrl: this.config.publicBaseUrl, secret: this.config.assetUrlSecret };
   }
+}
 
-  private checkAccountState(subscriptionStatus: string): void {
-    if (subscriptionStatus === 'inactive') throw new ApiError('subscription_inactive');
-    if (subscriptionStatus === 'payment_failed') throw new ApiError('payment_failed');
-  }
+/** Step 6: the subscription must be paid up (checked again under the account lock at step 8). */
+function checkAccountState(subscriptionStatus: string): void {
+  if (subscriptionStatus === 'inactive') throw new ApiError('subscription_inactive');
+  if (subscriptionStatus === 'payment_failed') throw new ApiError('payment_failed');
 }
 
 function validateMetadata(metadata: Record<string, unknown>): Record<string, string> {

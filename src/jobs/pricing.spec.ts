@@ -1,4 +1,5 @@
-import { itemCredits, outputHeight } from './pricing';
+import { outputHeight } from './output-options';
+import { itemCredits } from './pricing';
 
 describe('pricing (API.md §4)', () => {
   it('sdr2hdr charges per started second by output tier', () => {

@@ -1,10 +1,6 @@
 // Prices as data (API.md §4). Credits are estimated per item at submit and settled on the actual
 // processed duration, never above the estimate.
-export const JOB_APIS = ['sdr2hdr', 'audio'] as const;
-export type JobApi = (typeof JOB_APIS)[number];
-
-export const RESOLUTIONS = { '720p': 720, '1080p': 1080, '2160p': 2160 } as const;
-export type Resolution = keyof typeof RESOLUTIONS | 'source';
+import type { JobApi } from './job.types';
 
 /** sdr2hdr credits per started second, by output height tier. */
 const SDR2HDR_TIERS: { maxHeight: number; creditsPerSecond: number }[] = [
@@ -14,11 +10,6 @@ const SDR2HDR_TIERS: { maxHeight: number; creditsPerSecond: number }[] = [
 ];
 /** audio: one credit per started 10 seconds. */
 const AUDIO_SECONDS_PER_CREDIT = 10;
-
-/** The height of the output: the requested tier, never upscaling the source. */
-export function outputHeight(sourceHeight: number, resolution: Resolution): number {
-  return resolution === 'source' ? sourceHeight : Math.min(sourceHeight, RESOLUTIONS[resolution]);
-}
 
 export function itemCredits(api: JobApi, durationSeconds: number, height = 0): number {
   const seconds = Math.max(0, durationSeconds);

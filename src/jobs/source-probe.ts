@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../common/errors';
-import type { JobApi } from './pricing';
+import type { JobApi } from './job.types';
 
 export type ProbeOutcome =
   | { ok: true; durationSeconds: number; width: number | null; height: number | null }

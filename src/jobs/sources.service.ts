@@ -8,7 +8,7 @@ import { REDIS } from '../common/redis/redis.module';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import type { JobInputDto } from './dto/submit-job.dto';
 import type { ItemSource } from './job.types';
-import type { JobApi } from './pricing';
+import type { JobApi } from './job.types';
 import { SOURCE_PROBE, type ProbeOutcome, type SourceProbe } from './source-probe';
 import { UploadsRepository } from './uploads.repository';
 

@@ -38,14 +38,14 @@ export class FfmpegMediaRunner implements MediaRunner {
       ffmpegPath: this.config.ffmpegPath,
     };
     if (request.api === 'sdr2hdr') {
-      const container = (request.options.container as 'mp4' | 'mov' | undefined) ?? 'mp4';
+      const { container, peak_nits: peakNits } = request.output;
       const output = `${request.outputPath}.${container}`;
       const result = await convertSdrToHdr({
         ...common,
         output,
         container,
-        targetHeight: request.options.target_height as number | undefined,
-        peakNits: request.options.peak_nits as number | undefined,
+        targetHeight: request.targetHeight,
+        peakNits,
       });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return {
@@ -65,14 +65,9 @@ export class FfmpegMediaRunner implements MediaRunner {
         },
       };
     }
-    const container = (request.options.container as 'wav' | 'm4a' | undefined) ?? 'wav';
+    const { container, target_lufs: targetLufs } = request.output;
     const output = `${request.outputPath}.${container}`;
-    const result = await normaliseSpeechLoudness({
-      ...common,
-      output,
-      container,
-      targetLufs: (request.options.target_lufs as number | undefined) ?? -16,
-    });
+    const result = await normaliseSpeechLoudness({ ...common, output, container, targetLufs });
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
     return {
       ok: true,

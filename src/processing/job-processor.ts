@@ -3,15 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { settleHold } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { newId } from '../common/ids';
 import { downloadToFile } from '../common/net/pinned-fetch';
 import { STORAGE, type Storage } from '../common/storage/storage';
-import type { ItemOutput, JobItemRow, JobRow } from '../jobs/job.types';
-import { outputHeight } from '../jobs/pricing';
-import { OutboxWriter } from '../webhooks/outbox.writer';
-import { MEDIA_RUNNER, type MediaRunner, type RunItemResult } from './media-runner';
+import { JobLifecycle } from '../jobs/job-lifecycle';
+import type { JobItemRow, JobRow } from '../jobs/job.types';
+import { outputHeight, storedOutput } from '../jobs/output-options';
+import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
 import { ProcessingRepository } from './processing.repository';
 import { planSettlement, type ItemResult } from './settlement';
 
@@ -25,9 +23,9 @@ interface ProducedOutput {
 }
 
 /**
- * Runs one job end to end in a worker: claim, process each item, then end the job in one
- * transaction (item results, assets, settle or release, outbox event). Safe to run again after a
- * crash: a job that already ended is skipped and settlement moves money at most once.
+ * Runs one job end to end in a worker: take it, process each item, then end it through the job
+ * lifecycle (one transaction: item results, assets, settle or release, outbox event). Safe to run
+ * again after a crash: a job that already ended is skipped and its money moves at most once.
  */
 @Injectable()
 export class JobProcessor {
@@ -35,14 +33,14 @@ export class JobProcessor {
 
   constructor(
     private readonly repository: ProcessingRepository,
-    private readonly outbox: OutboxWriter,
+    private readonly lifecycle: JobLifecycle,
     @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
     @Inject(STORAGE) private readonly storage: Storage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async process(jobId: string, signal: AbortSignal): Promise<void> {
-    const claimed = await this.repository.claim(jobId);
+    const claimed = await this.lifecycle.claim(jobId);
     if (!claimed) return;
     const { job, items } = claimed;
     const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
@@ -52,7 +50,7 @@ export class JobProcessor {
     try {
       for (const item of items) {
         if (signal.aborted) break;
-        await this.repository.itemStarted(jobId, item.index);
+        await this.lifecycle.itemStarted(jobId, item.index);
         const reportProgress = this.progressReporter(jobId, item.index, items.length);
         const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
         if (result.ok) {
@@ -84,7 +82,7 @@ export class JobProcessor {
 
   /** Ends a job that cannot be processed at all (BullMQ gave up on it): failed, hold released. */
   async failWhole(jobId: string, code: 'upstream_error' | 'processing_failed'): Promise<boolean> {
-    const claimed = await this.repository.claim(jobId);
+    const claimed = await this.lifecycle.claim(jobId);
     if (!claimed) return false;
     const { job, items } = claimed;
     return this.finish(
@@ -114,19 +112,23 @@ export class JobProcessor {
     if (!input.ok) return input;
     const timeLimitMs = deadline - Date.now();
     if (timeLimitMs <= 0) return { ok: false, code: 'timeout' };
-    const options = { ...job.output_options };
-    if (job.api === 'sdr2hdr' && item.height) {
-      options.target_height = outputHeight(item.height, (options.resolution as '720p' | undefined) ?? 'source');
-    }
-    return this.runner.run({
-      api: job.api,
+    const common = {
       inputPath: input.path,
       outputPath: join(workDir, `out-${item.index}`),
-      options,
       signal,
       timeLimitMs,
       onProgress,
-    });
+    };
+    const output = storedOutput(job);
+    const request: RunItemRequest =
+      output.api === 'sdr2hdr'
+        ? {
+            ...common,
+            ...output,
+            targetHeight: item.height ? outputHeight(item.height, output.output.resolution) : undefined,
+          }
+        : { ...common, ...output };
+    return this.runner.run(request);
   }
 
   private async resolveInput(
@@ -162,73 +164,44 @@ export class JobProcessor {
       if (now - last < PROGRESS_INTERVAL_MS && fraction < 1) return;
       last = now;
       const overall = Math.min(0.999, (index + Math.max(0, Math.min(1, fraction))) / count);
-      this.repository.progress(jobId, Math.round(overall * 1000) / 1000).catch((error: unknown) => {
+      this.lifecycle.reportProgress(jobId, Math.round(overall * 1000) / 1000).catch((error: unknown) => {
         this.logger.warn({ job_id: jobId, err: error }, 'progress write failed');
       });
     };
   }
 
-  /** One transaction: items, assets, job status, settlement and the outbox event. */
-  private async finish(
-    job: JobRow,
-    items: JobItemRow[],
-    results: ItemResult[],
-    outputs: ProducedOutput[],
-  ): Promise<boolean> {
+  /** Ends the job with its items' results: what it costs comes from planSettlement (API.md §4). */
+  private finish(job: JobRow, items: JobItemRow[], results: ItemResult[], outputs: ProducedOutput[]): Promise<boolean> {
     const plan = planSettlement(
       { api: job.api, requestId: job.request_id },
       items.map((item) => ({ index: item.index, estimatedCredits: Number(item.estimated_credits) })),
       results,
       this.config.docsUrl,
     );
-    return this.repository.transaction(async (manager) => {
-      const settled = await settleHold(manager, job.id, plan.chargedCredits, {
-        status: plan.status,
-        extraSet: "error = $5, processed_seconds = $6, progress = CASE WHEN $4 = 'failed' THEN progress ELSE 1 END",
-        extraParams: [plan.error, plan.processedSeconds],
-      });
-      if (!settled.applied) return false;
-      for (const itemPlan of plan.items) {
-        const produced = outputs.find((output) => output.index === itemPlan.index);
-        let output: ItemOutput | null = null;
-        if (produced && itemPlan.status === 'succeeded') {
-          const assetId = newId('ast');
-          await this.repository.insertAsset(manager, {
-            id: assetId,
-            accountId: job.account_id,
-            jobId: job.id,
-            index: itemPlan.index,
-            storageKey: produced.storageKey,
-            sizeBytes: produced.sizeBytes,
-            container: produced.result.container,
-            contentType: produced.result.contentType,
-            media: produced.result.media,
-            retentionDays: this.config.jobRetentionDays,
-          });
-          output = {
-            asset_id: assetId,
-            size_bytes: produced.sizeBytes,
-            container: produced.result.container,
-            ...(job.api === 'audio' ? { audio: produced.result.media } : { video: produced.result.media }),
-          };
-        }
-        await this.repository.finishItem(manager, {
-          jobId: job.id,
-          index: itemPlan.index,
-          status: itemPlan.status,
-          chargedCredits: itemPlan.chargedCredits,
-          processedSeconds: itemPlan.processedSeconds,
-          output,
-          error: itemPlan.error,
-        });
-      }
-      await this.outbox.write(manager, {
-        accountId: job.account_id,
-        jobId: job.id,
-        event: plan.event,
-        error: plan.error,
-      });
-      return true;
+    return this.lifecycle.end(job, {
+      status: plan.status,
+      chargedCredits: plan.chargedCredits,
+      processedSeconds: plan.processedSeconds,
+      error: plan.error,
+      items: plan.items.map((item) => {
+        const produced = outputs.find((output) => output.index === item.index);
+        return {
+          index: item.index,
+          status: item.status,
+          chargedCredits: item.chargedCredits,
+          processedSeconds: item.processedSeconds,
+          error: item.error,
+          asset: produced
+            ? {
+                storageKey: produced.storageKey,
+                sizeBytes: produced.sizeBytes,
+                container: produced.result.container,
+                contentType: produced.result.contentType,
+                media: produced.result.media,
+              }
+            : null,
+        };
+      }),
     });
   }
 

@@ -1,17 +1,27 @@
 import type { ErrorCode } from '../common/errors';
-import type { JobApi } from '../jobs/pricing';
+import type { AudioOutput, Sdr2HdrOutput } from '../jobs/output-options';
 
-export interface RunItemRequest {
-  api: JobApi;
+interface RunItemCommon {
   inputPath: string;
-  /** Where the output goes; the runner picks the extension from the container. */
+  /** Where the output goes; the runner adds the extension of the container. */
   outputPath: string;
-  options: Record<string, unknown>;
   signal: AbortSignal;
   /** Wall-clock budget left for this item. */
   timeLimitMs: number;
   onProgress(fraction: number): void;
 }
+
+/** One item of a job for its pipeline, with the job's resolved output options. */
+export type RunItemRequest = RunItemCommon &
+  (
+    | {
+        api: 'sdr2hdr';
+        output: Sdr2HdrOutput;
+        /** Lines of the output picture's short side: the requested resolution, never upscaled. */
+        targetHeight: number | undefined;
+      }
+    | { api: 'audio'; output: AudioOutput }
+  );
 
 export type RunItemResult =
   | {

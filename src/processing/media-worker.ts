@@ -7,9 +7,9 @@ import { isUnavailableError } from '../common/errors/classify';
 import {
   bullConnection,
   cancelChannel,
-  mediaJobOptions,
+  enqueueMediaJob,
   mediaQueueName,
-  QUEUE_JOBS,
+  queueDispatcher,
   workersKey,
   type MediaJobData,
 } from '../common/queues';
@@ -43,17 +43,11 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const handlers: Record<string, (job: Job<MediaJobData>) => Promise<void>> = {
-      'process-job': (job) => this.handle(job),
-    };
-    const missing = QUEUE_JOBS.media.filter((name) => !handlers[name]);
-    if (missing.length)
-      throw new Error(`No handler for media queue job(s) ${missing.join(', ')}: add one in MediaWorker`);
-
+    const dispatch = queueDispatcher('media', { 'process-job': (job) => this.handle(job) }, 'MediaWorker');
     const name = mediaQueueName(this.config.region);
     const connection = bullConnection(this.config, 'worker');
     this.queue = new Queue<MediaJobData>(name, { connection, prefix: this.config.redisPrefix });
-    this.worker = new Worker<MediaJobData>(name, (job) => handlers[job.name](job), {
+    this.worker = new Worker<MediaJobData>(name, dispatch, {
       connection,
       prefix: this.config.redisPrefix,
       concurrency: this.config.workerConcurrency,
@@ -63,14 +57,20 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     });
     this.worker.on('failed', (job, error) => void this.onFailed(job, error));
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'queue connection error'));
+    // The worker above reports the connection's errors; the queue's (used by the reconciler) fail its
+    // own calls, which the maintenance task logs. Node needs a listener either way.
     this.queue.on('error', () => undefined);
 
     this.commands = new Redis(this.config.redisUrl, { maxRetriesPerRequest: 1 });
+    // Connection errors fail the heartbeat's commands, which the maintenance task logs.
     this.commands.on('error', () => undefined);
     // Reconnected (e.g. Redis restarted and lost every key): announce this worker at once rather than
     // at the next beat, so the region does not answer region_unavailable for up to HEARTBEAT_MS.
-    this.commands.on('ready', () => void this.heartbeat().catch(() => undefined));
+    this.commands.on('ready', () => {
+      this.heartbeat().catch((error: unknown) => this.logger.warn({ err: error }, 'heartbeat after reconnect failed'));
+    });
     this.subscriber = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
+    // A lost subscription reconnects by itself; a cancel sent meanwhile is caught at the next progress mark.
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel, jobId: string) => this.running.get(jobId)?.abort());
     await this.subscriber.subscribe(cancelChannel(this.config));
@@ -87,7 +87,10 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     for (const timer of this.timers) clearInterval(timer);
     await this.worker?.close();
     await this.queue?.close();
-    await this.commands?.zrem(workersKey(this.config, this.config.region), this.workerId).catch(() => undefined);
+    // Leaving the region's worker set early is a courtesy: unreachable Redis forgets us after 5 minutes.
+    await this.commands
+      ?.zrem(workersKey(this.config, this.config.region), this.workerId)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'could not leave the worker set'));
     this.subscriber?.disconnect();
     this.commands?.disconnect();
   }
@@ -110,7 +113,11 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       { job_id: job.data.jobId, attempt: job.attemptsMade, final, err: error },
       'media job attempt failed',
     );
-    if (final) await this.processor.failWhole(job.data.jobId, 'upstream_error').catch(() => undefined);
+    if (!final) return;
+    await this.processor.failWhole(job.data.jobId, 'upstream_error').catch((failure: unknown) => {
+      // The job stays open and keeps its hold; the reconciler fails it once it has gone stale.
+      this.logger.error({ job_id: job.data.jobId, err: failure }, 'could not fail a job the queue gave up on');
+    });
   }
 
   private async heartbeat(): Promise<void> {
@@ -128,7 +135,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       const queued = await this.queue!.getJob(job.id);
       const state = queued ? await queued.getState() : 'missing';
       if (state === 'missing' || state === 'unknown') {
-        await this.queue!.add('process-job', { jobId: job.id }, mediaJobOptions(job.id));
+        await enqueueMediaJob(this.queue!, job.id);
       } else if (state === 'failed' || state === 'completed') {
         await this.processor.failWhole(job.id, 'upstream_error');
       }

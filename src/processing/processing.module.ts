@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { JobLifecycleModule } from '../jobs/job-lifecycle.module';
 import { FfmpegMediaRunner } from './ffmpeg-media-runner';
 import { JobProcessor } from './job-processor';
 import { MEDIA_RUNNER } from './media-runner';
@@ -8,7 +8,7 @@ import { ProcessingRepository } from './processing.repository';
 
 /** Loaded only by the worker process: the API never runs media pipelines. */
 @Module({
-  imports: [WebhooksModule],
+  imports: [JobLifecycleModule],
   providers: [ProcessingRepository, JobProcessor, MediaWorker, { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner }],
   exports: [JobProcessor],
 })

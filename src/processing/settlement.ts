@@ -1,7 +1,9 @@
 // How a job ends, from its items' results: pure, so the rules of API.md §4 are unit-tested.
 import { type ErrorCode, type ErrorObject, toErrorObject } from '../common/errors';
 import type { JobStatus } from '../jobs/job.types';
-import { itemCredits, type JobApi } from '../jobs/pricing';
+import type { JobApi } from '../jobs/job.types';
+import { itemCredits } from '../jobs/pricing';
+import { EVENT_AT_END } from '../jobs/job-lifecycle';
 import type { JobEvent } from '../webhooks/outbox.writer';
 
 export type ItemResult =
@@ -64,12 +66,26 @@ export function planSettlement(
   const chargedCredits = plans.reduce((sum, plan) => sum + plan.chargedCredits, 0);
   const processedSeconds = plans.reduce((sum, plan) => sum + plan.processedSeconds, 0);
   if (failed.length === 0) {
-    return { status: 'succeeded', chargedCredits, processedSeconds, items: plans, error: null, event: 'job.succeeded' };
+    return {
+      status: 'succeeded',
+      chargedCredits,
+      processedSeconds,
+      items: plans,
+      error: null,
+      event: EVENT_AT_END.succeeded,
+    };
   }
   const first = failed[0].error!;
   if (failed.length === plans.length) {
     // The job failed as a whole: its error is the first item's cause; nothing is charged.
-    return { status: 'failed', chargedCredits: 0, processedSeconds, items: plans, error: first, event: 'job.failed' };
+    return {
+      status: 'failed',
+      chargedCredits: 0,
+      processedSeconds,
+      items: plans,
+      error: first,
+      event: EVENT_AT_END.failed,
+    };
   }
   const error = toErrorObject(first.code as ErrorCode, context, {
     message: `${failed.length} of ${plans.length} items failed; the first failed with: ${first.message} You were charged only for the items that succeeded.`,
@@ -94,6 +110,6 @@ export function planSettlement(
     processedSeconds,
     items: plans,
     error,
-    event: 'job.partially_succeeded',
+    event: EVENT_AT_END.partially_succeeded,
   };
 }

@@ -5,12 +5,12 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
-import { bullConnection, QUEUE_JOBS, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
+import { bullConnection, queueDispatcher, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
 import { nextAttemptDelayMs } from './retry-policy';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
 import { type AttemptOutcome, type DueDelivery, WebhooksRepository } from './webhooks.repository';
@@ -49,17 +49,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const handlers: Record<string, (job: Job<WebhookJobData>) => Promise<void>> = {
-      deliver: (job) => this.deliver(job.data.deliveryId),
-    };
-    const missing = QUEUE_JOBS.webhooks.filter((name) => !handlers[name]);
-    if (missing.length)
-      throw new Error(`No handler for webhooks queue job(s) ${missing.join(', ')}: add one in WebhookDispatcher`);
+    const dispatch = queueDispatcher(
+      'webhooks',
+      { deliver: (job) => this.deliver(job.data.deliveryId) },
+      'WebhookDispatcher',
+    );
 
     const connection = bullConnection(this.config, 'worker');
     this.queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection, prefix: this.config.redisPrefix });
+    // The worker below reports connection errors; the queue's fail the pump's own calls. Node needs a
+    // listener either way.
     this.queue.on('error', () => undefined);
-    this.worker = new Worker<WebhookJobData>(WEBHOOK_QUEUE, (job) => handlers[job.name](job), {
+    this.worker = new Worker<WebhookJobData>(WEBHOOK_QUEUE, dispatch, {
       connection,
       prefix: this.config.redisPrefix,
       concurrency: CONCURRENCY,

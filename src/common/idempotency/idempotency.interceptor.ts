@@ -1,5 +1,12 @@
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, type Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/config';
@@ -35,6 +42,8 @@ const REPLAYED_HEADERS = ['location'];
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(IdempotencyInterceptor.name);
+
   constructor(
     private readonly store: IdempotencyRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -67,7 +76,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
         // The work is done (a job created, credits held): its answer reaches the client even if the
         // copy cannot be stored now. A 5xx here would release the key and make the retry do it twice;
         // unstored, the key stays claimed (resource_locked) until it counts as abandoned.
-        await this.store.complete(auth.accountId, key, successStatus, body, headers).catch(() => undefined);
+        await this.store.complete(auth.accountId, key, successStatus, body, headers).catch((failure: unknown) => {
+          this.logger.warn(
+            { request_id: request.id, account_id: auth.accountId, err: failure },
+            'idempotent response not stored; the key stays claimed until it counts as abandoned',
+          );
+        });
         return body;
       }),
       catchError(async (error: unknown) => {
@@ -83,9 +97,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
           const body = {
             error: toErrorObject(error.code, { requestId: String(request.id), docsUrl: this.config.docsUrl }, error),
           };
-          await this.store.complete(auth.accountId, key, error.status, body, {}).catch(() => undefined);
+          await this.store.complete(auth.accountId, key, error.status, body, {}).catch((failure: unknown) =>
+            // Unstored, the key stays claimed until it counts as abandoned; the retry then runs again
+            // and meets the same refusal.
+            this.logger.warn({ request_id: request.id, err: failure }, 'idempotent error not stored'),
+          );
         } else {
-          await this.store.release(auth.accountId, key).catch(() => undefined);
+          await this.store.release(auth.accountId, key).catch((failure: unknown) =>
+            // Unreleased, the key stays claimed (resource_locked, retryable) until it counts as abandoned.
+            this.logger.warn({ request_id: request.id, err: failure }, 'idempotency key not released'),
+          );
         }
         throw error;
       }),

@@ -2,6 +2,15 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ListQuery } from '../../common/pagination';
 import {
+  AUDIO_CONTAINERS,
+  OUTPUT_DEFAULTS,
+  RESOLUTION_CHOICES,
+  VIDEO_CONTAINERS,
+  type AudioOutput,
+  type Resolution,
+  type Sdr2HdrOutput,
+} from '../output-options';
+import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -41,13 +50,13 @@ export class JobInputDto {
 }
 
 export class Sdr2HdrOutputDto {
-  @ApiPropertyOptional({ enum: ['source', '720p', '1080p', '2160p'], default: 'source' })
+  @ApiPropertyOptional({ enum: RESOLUTION_CHOICES, default: OUTPUT_DEFAULTS.sdr2hdr.resolution })
   @IsOptional()
-  @IsIn(['source', '720p', '1080p', '2160p'])
-  resolution?: 'source' | '720p' | '1080p' | '2160p';
+  @IsIn(RESOLUTION_CHOICES)
+  resolution?: Resolution;
 
   @ApiPropertyOptional({
-    default: 1000,
+    default: OUTPUT_DEFAULTS.sdr2hdr.peak_nits,
     minimum: 400,
     maximum: 10000,
     description: 'Mastering display peak luminance (cd/m²).',
@@ -58,15 +67,15 @@ export class Sdr2HdrOutputDto {
   @Max(10000)
   peak_nits?: number;
 
-  @ApiPropertyOptional({ enum: ['mp4', 'mov'], default: 'mp4' })
+  @ApiPropertyOptional({ enum: VIDEO_CONTAINERS, default: OUTPUT_DEFAULTS.sdr2hdr.container })
   @IsOptional()
-  @IsIn(['mp4', 'mov'])
-  container?: 'mp4' | 'mov';
+  @IsIn(VIDEO_CONTAINERS)
+  container?: Sdr2HdrOutput['container'];
 }
 
 export class AudioOutputDto {
   @ApiPropertyOptional({
-    default: -16,
+    default: OUTPUT_DEFAULTS.audio.target_lufs,
     minimum: -40,
     maximum: -5,
     description: 'Target integrated loudness of the speech (LUFS).',
@@ -77,13 +86,13 @@ export class AudioOutputDto {
   @Max(-5)
   target_lufs?: number;
 
-  @ApiPropertyOptional({ enum: ['wav', 'm4a'], default: 'wav' })
+  @ApiPropertyOptional({ enum: AUDIO_CONTAINERS, default: OUTPUT_DEFAULTS.audio.container })
   @IsOptional()
-  @IsIn(['wav', 'm4a'])
-  container?: 'wav' | 'm4a';
+  @IsIn(AUDIO_CONTAINERS)
+  container?: AudioOutput['container'];
 }
 
-class SubmitJobBase {
+export class SubmitJobBase {
   @ApiProperty({ type: [JobInputDto], minItems: 1, maxItems: 20 })
   @IsDefined()
   @IsArray()

@@ -1,0 +1,122 @@
+// Step 8 of API.md §2, "limits and money", in the order the contract fixes: quota, concurrency, spend
+// cap, balance (the credit hold itself), queue depth. It runs inside the submit's transaction with
+// the account row locked, so concurrent submits of one account see each other's holds and jobs.
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { AuthContext } from '../auth/auth-context';
+import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
+import { BillingService, usd } from '../billing/billing.service';
+import { authoriseHold, type LockedAccount } from '../billing/holds';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { JobsRepository } from './jobs.repository';
+
+/** What a new job asks of the account's limits. */
+export interface LimitsRequest {
+  jobId: string;
+  region: string;
+  estimatedCredits: number;
+  estimatedSeconds: number;
+}
+
+@Injectable()
+export class SubmitLimits {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly billing: BillingService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Checks every limit and takes the job's credit hold, or throws the first limit exceeded. The
+   * caller's transaction must hold the account's row lock (`lockAccount`) and roll back on a throw,
+   * which also undoes the hold when the queue turns out to be full.
+   */
+  async holdWithinLimits(
+    manager: EntityManager,
+    caller: AuthContext,
+    account: LockedAccount,
+    request: LimitsRequest,
+  ): Promise<void> {
+    const period = billingPeriod();
+    await this.checkQuota(manager, caller, request, period);
+    await this.checkConcurrency(manager, caller);
+    await this.checkSpendCap(manager, caller, account, request, period);
+    await this.hold(manager, caller, account, request);
+    await this.checkQueueDepth(manager, request);
+  }
+
+  private async checkQuota(
+    manager: EntityManager,
+    caller: AuthContext,
+    request: LimitsRequest,
+    period: BillingPeriod,
+  ): Promise<void> {
+    const quota = caller.plan.processingMinutesPerMonth;
+    if (quota === null) return;
+    const usedMinutes = (await this.jobs.secondsUsedSince(caller.accountId, period.start, manager)) / 60;
+    if (usedMinutes + request.estimatedSeconds / 60 > quota) {
+      throw new ApiError('quota_exceeded', {
+        details: {
+          processing_minutes_limit: quota,
+          processing_minutes_used: Math.ceil(usedMinutes),
+          required_minutes: Math.ceil(request.estimatedSeconds / 60),
+          reset_at: period.resetsAt.toISOString(),
+        },
+      });
+    }
+  }
+
+  private async checkConcurrency(manager: EntityManager, caller: AuthContext): Promise<void> {
+    const running = await this.jobs.countActive(manager, caller.accountId);
+    if (running >= caller.plan.concurrentJobs) {
+      throw new ApiError('concurrency_limit_exceeded', {
+        details: { concurrency_limit: caller.plan.concurrentJobs, running_jobs: running },
+        retryAfterSeconds: 5,
+      });
+    }
+  }
+
+  private async checkSpendCap(
+    manager: EntityManager,
+    caller: AuthContext,
+    account: LockedAccount,
+    request: LimitsRequest,
+    period: BillingPeriod,
+  ): Promise<void> {
+    if (account.spend_limit_usd === null) return;
+    const limit = Number(account.spend_limit_usd);
+    const spent = usd(
+      await this.billing.capturedSince(caller.accountId, period.start, manager),
+      caller.plan.usdPerCredit,
+    );
+    if (spent + usd(request.estimatedCredits, caller.plan.usdPerCredit) > limit) {
+      throw new ApiError('spend_limit_exceeded', {
+        details: { spend_limit_usd: limit, spent_usd: spent, reset_at: period.resetsAt.toISOString() },
+      });
+    }
+  }
+
+  /** The balance check is the hold: it is taken only when the available credits cover it. */
+  private async hold(
+    manager: EntityManager,
+    caller: AuthContext,
+    account: LockedAccount,
+    request: LimitsRequest,
+  ): Promise<void> {
+    if (!(await authoriseHold(manager, caller.accountId, request.jobId, request.estimatedCredits))) {
+      throw new ApiError('insufficient_credits', {
+        details: {
+          required_credits: request.estimatedCredits,
+          available_credits: Number(account.balance_credits) - Number(account.reserved_credits),
+        },
+      });
+    }
+  }
+
+  private async checkQueueDepth(manager: EntityManager, request: LimitsRequest): Promise<void> {
+    if ((await this.jobs.countQueued(manager, request.region)) >= this.config.maxQueueDepth) {
+      throw new ApiError('queue_full', { retryAfterSeconds: 10 });
+    }
+  }
+}

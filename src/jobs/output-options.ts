@@ -1,0 +1,85 @@
+// What a job produces, per API (API.md §4): the allowed values and the defaults, in one place. The
+// submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
+// price and the media runner all read the same typed options and never apply a default again.
+import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
+import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
+import type { JobApi } from './job.types';
+
+export const RESOLUTIONS = { '720p': 720, '1080p': 1080, '2160p': 2160 } as const;
+export type Resolution = keyof typeof RESOLUTIONS | 'source';
+export const RESOLUTION_CHOICES: readonly Resolution[] = ['source', '720p', '1080p', '2160p'];
+
+export const VIDEO_CONTAINERS: readonly VideoOutputContainer[] = ['mp4', 'mov'];
+export const AUDIO_CONTAINERS: readonly AudioOutputContainer[] = ['wav', 'm4a'];
+
+export interface Sdr2HdrOutput {
+  resolution: Resolution;
+  /** Mastering display peak luminance (cd/m²). */
+  peak_nits: number;
+  container: VideoOutputContainer;
+}
+
+export interface AudioOutput {
+  /** Target integrated loudness of the speech (LUFS). */
+  target_lufs: number;
+  container: AudioOutputContainer;
+}
+
+/** The options of each API, as stored on the job (snake_case: the column holds the API's own words). */
+export interface OutputOptionsOf {
+  sdr2hdr: Sdr2HdrOutput;
+  audio: AudioOutput;
+}
+export type OutputOptions = OutputOptionsOf[JobApi];
+
+/** A job's API with its options: narrowing on `api` gives the right options type. */
+export type JobOutput = { [A in JobApi]: { api: A; output: OutputOptionsOf[A] } }[JobApi];
+
+export const OUTPUT_DEFAULTS: { [A in JobApi]: OutputOptionsOf[A] } = {
+  sdr2hdr: { resolution: 'source', peak_nits: DEFAULT_PEAK_NITS, container: 'mp4' },
+  audio: { target_lufs: -16, container: 'wav' },
+};
+
+/** What a client may send as `output`: any field omitted, or null (which means the default, too). */
+export type RequestedOutput =
+  | { api: 'sdr2hdr'; output?: { [F in keyof Sdr2HdrOutput]?: Sdr2HdrOutput[F] | null } }
+  | { api: 'audio'; output?: { [F in keyof AudioOutput]?: AudioOutput[F] | null } };
+
+/** The client's options with every omitted or null field set to its default (the body was validated). */
+export function resolveOutput(requested: RequestedOutput): JobOutput {
+  switch (requested.api) {
+    case 'sdr2hdr': {
+      const given = requested.output ?? {};
+      const defaults = OUTPUT_DEFAULTS.sdr2hdr;
+      return {
+        api: 'sdr2hdr',
+        output: {
+          resolution: given.resolution ?? defaults.resolution,
+          peak_nits: given.peak_nits ?? defaults.peak_nits,
+          container: given.container ?? defaults.container,
+        },
+      };
+    }
+    case 'audio': {
+      const given = requested.output ?? {};
+      const defaults = OUTPUT_DEFAULTS.audio;
+      return {
+        api: 'audio',
+        output: {
+          target_lufs: given.target_lufs ?? defaults.target_lufs,
+          container: given.container ?? defaults.container,
+        },
+      };
+    }
+  }
+}
+
+/** A stored job's options, typed by its API (the column was written by resolveOutput). */
+export function storedOutput(job: { api: JobApi; output_options: OutputOptions }): JobOutput {
+  return { api: job.api, output: job.output_options } as JobOutput;
+}
+
+/** The height of the output: the requested tier, never upscaling the source. */
+export function outputHeight(sourceHeight: number, resolution: Resolution): number {
+  return resolution === 'source' ? sourceHeight : Math.min(sourceHeight, RESOLUTIONS[resolution]);
+}
