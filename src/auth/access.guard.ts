@@ -11,11 +11,24 @@ import { AuthService, type Authenticated } from './auth.service';
 import { CredentialsVersion } from './credentials-version';
 
 /**
- * The checks every request passes before its handler, in the order of API.md §2:
- * 1. authentication and authorisation (401, 403: scope, suspension),
- * 2. the request rate per account (per IP for unauthenticated traffic),
- * 3. maintenance.
- * Request shape (the validation pipe) and everything later run in the handler.
+ * The checks every request passes before its handler: steps 1–3 of API.md §2. Where each step of
+ * that order lives (what wins when several things are wrong; pinned by test/jobs/check-order.e2e-spec.ts):
+ *
+ * | §2 step                                   | where                                                        |
+ * |-------------------------------------------|--------------------------------------------------------------|
+ * | 1 authentication 401, authorisation 403   | here: `authenticate` (auth.service.ts), scope, suspension    |
+ * | 2 request rate (per account; per IP)      | here: `limiter.hit` (common/rate-limit/rate-limiter.ts)      |
+ * | 3 maintenance                             | here: `checkMaintenance` (common/maintenance/)               |
+ * | 3 region health                           | jobs.service.ts `checkRegion`: the region is named in the    |
+ * |                                           | body, so it runs after steps 4–5 (a retried submit whose job |
+ * |                                           | exists gets its stored 202 even while the region is down)    |
+ * | 4 request shape 400/413/415               | Fastify's body parsers (http-app.ts), the validation pipe    |
+ * |                                           | (common/http/validation.ts), jobs.service.ts `validate*`     |
+ * | 5 Idempotency-Key replay or conflict      | common/idempotency/idempotency.interceptor.ts                |
+ * | 6 account state and plan                  | jobs.service.ts `checkPlan`, `checkAccountState`             |
+ * | 7 sources                                 | jobs/sources.service.ts (probe: media/probe.ts)              |
+ * | 8 quota, concurrency, spend, balance,     | jobs/limits.ts, inside the submit's transaction              |
+ * |   queue depth                             |                                                              |
  */
 @Injectable()
 export class AccessGuard implements CanActivate {

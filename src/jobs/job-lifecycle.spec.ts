@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { TERMINAL_STATUSES, type JobStatus } from './job.types';
+import { BILLING_STATE_AT_END, EVENT_AT_END, JOB_TRANSITIONS, jobStatusesLeadingTo } from './job-lifecycle';
+
+const SRC = join(__dirname, '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+describe('job lifecycle', () => {
+  it('terminal statuses never change again (API.md §4)', () => {
+    for (const rule of JOB_TRANSITIONS) {
+      for (const from of rule.from) expect(TERMINAL_STATUSES as readonly string[]).not.toContain(from);
+    }
+  });
+
+  it('every ending has a billing state and an event, and is reached from an open status', () => {
+    for (const status of TERMINAL_STATUSES) {
+      expect(BILLING_STATE_AT_END[status]).toBeDefined();
+      expect(EVENT_AT_END[status]).toBe(`job.${status}`);
+      expect(jobStatusesLeadingTo(status).length).toBeGreaterThan(0);
+    }
+    expect(jobStatusesLeadingTo('queued' as JobStatus)).toEqual([]);
+  });
+
+  it('is the only writer of a job or item status', () => {
+    const writers = sourceFiles(SRC)
+      .filter((file) => /UPDATE\s+(jobs|job_items)\s+SET[^`]*\bstatus\s*=/i.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
+    expect(writers).toEqual(['jobs/job-lifecycle.repository.ts']);
+  });
+});
