@@ -5,6 +5,7 @@ import { Jobs1764200000000 } from './1764200000000-jobs';
 import { Webhooks1764300000000 } from './1764300000000-webhooks';
 import { Licenses1764400000000 } from './1764400000000-licenses';
 import { ResolvedOutputOptions1764500000000 } from './1764500000000-resolved-output-options';
+import { Members1764600000000 } from './1764600000000-members';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -12,4 +13,5 @@ export const MIGRATIONS = [
   Webhooks1764300000000,
   Licenses1764400000000,
   ResolvedOutputOptions1764500000000,
+  Members1764600000000,
 ];

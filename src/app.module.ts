@@ -11,6 +11,7 @@ import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsUsageModule } from './jobs/jobs-usage.module';
 import { LicenseAdminModule, LicenseModule } from './license/license.module';
+import { MembersModule } from './members/members.module';
 import { ProcessingModule } from './processing/processing.module';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
@@ -31,6 +32,7 @@ export class AppModule {
         IdempotencyModule,
         JobsUsageModule,
         AccountModule,
+        MembersModule,
         AdminModule,
         JobsModule,
         WebhooksApiModule,

@@ -12,6 +12,7 @@ import { createValidationPipe, jsonDeeperThan, MAX_JSON_DEPTH } from './common/h
 import { ApiError } from './common/errors';
 import { newId } from './common/ids';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
+import { setupDashboard } from './dashboard/setup-dashboard';
 import { setupDocs } from './docs/setup-docs';
 import { registerMetricsHooks } from './metrics/http-metrics';
 
@@ -77,6 +78,7 @@ export async function createHttpApp(config: AppConfig): Promise<NestFastifyAppli
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setupDocs(app, config);
+  setupDashboard(app, config, (error, request, reply) => sendError(error, request, reply, errorContext));
   await app.init();
   await fastify.ready();
   return app;

@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { AuthContext } from '../auth/auth-context';
-import { Caller, RequireScope } from '../auth/auth.decorators';
+import { Caller, MembersOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiKeysService, type ApiKeyView } from '../auth/api-keys.service';
-import { BillingService, type CreditBalance, type LedgerEntry } from '../billing/billing.service';
+import { BillingService, type CreditBalance, type DailyUsage, type LedgerEntry } from '../billing/billing.service';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
+import { AccountService, type OwnAccountView } from './account.service';
+import { OwnAccountResponse, PatchOwnAccountDto, UsageQuery, UsageResponse } from './dto/account.dto';
 import { CreateApiKeyDto, RotateApiKeyDto } from './dto/create-api-key.dto';
 
 @ApiTags('account')
@@ -15,7 +17,37 @@ export class AccountController {
   constructor(
     private readonly billing: BillingService,
     private readonly keys: ApiKeysService,
+    private readonly accounts: AccountService,
   ) {}
+
+  @Get()
+  @RequireScope('account')
+  @ApiOperation({ summary: 'The calling account: name, plan, status and monthly spend cap' })
+  @ApiResponse({ status: 200, type: OwnAccountResponse })
+  @ApiErrorResponses('auth', 'rate')
+  account(@Caller() caller: AuthContext): Promise<OwnAccountView> {
+    return this.accounts.get(caller.accountId);
+  }
+
+  @Patch()
+  @MembersOnly('owner')
+  @ApiOperation({
+    summary: 'Set, raise, lower or remove (null) the monthly spend cap: an owner, signed in (never an API key)',
+  })
+  @ApiResponse({ status: 200, type: OwnAccountResponse })
+  @ApiErrorResponses('auth', 'session', 'rate', 'invalid')
+  patchAccount(@Caller() caller: AuthContext, @Body() body: PatchOwnAccountDto): Promise<OwnAccountView> {
+    return this.accounts.setSpendLimit(caller.accountId, body.spend_limit_usd);
+  }
+
+  @Get('usage')
+  @RequireScope('account')
+  @ApiOperation({ summary: 'Credits charged per UTC day over the last days (default 30), from the ledger' })
+  @ApiResponse({ status: 200, type: UsageResponse })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  usage(@Caller() caller: AuthContext, @Query() query: UsageQuery): Promise<DailyUsage> {
+    return this.billing.dailyUsage(caller.accountId, query.days ?? 30, caller.plan.usdPerCredit);
+  }
 
   @Get('credits')
   @RequireScope('account')

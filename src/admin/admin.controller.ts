@@ -1,10 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
 import { ListQuery } from '../common/pagination';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { AdminService } from './admin.service';
-import { BlockedContentDto, CreateAccountDto, GrantCreditsDto, MaintenanceDto, PatchAccountDto } from './dto/admin.dto';
+import { OperatorPasswordLinkResponse } from '../members/dto/responses';
+import {
+  BlockedContentDto,
+  CreateAccountDto,
+  GrantCreditsDto,
+  MaintenanceDto,
+  PasswordLinkRequestDto,
+  PatchAccountDto,
+} from './dto/admin.dto';
 
 @ApiTags('admin')
 @ApiSecurity('admin_token')
@@ -14,10 +22,23 @@ export class AdminController {
   constructor(private readonly admin: AdminService) {}
 
   @Post('accounts')
-  @ApiOperation({ summary: 'Create an account and its first API key (all scopes; the key is shown once)' })
+  @ApiOperation({
+    summary:
+      'Create an account and its first API key (all scopes; the key is shown once); with owner_email, its first owner and owner_invite_url',
+  })
   @ApiErrorResponses('admin', 'invalid')
   createAccount(@Body() body: CreateAccountDto) {
-    return this.admin.createAccount(body.name, body.plan);
+    return this.admin.createAccount(body.name, body.plan, body.owner_email);
+  }
+
+  @Post('password-links')
+  @ApiOperation({
+    summary: "A member's one-time set-password link (24 h; earlier links stop working), for an operator to hand over",
+  })
+  @ApiResponse({ status: 201, type: OperatorPasswordLinkResponse })
+  @ApiErrorResponses('admin', 'invalid', 'missing')
+  passwordLink(@Body() body: PasswordLinkRequestDto) {
+    return this.admin.passwordLink(body.email);
   }
 
   @Get('accounts')

@@ -7,6 +7,7 @@ import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { MaintenanceService, type MaintenanceState } from '../common/maintenance/maintenance.service';
 import { toList, type ListResponse } from '../common/pagination';
+import { MembersService, type MemberView } from '../members/members.service';
 import { AdminRepository, type AccountPatch, type AccountRow } from './admin.repository';
 import type { PatchAccountDto } from './dto/admin.dto';
 
@@ -49,15 +50,35 @@ export class AdminService {
     private readonly billing: BillingService,
     private readonly maintenance: MaintenanceService,
     private readonly credentials: CredentialsVersion,
+    private readonly members: MembersService,
   ) {}
 
-  /** A new account and its first API key (every scope), created together or not at all. */
-  async createAccount(name: string, plan: string): Promise<{ account: AccountView; api_key: ApiKeyView }> {
-    return this.repository.transaction(async (manager) => {
+  /**
+   * A new account and its first API key (every scope), and with `ownerEmail` its first owner with a
+   * one-time set-password link: created together or not at all; the link is mailed after the commit.
+   */
+  async createAccount(
+    name: string,
+    plan: string,
+    ownerEmail?: string,
+  ): Promise<{ account: AccountView; api_key: ApiKeyView; owner?: MemberView; owner_invite_url?: string }> {
+    const created = await this.repository.transaction(async (manager) => {
       const account = await this.repository.insertAccount(manager, { id: newId('acct'), name, planId: plan });
       const apiKey = await this.keys.create(account.id, [...SCOPES], null, manager);
-      return { account: toAccountView(account), api_key: apiKey };
+      const owner = ownerEmail
+        ? await this.members.createInvitation(manager, account.id, ownerEmail, 'owner')
+        : undefined;
+      return { account: toAccountView(account), apiKey, owner };
     });
+    if (!created.owner) return { account: created.account, api_key: created.apiKey };
+    this.members.mailInvitation(created.owner, created.account.name);
+    const { invite_url, ...owner } = created.owner;
+    return { account: created.account, api_key: created.apiKey, owner, owner_invite_url: invite_url };
+  }
+
+  /** A member's set-password link, for an operator to hand over (no SMTP, or an owner locked out). */
+  passwordLink(email: string) {
+    return this.members.operatorLink(email);
   }
 
   async getAccount(id: string): Promise<AccountView> {

@@ -11,7 +11,10 @@ import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.d
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
-  create-account --name <name> [--plan free|starter|pro|enterprise]   prints the account and its first API key
+  create-account --name <name> [--plan free|starter|pro|enterprise] [--owner-email <email>]
+                                  prints the account and its first API key, and with --owner-email
+                                  owner_invite_url: the owner's one-time link to the dashboard (24 h)
+  password-link <email>           prints a member's one-time set-password link (24 h)
   list-accounts
   show-account <account_id>
   grant-credits <account_id> --credits <n> [--reason <text>]
@@ -38,6 +41,12 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
+function optionalEmail(value: string | undefined, what: string): string | undefined {
+  if (value !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value))
+    throw new UsageError(`${what} must be an email address`);
+  return value;
+}
+
 function positiveInt(value: string | undefined, what: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
@@ -57,6 +66,7 @@ function parseCommandLine(argv: string[]) {
         plan: { type: 'string' },
         credits: { type: 'string' },
         reason: { type: 'string' },
+        'owner-email': { type: 'string' },
         until: { type: 'string' },
         'max-devices': { type: 'string' },
         'expires-at': { type: 'string' },
@@ -76,7 +86,13 @@ async function run(admin: AdminService, argv: string[], licenses: LicenseAdminSe
   const [command, first, second] = positionals;
   switch (command) {
     case 'create-account':
-      return admin.createAccount(required(values.name, '--name'), oneOf(values.plan ?? 'free', PLAN_IDS, '--plan'));
+      return admin.createAccount(
+        required(values.name, '--name'),
+        oneOf(values.plan ?? 'free', PLAN_IDS, '--plan'),
+        optionalEmail(values['owner-email'], '--owner-email'),
+      );
+    case 'password-link':
+      return admin.passwordLink(optionalEmail(required(first, '<email>'), '<email>')!);
     case 'list-accounts':
       return admin.listAccounts(100);
     case 'show-account':

@@ -6,9 +6,12 @@ import { ApiError } from '../common/errors';
 import { MaintenanceService } from '../common/maintenance/maintenance.service';
 import { RateLimiter, type RateLimitResult } from '../common/rate-limit/rate-limiter';
 import { secretsEqual } from './api-key';
+import type { AuthContext } from './auth-context';
 import { ACCESS, type Access } from './auth.decorators';
 import { AuthService, type Authenticated } from './auth.service';
 import { CredentialsVersion } from './credentials-version';
+import { notForCaller } from './roles';
+import { SessionAuthenticator } from './session-authenticator';
 
 /**
  * The checks every request passes before its handler: steps 1–3 of API.md §2. Where each step of
@@ -38,6 +41,7 @@ export class AccessGuard implements CanActivate {
     private readonly limiter: RateLimiter,
     private readonly maintenance: MaintenanceService,
     private readonly credentials: CredentialsVersion,
+    private readonly sessions: SessionAuthenticator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -62,6 +66,7 @@ export class AccessGuard implements CanActivate {
         this.checkMaintenance();
         return true;
       case 'api_key': {
+        if (this.sessions.applies(request, access)) return this.admitMember(request, reply, access);
         let authenticated = await this.authenticate(request);
         let result = await this.limiter.hit(
           authenticated.caller.accountId,
@@ -74,21 +79,46 @@ export class AccessGuard implements CanActivate {
           result = { ...result, ...RateLimiter.judge(result.count, authenticated.caller.plan.requestsPerSecond) };
         }
         const caller = authenticated.caller;
+        if (access.members) throw notForCaller(access.members, 'api_key');
         if (!access.scopes.some((scope) => caller.scopes.includes(scope))) {
           throw new ApiError('insufficient_scope', {
             message: `This API key lacks the "${access.scopes.join('" or "')}" scope. Use a key that has it.`,
           });
         }
         if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
-        request.auth = caller;
-        reply.header('X-RateLimit-Limit', String(result.limit));
-        reply.header('X-RateLimit-Remaining', String(result.remaining));
-        reply.header('X-RateLimit-Reset', String(result.resetSeconds));
-        this.enforce(result);
-        this.checkMaintenance();
+        this.admit(request, reply, caller, result);
         return true;
       }
     }
+  }
+
+  /** A dashboard session instead of a key: the same steps, the member's role in place of scopes. */
+  private async admitMember(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    access: Extract<Access, { kind: 'api_key' }>,
+  ): Promise<boolean> {
+    let caller: AuthContext;
+    try {
+      caller = await this.sessions.authenticate(request);
+    } catch (error) {
+      await this.limitFailedAttempt(request, error);
+      throw error;
+    }
+    this.sessions.authorise(request, access, caller);
+    if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
+    this.admit(request, reply, caller, await this.limiter.hit(caller.accountId, caller.plan.requestsPerSecond));
+    return true;
+  }
+
+  /** Steps 2 and 3 for an authenticated caller: the account's rate (with its headers), then maintenance. */
+  private admit(request: FastifyRequest, reply: FastifyReply, caller: AuthContext, result: RateLimitResult): void {
+    request.auth = caller;
+    reply.header('X-RateLimit-Limit', String(result.limit));
+    reply.header('X-RateLimit-Remaining', String(result.remaining));
+    reply.header('X-RateLimit-Reset', String(result.resetSeconds));
+    this.enforce(result);
+    this.checkMaintenance();
   }
 
   /** The caller of an X-API-Key; a refused key counts against the caller's IP (key guessing). */

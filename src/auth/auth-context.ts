@@ -1,3 +1,5 @@
+import type { MemberRole } from './roles';
+
 export const SCOPES = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -11,13 +13,23 @@ export interface PlanLimits {
   usdPerCredit: number;
 }
 
-/** Who is calling: set on the request by the auth guard after a valid API key. */
+/** Who is calling: set on the request by the auth guard after a valid API key or dashboard session. */
 export interface AuthContext {
   accountId: string;
-  keyId: string;
+  /** The API key's id; null for a signed-in member. */
+  keyId: string | null;
   scopes: Scope[];
   plan: PlanLimits;
   accountStatus: 'active' | 'suspended';
   /** `active`, `payment_failed` or `inactive`; submits check it again inside their transaction. */
   subscriptionStatus: string;
+  /** Present when a member signed in to the dashboard is calling (a session, not a key). */
+  member?: SignedInMember;
+}
+
+export interface SignedInMember {
+  id: string;
+  email: string;
+  role: MemberRole;
+  sessionId: string;
 }

@@ -1,23 +1,35 @@
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext, Scope } from './auth-context';
+import { MEMBER_ROLES, type MemberRole } from './roles';
 
 /**
- * How a route is reached: `api_key` (the default) needs a key with the route's scope; `public`
- * needs no key and is limited per IP; `admin` needs X-Admin-Token; `operational` (health, metrics,
- * docs) is exempt from rate limits and maintenance.
+ * How a route is reached: `api_key` (the default) needs a key with the route's scope, or a dashboard
+ * session (its member's role stands for the scopes); with `members`, only a session of a member with
+ * one of those roles (a key is not a person); `public` needs no key and is limited per IP; `admin`
+ * needs X-Admin-Token; `operational` (health, metrics, docs) is exempt from rate limits and maintenance.
  */
 export type Access =
-  { kind: 'api_key'; scopes: Scope[] } | { kind: 'public' } | { kind: 'admin' } | { kind: 'operational' };
+  | { kind: 'api_key'; scopes: Scope[]; members?: MemberRole[] }
+  | { kind: 'public' }
+  | { kind: 'admin' }
+  | { kind: 'operational' };
 export const ACCESS = 'mediajobs:access';
 
 /** A key with any one of `scopes` may call the route. */
 export const RequireScope = (...scopes: Scope[]) => SetMetadata(ACCESS, { kind: 'api_key', scopes } satisfies Access);
+/** Only a signed-in member with one of `roles` (default: any member); API keys are refused. */
+export const MembersOnly = (...roles: MemberRole[]) =>
+  SetMetadata(ACCESS, {
+    kind: 'api_key',
+    scopes: ['account'],
+    members: roles.length ? roles : [...MEMBER_ROLES],
+  } satisfies Access);
 export const Public = () => SetMetadata(ACCESS, { kind: 'public' } satisfies Access);
 export const AdminOnly = () => SetMetadata(ACCESS, { kind: 'admin' } satisfies Access);
 export const Operational = () => SetMetadata(ACCESS, { kind: 'operational' } satisfies Access);
 
-/** The authenticated caller of an `api_key` route. */
+/** The authenticated caller of an `api_key` route (a key, or a signed-in member). */
 export const Caller = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
   const auth = ctx.switchToHttp().getRequest<FastifyRequest>().auth;
   if (!auth) throw new Error('Caller used on a route without API key access');

@@ -7,6 +7,9 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { AuthService } from './auth.service';
 import { CredentialsVersion } from './credentials-version';
+import { SessionAuthenticator } from './session-authenticator';
+import { SessionsRepository } from './sessions.repository';
+import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [RateLimitModule, MaintenanceModule],
@@ -15,8 +18,11 @@ import { CredentialsVersion } from './credentials-version';
     ApiKeysService,
     AuthService,
     CredentialsVersion,
+    SessionsRepository,
+    SessionsService,
+    SessionAuthenticator,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [ApiKeysService, CredentialsVersion],
+  exports: [ApiKeysService, CredentialsVersion, SessionsService],
 })
 export class AuthModule {}

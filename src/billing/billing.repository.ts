@@ -23,6 +23,10 @@ export interface BalanceRow {
   spend_limit_usd: string | null;
   usd_per_credit: string;
   processing_minutes_per_month: number | null;
+  requests_per_second: number;
+  concurrent_jobs: number;
+  max_output_height: number;
+  apis: string[];
 }
 
 export interface LedgerEntryInput {
@@ -82,7 +86,8 @@ export class BillingRepository {
 
   async balance(accountId: string): Promise<BalanceRow | null> {
     const rows: BalanceRow[] = await this.db.query(
-      `SELECT a.balance_credits, a.reserved_credits, a.plan_id, a.spend_limit_usd, p.usd_per_credit, p.processing_minutes_per_month
+      `SELECT a.balance_credits, a.reserved_credits, a.plan_id, a.spend_limit_usd, p.usd_per_credit, p.processing_minutes_per_month,
+              p.requests_per_second, p.concurrent_jobs, p.max_output_height, p.apis
          FROM accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1`,
       [accountId],
     );
@@ -96,6 +101,18 @@ export class BillingRepository {
       [accountId, since],
     );
     return Number(rows[0].total);
+  }
+
+  /** Credits captured on each of the last `days` UTC days (today included), zero-filled, oldest first. */
+  async capturedPerDay(accountId: string, days: number): Promise<{ day: string; credits: string }[]> {
+    return this.db.query(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, COALESCE(SUM(l.credits), 0) AS credits
+         FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d (day)
+         LEFT JOIN credit_ledger l ON l.account_id = $1 AND l.kind = 'capture'
+              AND l.created_at >= d.day AT TIME ZONE 'UTC' AND l.created_at < (d.day + interval '1 day') AT TIME ZONE 'UTC'
+        GROUP BY d.day ORDER BY d.day`,
+      [accountId, days],
+    );
   }
 
   async ledger(accountId: string, limit: number, startingAfter?: string): Promise<LedgerRow[]> {

@@ -17,6 +17,16 @@ export interface CreditBalance {
   period_start: string;
   period_resets_at: string;
   quota: { processing_minutes_limit: number | null; processing_minutes_used: number };
+  /** The plan's limits, for showing current use against them. */
+  limits: { requests_per_second: number; concurrent_jobs: number; max_output_height: number; apis: string[] };
+}
+
+/** Credits charged per UTC day, from the ledger's captures (the dashboard's 30-day chart). */
+export interface DailyUsage {
+  object: 'usage';
+  days: { date: string; charged_credits: number; charged_usd: number }[];
+  total_charged_credits: number;
+  total_charged_usd: number;
 }
 
 export interface LedgerEntry {
@@ -86,6 +96,29 @@ export class BillingService {
       period_start: period.start.toISOString(),
       period_resets_at: period.resetsAt.toISOString(),
       quota: { processing_minutes_limit: row.processing_minutes_per_month, processing_minutes_used: minutesUsed },
+      limits: {
+        requests_per_second: row.requests_per_second,
+        concurrent_jobs: row.concurrent_jobs,
+        max_output_height: row.max_output_height,
+        apis: row.apis,
+      },
+    };
+  }
+
+  /** USD at the account's current price per credit, like `spent_usd`. */
+  async dailyUsage(accountId: string, days: number, usdPerCredit: number): Promise<DailyUsage> {
+    const perDay = await this.repository.capturedPerDay(accountId, days);
+    const rows = perDay.map((day) => ({
+      date: day.day,
+      charged_credits: Number(day.credits),
+      charged_usd: usd(Number(day.credits), usdPerCredit),
+    }));
+    const total = rows.reduce((sum, day) => sum + day.charged_credits, 0);
+    return {
+      object: 'usage',
+      days: rows,
+      total_charged_credits: total,
+      total_charged_usd: usd(total, usdPerCredit),
     };
   }
 

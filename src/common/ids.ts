@@ -4,7 +4,21 @@ import { randomBytes } from 'node:crypto';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export type IdPrefix =
-  'job' | 'acct' | 'key' | 'upl' | 'ast' | 'we' | 'evt' | 'lic' | 'act' | 'req' | 'led' | 'hold' | 'dlv';
+  | 'job'
+  | 'acct'
+  | 'key'
+  | 'upl'
+  | 'ast'
+  | 'we'
+  | 'evt'
+  | 'lic'
+  | 'act'
+  | 'req'
+  | 'led'
+  | 'hold'
+  | 'dlv'
+  | 'mem'
+  | 'ses';
 
 /** Uniform random base62 string (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {

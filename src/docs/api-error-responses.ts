@@ -16,6 +16,9 @@ const GROUPS = {
     'account_suspended',
   ],
   admin: ['missing_api_key', 'invalid_api_key'],
+  // A dashboard session in place of a key (any route a key reaches, and the members-only ones).
+  session: ['invalid_session', 'csrf_check_failed', 'insufficient_scope', 'account_suspended'],
+  sign_in: ['invalid_credentials', 'csrf_check_failed', 'rate_limit_exceeded'],
   rate: ['rate_limit_exceeded'],
   maintenance: ['maintenance_window'],
   invalid: ['missing_parameter', 'invalid_parameter', 'invalid_json', 'request_too_large', 'unsupported_content_type'],

@@ -24,7 +24,8 @@ import { renderErrorsPage } from './errors-page';
 type AccessKind = Access['kind'];
 
 const SECURITY: Record<AccessKind, SecurityRequirementObject[]> = {
-  api_key: [{ api_key: [] }],
+  // A key, or a dashboard session (members-only routes take only the session: see securityOf).
+  api_key: [{ api_key: [] }, { session: [] }],
   admin: [{ admin_token: [] }],
   // An explicit empty list: these routes need no credential at all.
   public: [],
@@ -33,7 +34,7 @@ const SECURITY: Record<AccessKind, SecurityRequirementObject[]> = {
 
 /** Errors every route of an access kind can answer, before anything particular to the route (API.md §2). */
 const IMPLIED_ERRORS: Record<AccessKind, ErrorCode[]> = {
-  api_key: groupCodes(['auth', 'rate', 'maintenance']),
+  api_key: groupCodes(['auth', 'session', 'rate', 'maintenance']),
   admin: groupCodes(['admin']),
   public: groupCodes(['rate', 'maintenance']),
   operational: [],
@@ -50,6 +51,9 @@ const TAGS: Record<string, string> = {
   events: 'Events sent to webhook endpoints, and their redelivery.',
   license: 'Plugin licence activation, validation and offline tokens (Ed25519).',
   admin: 'Operator endpoints (X-Admin-Token): accounts, credits, plans, maintenance, blocked content.',
+  sessions: 'Dashboard sign-in and sign-out (session cookie and CSRF token), and one-time set-password links.',
+  members: 'The people of an account and their roles (owners, signed in to the dashboard).',
+  licenses: "The account's plugin licences and their activated devices.",
   operations: 'Liveness and readiness probes.',
 };
 
@@ -124,7 +128,7 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
   const responses = operation.responses;
   const kind = facts?.access?.kind;
   if (kind) {
-    operation.security = SECURITY[kind];
+    operation.security = facts?.access?.kind === 'api_key' && facts.access.members ? [{ session: [] }] : SECURITY[kind];
     mergeErrorResponses(responses, [...IMPLIED_ERRORS[kind], ...ALWAYS]);
   } else {
     mergeErrorResponses(responses, [...ALWAYS]);
@@ -175,6 +179,18 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
     .addApiKey(
       { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'Operator token (ADMIN_TOKEN).' },
       'admin_token',
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'mj_session',
+        description:
+          'Dashboard session of a signed-in member (POST /v1/sessions). Requests that change something also ' +
+          'need the X-CSRF-Token header of the session and must come from the service’s own origin. The ' +
+          "member's role stands for scopes: owner and developer every scope, viewer reads only.",
+      },
+      'session',
     )
     .build();
   // A deep copy, since decorator metadata objects are shared by every app built in this process.

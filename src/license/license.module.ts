@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { AccountLicensesController } from './account-licenses.controller';
+import { AccountLicensesService } from './account-licenses.service';
 import { LicenseAdminController } from './license-admin.controller';
 import { LicenseAdminService } from './license-admin.service';
 import { LicenseController } from './license.controller';
@@ -10,8 +12,8 @@ import { LicenseSigner } from './license-signer';
 /** The public licence API (API process only): it needs the signing key. */
 @Module({
   imports: [RateLimitModule],
-  controllers: [LicenseController],
-  providers: [LicenseRepository, LicenseService, LicenseSigner],
+  controllers: [LicenseController, AccountLicensesController],
+  providers: [LicenseRepository, LicenseService, LicenseSigner, AccountLicensesService],
 })
 export class LicenseModule {}
 

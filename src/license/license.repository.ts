@@ -168,4 +168,43 @@ export class LicenseRepository {
     );
     return updated[0] ?? null;
   }
+
+  // ---- the account's own view (dashboard) ----
+
+  /** The account's licences, newest first, each with its active seats (oldest first) as JSON. */
+  listForAccount(accountId: string): Promise<(LicenseRow & { devices: AccountDeviceRow[] })[]> {
+    return rows<LicenseRow & { devices: AccountDeviceRow[] }>(
+      this.db,
+      `SELECT ${LICENSE_COLUMNS},
+              COALESCE((SELECT json_agg(json_build_object('id', a.id, 'device_id', a.device_id, 'device_name', a.device_name,
+                                                          'first_seen_at', a.first_seen_at, 'last_seen_at', a.last_seen_at)
+                                        ORDER BY a.id)
+                          FROM license_activations a WHERE a.license_id = l.id AND a.deactivated_at IS NULL), '[]') AS devices
+         FROM licenses l WHERE l.account_id = $1 ORDER BY l.id DESC`,
+      [accountId],
+    );
+  }
+
+  /** Frees a seat of one of the account's licences; null when there is no such active seat. */
+  deactivateForAccount(accountId: string, licenseId: string, activationId: string): Promise<ActivationRow | null> {
+    return row<ActivationRow>(
+      this.db,
+      `UPDATE license_activations a SET deactivated_at = now()
+         FROM licenses l
+        WHERE a.id = $3 AND a.license_id = $2 AND a.deactivated_at IS NULL AND l.id = a.license_id AND l.account_id = $1
+        RETURNING ${ACTIVATION_COLUMNS.split(', ')
+          .map((column) => `a.${column}`)
+          .join(', ')}`,
+      [accountId, licenseId, activationId],
+    );
+  }
+}
+
+/** A seat as the account's licence list shows it (timestamps as JSON strings). */
+export interface AccountDeviceRow {
+  id: string;
+  device_id: string;
+  device_name: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
 }

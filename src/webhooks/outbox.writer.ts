@@ -5,12 +5,16 @@ import { newId } from '../common/ids';
 
 export const JOB_EVENTS = ['job.succeeded', 'job.partially_succeeded', 'job.failed', 'job.cancelled'] as const;
 export type JobEvent = (typeof JOB_EVENTS)[number];
+/** Sent only on request ("send a test event") to one endpoint, whatever events it subscribes to. */
+export const TEST_EVENT = 'webhook.test';
+export type EventType = JobEvent | typeof TEST_EVENT;
 
 export interface EventPayload {
   id: string;
-  event: JobEvent;
+  event: EventType;
   created_at: string;
-  data: { job: { job_id: string }; error: ErrorObject | null };
+  /** `job` is null in a test event. */
+  data: { job: { job_id: string } | null; error: ErrorObject | null };
 }
 
 /**

@@ -56,6 +56,16 @@ export class WebhookEndpointsController {
     return this.webhooks.rotateSecret(caller.accountId, id);
   }
 
+  @Post(':id/test')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send a test event (webhook.test, no job) to this endpoint alone; it appears in the delivery log',
+  })
+  @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
+  sendTestEvent(@Caller() caller: AuthContext, @Param('id') id: string): Promise<DeliveryView> {
+    return this.webhooks.sendTestEvent(caller.accountId, id);
+  }
+
   @Get(':id/deliveries')
   @ApiOperation({
     summary: 'Deliveries to this endpoint, newest first, each with its attempts (time, status, duration, error)',

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
 import { newId } from '../common/ids';
-import type { EventPayload, JobEvent } from './outbox.writer';
+import { TEST_EVENT, type EventPayload, type EventType, type JobEvent } from './outbox.writer';
 
 export interface EndpointRow {
   id: string;
@@ -18,8 +18,8 @@ export interface EndpointRow {
 
 export interface EventRow {
   id: string;
-  job_id: string;
-  event: JobEvent;
+  job_id: string | null;
+  event: EventType;
   payload: EventPayload;
 }
 
@@ -37,8 +37,8 @@ export interface DeliveryRow {
   id: string;
   endpoint_id: string;
   event_id: string;
-  event: JobEvent;
-  origin: 'outbox' | 'redelivery';
+  event: EventType;
+  origin: 'outbox' | 'redelivery' | 'test';
   state: DeliveryState;
   attempts: number;
   next_attempt_at: Date | null;
@@ -142,7 +142,7 @@ export class WebhooksRepository {
   }
 
   /** Enabled endpoints of the account subscribed to `event`. */
-  async subscribedEndpointIds(accountId: string, event: JobEvent): Promise<string[]> {
+  async subscribedEndpointIds(accountId: string, event: EventType): Promise<string[]> {
     const found = await rows<{ id: string }>(
       this.db,
       `SELECT id FROM webhook_endpoints WHERE account_id = $1 AND disabled_at IS NULL AND $2 = ANY (events) ORDER BY id`,
@@ -155,7 +155,7 @@ export class WebhooksRepository {
 
   listEvents(
     accountId: string,
-    options: { limit: number; startingAfter?: string; type?: JobEvent; jobId?: string; retentionDays: number },
+    options: { limit: number; startingAfter?: string; type?: EventType; jobId?: string; retentionDays: number },
   ): Promise<EventRow[]> {
     return rows<EventRow>(
       this.db,
@@ -212,6 +212,31 @@ export class WebhooksRepository {
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.id = ANY ($1) ORDER BY d.id`,
       [ids],
     );
+  }
+
+  /**
+   * A test event and its one delivery, due now, to one endpoint. The event is born dispatched, so
+   * the relay never sends it to the account's other endpoints.
+   */
+  async insertTestEvent(accountId: string, endpointId: string, payload: EventPayload): Promise<DeliveryRow> {
+    const deliveryId = newId('dlv');
+    await this.db.transaction(async (manager: EntityManager) => {
+      await manager.query(
+        `INSERT INTO outbox_events (id, account_id, job_id, event, payload, created_at, dispatched_at)
+         VALUES ($1, $2, NULL, $3, $4, $5, now())`,
+        [payload.id, accountId, TEST_EVENT, payload, payload.created_at],
+      );
+      await manager.query(
+        `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, origin, state, next_attempt_at)
+         VALUES ($1, $2, $3, 'test', 'pending', now())`,
+        [deliveryId, payload.id, endpointId],
+      );
+    });
+    return (await row<DeliveryRow>(
+      this.db,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.id = $1`,
+      [deliveryId],
+    ))!;
   }
 
   // ---- worker: relay, scheduling, attempts ----

@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { checkUrl } from '../common/net/safe-url';
 import { toList, type ListResponse } from '../common/pagination';
-import { JOB_EVENTS, type EventPayload, type JobEvent } from './outbox.writer';
+import { JOB_EVENTS, TEST_EVENT, type EventPayload, type EventType, type JobEvent } from './outbox.writer';
 import { generateSecret } from './signature';
 import {
   WebhooksRepository,
@@ -42,7 +42,7 @@ export interface DeliveryView {
   id: string;
   endpoint_id: string;
   event_id: string;
-  event: JobEvent;
+  event: EventType;
   /** True for a delivery asked for with POST /v1/events/{id}/redeliver. */
   redelivery: boolean;
   state: DeliveryState;
@@ -182,7 +182,7 @@ export class WebhooksService {
 
   async listEvents(
     accountId: string,
-    query: { limit?: number; starting_after?: string; type?: JobEvent; job_id?: string },
+    query: { limit?: number; starting_after?: string; type?: EventType; job_id?: string },
   ): Promise<ListResponse<EventView>> {
     const limit = query.limit ?? 20;
     const found = await this.repository.listEvents(accountId, {
@@ -209,18 +209,29 @@ export class WebhooksService {
     if (endpointId) {
       const endpoint = await this.repository.findEndpoint(accountId, endpointId);
       if (!endpoint) throw endpointMissing('endpoint_id');
-      if (endpoint.disabled_at) {
-        throw new ApiError('invalid_parameter', {
-          param: 'endpoint_id',
-          message: 'This webhook endpoint is disabled; register the URL again to receive events.',
-        });
-      }
+      if (endpoint.disabled_at) throw endpointDisabled('endpoint_id');
       endpointIds = [endpoint.id];
     } else {
       endpointIds = await this.repository.subscribedEndpointIds(accountId, event.event);
     }
     const created = await this.repository.insertRedeliveries(event.id, endpointIds);
     return toList(created.map(toDeliveryView), created.length, (view) => view.id);
+  }
+
+  /**
+   * "Send a test event": a `webhook.test` event (no job) delivered to this endpoint alone, signed
+   * and retried like any other, shown in its delivery log.
+   */
+  async sendTestEvent(accountId: string, endpointId: string): Promise<DeliveryView> {
+    const endpoint = await this.requireEndpoint(accountId, endpointId);
+    if (endpoint.disabled_at) throw endpointDisabled('id');
+    const payload: EventPayload = {
+      id: newId('evt'),
+      event: TEST_EVENT,
+      created_at: new Date().toISOString(),
+      data: { job: null, error: null },
+    };
+    return toDeliveryView(await this.repository.insertTestEvent(accountId, endpoint.id, payload));
   }
 
   private async requireEndpoint(accountId: string, id: string): Promise<EndpointRow> {
@@ -239,6 +250,13 @@ export class WebhooksService {
       });
     return found;
   }
+}
+
+function endpointDisabled(param: string): ApiError {
+  return new ApiError('invalid_parameter', {
+    param,
+    message: 'This webhook endpoint is disabled; register the URL again to receive events.',
+  });
 }
 
 function endpointMissing(param: string): ApiError {

@@ -176,7 +176,15 @@ describe('OpenAPI document at /docs/openapi.json', () => {
       expect(typeof operation.summary).toBe('string');
     }
     const credits = document.paths['/v1/account/credits'].get;
-    expect(credits.security).toEqual([{ api_key: [] }]);
+    // A key or a dashboard session; the owner's routes take only a session (a key is not a person).
+    expect(credits.security).toEqual([{ api_key: [] }, { session: [] }]);
+    expect(document.paths['/v1/account/members'].get.security).toEqual([{ session: [] }]);
+    expect(document.paths['/v1/account'].patch.security).toEqual([{ session: [] }]);
+    expect(document.components.securitySchemes.session).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'mj_session',
+    });
     expect(Object.keys(credits.responses['200'].headers)).toEqual(
       expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
     );

@@ -122,7 +122,7 @@ describe('webhook endpoints and events API', () => {
 
     const byType = await call(api, 'GET', '/v1/events?type=job.failed', { key: own.apiKey });
     expect(byType.body.data.map((event: { id: string }) => event.id)).toEqual([failed.id]);
-    const byJob = await call(api, 'GET', `/v1/events?job_id=${succeeded.data.job.job_id}`, { key: own.apiKey });
+    const byJob = await call(api, 'GET', `/v1/events?job_id=${succeeded.data.job!.job_id}`, { key: own.apiKey });
     expect(byJob.body.data.map((event: { id: string }) => event.id)).toEqual([succeeded.id]);
     const paged = await call(api, 'GET', '/v1/events?limit=1', { key: own.apiKey });
     expect(paged.body).toMatchObject({ has_more: true, next_cursor: succeeded.id });

@@ -1,38 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SpendLimitUsd } from '../../billing/spend-limit.dto';
 import {
   IsBoolean,
   IsDateString,
   IsDefined,
+  IsEmail,
   IsIn,
   IsInt,
-  IsNumber,
   IsOptional,
   IsString,
   Length,
   Matches,
-  ValidateBy,
   Max,
   Min,
   ValidateIf,
 } from 'class-validator';
-
-/**
- * At most two decimal places. Instead of IsNumber's `maxDecimalPlaces`, which throws (a 500) on a
- * number JavaScript prints in exponent form such as 5e-324: its decimals are counted from the digits.
- */
-function HasAtMostCents(): PropertyDecorator {
-  return ValidateBy({
-    name: 'hasAtMostCents',
-    validator: {
-      validate: (value: unknown) => {
-        if (typeof value !== 'number' || !Number.isFinite(value)) return false;
-        const [digits, exponent = '0'] = value.toString().split('e');
-        return (digits.split('.')[1]?.length ?? 0) - Number(exponent) <= 2;
-      },
-      defaultMessage: (args) => `${args?.property ?? 'the value'} must have at most 2 decimal places`,
-    },
-  });
-}
 
 export const PLAN_IDS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
@@ -49,6 +31,25 @@ export class CreateAccountDto {
   @IsDefined()
   @IsIn(PLAN_IDS)
   plan: (typeof PLAN_IDS)[number];
+
+  @ApiPropertyOptional({
+    example: 'ada@example.com',
+    description:
+      'The first owner, who signs in to the dashboard: the answer carries `owner_invite_url`, a one-time ' +
+      'set-password link (24 h), also mailed when SMTP is configured.',
+  })
+  @IsOptional()
+  @IsEmail({}, { message: 'owner_email must be an email address' })
+  @Length(3, 320)
+  owner_email?: string;
+}
+
+export class PasswordLinkRequestDto {
+  @ApiProperty({ example: 'ada@example.com' })
+  @IsDefined()
+  @IsEmail({}, { message: 'email must be an email address' })
+  @Length(3, 320)
+  email: string;
 }
 
 export class GrantCreditsDto {
@@ -82,13 +83,7 @@ export class PatchAccountDto {
   @IsIn(SUBSCRIPTION_STATUSES)
   subscription_status?: (typeof SUBSCRIPTION_STATUSES)[number];
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Monthly spend cap in USD; null removes it.' })
-  @ValidateIf((_, value) => value !== null)
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @HasAtMostCents()
-  @Min(0)
-  @Max(10_000_000)
+  @SpendLimitUsd({ required: false })
   spend_limit_usd?: number | null;
 }
 

@@ -41,6 +41,16 @@ export interface AppConfig {
   ffprobePath: string;
   assetUrlSecret: string;
   licenseSigningKey: string | null;
+  /** Dashboard: outgoing mail (set-password, invitation and reset links); null sends none. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Dashboard sessions end after this long without a request, and this long after sign-in at the latest. */
+  sessionIdleTimeoutSeconds: number;
+  sessionAbsoluteTimeoutSeconds: number;
+  /** Failed sign-ins allowed per minute, per IP and per email; the next one is rate_limit_exceeded. */
+  signInAttemptsPerMinute: number;
+  /** The built dashboard (index.html and assets/), served under /dashboard. */
+  dashboardDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -124,6 +134,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
       `ALLOW_PRIVATE_URLS must list IP addresses, CIDRs or host names: ${(error as Error).message}`,
     );
   }
+  const dashboard = dashboardConfig(env, publicBaseUrl);
   return {
     nodeEnv,
     port,
@@ -156,6 +167,39 @@ export function parseConfig(env: Env = process.env): AppConfig {
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     assetUrlSecret,
     licenseSigningKey: env.LICENSE_SIGNING_KEY || null,
+    ...dashboard,
+  };
+}
+
+/** The dashboard's settings: mail, sessions, sign-in limits and where the built app is. */
+function dashboardConfig(
+  env: Env,
+  publicBaseUrl: string,
+): Pick<
+  AppConfig,
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'sessionIdleTimeoutSeconds'
+  | 'sessionAbsoluteTimeoutSeconds'
+  | 'signInAttemptsPerMinute'
+  | 'dashboardDir'
+> {
+  const smtpUrl = env.SMTP_URL ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null;
+  const mailFrom = env.MAIL_FROM || `mediajobs <no-reply@${new URL(publicBaseUrl).hostname}>`;
+  // A bare address or "Name <address>": what nodemailer and every SMTP server accept as From.
+  if (!/^(?:[^<>@\r\n]+ <[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(mailFrom))
+    throw new ConfigError(`MAIL_FROM must be an email address or "Name <address>"; got "${mailFrom}".`);
+  const sessionIdleTimeoutSeconds = int(env, 'SESSION_IDLE_TIMEOUT_SECONDS', 7200, 60, 30 * 86400);
+  const sessionAbsoluteTimeoutSeconds = int(env, 'SESSION_ABSOLUTE_TIMEOUT_SECONDS', 86400, 60, 90 * 86400);
+  if (sessionAbsoluteTimeoutSeconds < sessionIdleTimeoutSeconds)
+    throw new ConfigError('SESSION_ABSOLUTE_TIMEOUT_SECONDS must be at least SESSION_IDLE_TIMEOUT_SECONDS.');
+  return {
+    smtpUrl,
+    mailFrom,
+    sessionIdleTimeoutSeconds,
+    sessionAbsoluteTimeoutSeconds,
+    signInAttemptsPerMinute: int(env, 'SIGN_IN_ATTEMPTS_PER_MINUTE', 10, 1, 1000),
+    dashboardDir: resolve(env.DASHBOARD_DIR || './dashboard/dist'),
   };
 }
 

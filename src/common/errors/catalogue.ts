@@ -420,6 +420,31 @@ export const CATALOGUE = {
     'This endpoint does not accept this Content-Type. Send application/json.',
     true,
   ),
+  // The dashboard's credential: a signed-in member's session (cookie), not an API key.
+  invalid_credentials: entry(
+    'auth_error',
+    401,
+    false,
+    'Sign-in with an email and password that do not match a member',
+    'The email or password is not right. Check both, or ask for a password reset link.',
+    true,
+  ),
+  invalid_session: entry(
+    'auth_error',
+    401,
+    false,
+    'Session cookie unknown, signed out, revoked or past its idle or absolute expiry',
+    'Your dashboard session has ended. Sign in again.',
+    true,
+  ),
+  csrf_check_failed: entry(
+    'auth_error',
+    403,
+    false,
+    'A change made with a session lacks the X-CSRF-Token of that session, or comes from another origin',
+    'This request was refused as a possible cross-site request: send the X-CSRF-Token of your session from the dashboard itself. Reload the page and try again.',
+    true,
+  ),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

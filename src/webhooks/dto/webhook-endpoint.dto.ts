@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ListQuery } from '../../common/pagination';
-import { JOB_EVENTS, type JobEvent } from '../outbox.writer';
+import { JOB_EVENTS, TEST_EVENT, type EventType, type JobEvent } from '../outbox.writer';
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({ example: 'https://example.com/webhooks/mediajobs', maxLength: 2048 })
@@ -26,10 +26,10 @@ export class ListDeliveriesQuery extends ListQuery {
 }
 
 export class ListEventsQuery extends ListQuery {
-  @ApiPropertyOptional({ enum: JOB_EVENTS, description: 'Only events of this kind.' })
+  @ApiPropertyOptional({ enum: [...JOB_EVENTS, TEST_EVENT], description: 'Only events of this kind.' })
   @IsOptional()
-  @IsIn(JOB_EVENTS, { message: `type must be one of ${JOB_EVENTS.join(', ')}` })
-  type?: JobEvent;
+  @IsIn([...JOB_EVENTS, TEST_EVENT], { message: `type must be one of ${[...JOB_EVENTS, TEST_EVENT].join(', ')}` })
+  type?: EventType;
 
   @ApiPropertyOptional({ description: 'Only the events of this job (job_…).' })
   @IsOptional()

@@ -1,0 +1,109 @@
+// The dashboard's credential: a session cookie, accepted by the access guard beside X-API-Key and
+// turned into the same AuthContext a key gives, with the member's role mapped to scopes.
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { secretsEqual } from './api-key';
+import type { AuthContext } from './auth-context';
+import type { Access } from './auth.decorators';
+import { mayChange, notForCaller, READ_METHODS, scopesOf, viewerRefusal } from './roles';
+import { requestOrigin } from './same-origin';
+import { clearedSessionCookie, hashToken, isWellFormedToken, readCookie, SESSION_COOKIE } from './session-token';
+import { SessionsRepository, type ActiveSession } from './sessions.repository';
+
+type KeyAccess = Extract<Access, { kind: 'api_key' }>;
+
+/** last_seen_at is written at most this often (and at least four times per idle period). */
+const TOUCH_INTERVAL_MS = 60_000;
+
+@Injectable()
+export class SessionAuthenticator {
+  private readonly publicOrigin: string;
+  private readonly touchIntervalMs: number;
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.publicOrigin = new URL(config.publicBaseUrl).origin;
+    this.touchIntervalMs = Math.min(TOUCH_INTERVAL_MS, (config.sessionIdleTimeoutSeconds * 1000) / 4);
+  }
+
+  /**
+   * Whether the guard should judge this request by its session: it carries the session cookie and
+   * no API key (an explicit key wins over an ambient cookie), or the route is for members only.
+   */
+  applies(request: FastifyRequest, access: KeyAccess): boolean {
+    if (request.headers['x-api-key'] !== undefined) return false;
+    return access.members !== undefined || readCookie(request.headers.cookie, SESSION_COOKIE) !== null;
+  }
+
+  /**
+   * Step 1 of API.md §2 for a session: a live session (401 invalid_session), and for any change,
+   * the request's origin and the session's CSRF token (403 csrf_check_failed).
+   */
+  async authenticate(request: FastifyRequest): Promise<AuthContext> {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    if (token === null) {
+      throw new ApiError('invalid_session', {
+        param: 'Cookie',
+        message: 'Sign in to the dashboard first: this route takes a signed-in member, not an API key.',
+      });
+    }
+    const session = isWellFormedToken(token)
+      ? await this.sessions.findActive(hashToken(token), this.config.sessionIdleTimeoutSeconds)
+      : null;
+    if (!session) {
+      throw new ApiError('invalid_session', {
+        param: 'Cookie',
+        headers: { 'Set-Cookie': clearedSessionCookie(this.config.nodeEnv === 'production') },
+      });
+    }
+    if (!READ_METHODS.has(request.method)) this.checkCrossSite(request, session);
+    if (Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
+      // Best effort: a lost touch only makes the idle expiry come a little earlier.
+      this.sessions.touch(session.id).catch(() => undefined);
+    }
+    return {
+      accountId: session.accountId,
+      keyId: null,
+      scopes: scopesOf(session.member.role),
+      plan: session.plan,
+      accountStatus: session.accountStatus,
+      subscriptionStatus: session.subscriptionStatus,
+      member: { ...session.member, sessionId: session.id },
+    };
+  }
+
+  /**
+   * Step 1's authorisation for a member: the route's roles, then a viewer's reads-only rule (403),
+   * except on a route that names viewers (their own session: signing out).
+   */
+  authorise(request: FastifyRequest, access: KeyAccess, caller: AuthContext): void {
+    const role = caller.member!.role;
+    if (access.members && !access.members.includes(role)) throw notForCaller(access.members, role);
+    if (!READ_METHODS.has(request.method) && !mayChange(role) && !access.members?.includes(role)) throw viewerRefusal();
+  }
+
+  /** A change must come from the dashboard's own origin and carry the session's CSRF token. */
+  private checkCrossSite(request: FastifyRequest, session: ActiveSession): void {
+    const origin = requestOrigin(request);
+    if (origin !== this.publicOrigin) {
+      throw new ApiError('csrf_check_failed', {
+        param: 'Origin',
+        message: `A change made with a session must come from ${this.publicOrigin}; this one came from ${origin ?? 'an unknown origin'}.`,
+      });
+    }
+    const header = request.headers['x-csrf-token'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented || !secretsEqual(presented, session.csrfToken)) {
+      throw new ApiError('csrf_check_failed', {
+        param: 'X-CSRF-Token',
+        message: presented
+          ? 'The X-CSRF-Token does not belong to this session. Reload the dashboard and try again.'
+          : 'A change made with a session must carry the X-CSRF-Token header of the session.',
+      });
+    }
+  }
+}

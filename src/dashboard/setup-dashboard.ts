@@ -1,0 +1,73 @@
+// The account dashboard, a single-page app served under /dashboard: hashed assets cached for good,
+// index.html revalidated each time, every client route (/dashboard/jobs/…) answered with index.html,
+// and a strict Content-Security-Policy on all of it. `/` and `/login` lead there.
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { loadDashboardFiles, type DashboardFile } from './dashboard-files';
+
+/**
+ * Scripts, styles and requests only from this origin (no inline script or style element), never in
+ * a frame. Inline style *attributes* set from script (progress bar widths, the chart) go through
+ * the CSSOM, which style-src does not restrict.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': DASHBOARD_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+/** `sendError` writes the envelope (these routes are Fastify's own, outside Nest's exception filter). */
+export function setupDashboard(
+  app: NestFastifyApplication,
+  config: AppConfig,
+  sendError: (error: ApiError, request: FastifyRequest, reply: FastifyReply) => void,
+): void {
+  const files = loadDashboardFiles(config.dashboardDir);
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.get('/', (_request, reply) => void reply.redirect('/dashboard/', 302));
+  fastify.get('/login', (_request, reply) => void reply.redirect('/dashboard/login', 302));
+  const serve = (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
+    const path = request.params['*'] ?? '';
+    const index = files.get('index.html');
+    if (!index) {
+      const message = 'The dashboard is not built on this server: run `npm run build`, then start the API again.';
+      return sendError(new ApiError('route_not_found', { message }), request, reply);
+    }
+    const file = files.get(path);
+    if (file && path !== 'index.html') return send(request, reply, file);
+    // A missing asset is a 404 (never index.html under a script's name); any other path is a client route.
+    if (path.startsWith('assets/') || /\.[a-z0-9]+$/i.test(path))
+      return sendError(new ApiError('route_not_found'), request, reply);
+    return send(request, reply, index);
+  };
+  fastify.get('/dashboard', serve);
+  fastify.get('/dashboard/*', serve);
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile): FastifyReply {
+  void reply.headers(SECURITY_HEADERS);
+  void reply.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+  void reply.header('ETag', file.etag).header('Vary', 'Accept-Encoding').type(file.contentType);
+  if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
+  const gzip = file.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+  if (gzip) void reply.header('Content-Encoding', 'gzip');
+  return reply.send(gzip ? file.gzip : file.body);
+}
