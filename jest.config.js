@@ -7,7 +7,7 @@ module.exports = {
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
   // The chaos suite is its own run: `npm run test:chaos` (jest.chaos.config.js).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/chaos/'],
-  modulePathIgnorePatterns: ['<rootDir>/sdk/', '<rootDir>/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/sdk/', '<rootDir>/dist/', '<rootDir>/dashboard/'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.(t|j)s$': [

@@ -106,7 +106,6 @@ export class AccessGuard implements CanActivate {
       throw error;
     }
     this.sessions.authorise(request, access, caller);
-    if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
     this.admit(request, reply, caller, await this.limiter.hit(caller.accountId, caller.plan.requestsPerSecond));
     return true;
   }

@@ -6,11 +6,13 @@ import { MEMBER_ROLES, type MemberRole } from './roles';
 /**
  * How a route is reached: `api_key` (the default) needs a key with the route's scope, or a dashboard
  * session (its member's role stands for the scopes); with `members`, only a session of a member with
- * one of those roles (a key is not a person); `public` needs no key and is limited per IP; `admin`
- * needs X-Admin-Token; `operational` (health, metrics, docs) is exempt from rate limits and maintenance.
+ * one of those roles (a key is not a person); `ownSession` routes act on the caller's own session
+ * (signing out), which every member may do, suspended account or not; `public` needs no key and is
+ * limited per IP; `admin` needs X-Admin-Token; `operational` (health, metrics, docs) is exempt from
+ * rate limits and maintenance.
  */
 export type Access =
-  | { kind: 'api_key'; scopes: Scope[]; members?: MemberRole[] }
+  | { kind: 'api_key'; scopes: Scope[]; members?: MemberRole[]; ownSession?: true }
   | { kind: 'public' }
   | { kind: 'admin' }
   | { kind: 'operational' };
@@ -18,12 +20,16 @@ export const ACCESS = 'mediajobs:access';
 
 /** A key with any one of `scopes` may call the route. */
 export const RequireScope = (...scopes: Scope[]) => SetMetadata(ACCESS, { kind: 'api_key', scopes } satisfies Access);
-/** Only a signed-in member with one of `roles` (default: any member); API keys are refused. */
+/** Only a signed-in member with one of `roles`; API keys are refused. */
 export const MembersOnly = (...roles: MemberRole[]) =>
+  SetMetadata(ACCESS, { kind: 'api_key', scopes: ['account'], members: roles } satisfies Access);
+/** The signed-in member's own session (read it, end it): any member; API keys are refused. */
+export const OwnSession = () =>
   SetMetadata(ACCESS, {
     kind: 'api_key',
     scopes: ['account'],
-    members: roles.length ? roles : [...MEMBER_ROLES],
+    members: [...MEMBER_ROLES],
+    ownSession: true,
   } satisfies Access);
 export const Public = () => SetMetadata(ACCESS, { kind: 'public' } satisfies Access);
 export const AdminOnly = () => SetMetadata(ACCESS, { kind: 'admin' } satisfies Access);

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/c
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
-import { Caller, MembersOnly, Public } from '../auth/auth.decorators';
+import { Caller, OwnSession, Public } from '../auth/auth.decorators';
 import { checkBrowserOrigin } from '../auth/same-origin';
 import { readCookie, SESSION_COOKIE } from '../auth/session-token';
 import { SessionsService } from '../auth/sessions.service';
@@ -49,7 +49,7 @@ export class SessionsController {
   }
 
   @Get('current')
-  @MembersOnly()
+  @OwnSession()
   @ApiSecurity('session')
   @ApiOperation({ summary: 'The signed-in member, their account and the CSRF token of this session' })
   @ApiResponse({ status: 200, type: SessionResponse })
@@ -65,7 +65,7 @@ export class SessionsController {
   }
 
   @Delete('current')
-  @MembersOnly()
+  @OwnSession()
   @ApiSecurity('session')
   @ApiOperation({ summary: 'Sign out: ends this session and clears its cookie' })
   @ApiResponse({ status: 200, type: SignOutResponse })
@@ -80,7 +80,7 @@ export class SessionsController {
   }
 
   @Delete()
-  @MembersOnly()
+  @OwnSession()
   @ApiSecurity('session')
   @ApiOperation({ summary: 'Sign out everywhere: ends every session of the signed-in member, this one included' })
   @ApiResponse({ status: 200, type: SignOutResponse })

@@ -1,0 +1,184 @@
+import { useState } from 'react';
+import { api, isRunning, type Job, type JobApi } from '../api';
+import { formatBytes, formatNumber, formatSeconds, formatTime } from '../format';
+import { Link } from '../router';
+import { useCanChange } from '../session';
+import { ConfirmDialog, ErrorNotice, Loading, PageTitle, Progress, StatusBadge, useAction, useLoad } from '../ui';
+
+const POLL_MS = 1000;
+
+/** One job: live progress while it runs, its items, billing, error envelope and downloads. One API call. */
+export function JobPage({ api: jobApi, id }: { api: JobApi; id: string }) {
+  const canChange = useCanChange();
+  const job = useLoad(`job:${jobApi}:${id}`, () => api<Job>('GET', `/v1/${jobApi}/jobs/${encodeURIComponent(id)}`), {
+    pollMs: POLL_MS,
+    keepPolling: (current) => isRunning(current.status),
+  });
+  const [confirming, setConfirming] = useState(false);
+  const cancel = useAction(async () => {
+    await api('POST', `/v1/${jobApi}/jobs/${encodeURIComponent(id)}/cancel`);
+    setConfirming(false);
+    job.reload();
+  });
+
+  return (
+    <>
+      <PageTitle>Job {id}</PageTitle>
+      <p>
+        <Link to={`/jobs?api=${jobApi}`}>← All {jobApi} jobs</Link>
+      </p>
+      {job.error ? <ErrorNotice error={job.error} /> : null}
+      {!job.data ? (
+        !job.error && <Loading what="the job" />
+      ) : (
+        <JobDetails
+          job={job.data}
+          canCancel={canChange && isRunning(job.data.status)}
+          onCancel={() => setConfirming(true)}
+        />
+      )}
+      {cancel.error ? <ErrorNotice error={cancel.error} title="Could not cancel" /> : null}
+      <ConfirmDialog
+        open={confirming}
+        title="Cancel this job?"
+        confirmLabel="Cancel job"
+        danger
+        busy={cancel.busy}
+        onConfirm={() => void cancel.run()}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>The job stops within seconds and is not charged: its held credits are released.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean; onCancel: () => void }) {
+  const percentDone = Math.round(job.progress * 100);
+  return (
+    <>
+      <section className="card" aria-labelledby="status-heading">
+        <h2 id="status-heading">
+          Status: <StatusBadge status={job.status} />
+        </h2>
+        <Progress label="Job progress" value={percentDone} max={100} text={`${percentDone} %`} />
+        <dl className="facts">
+          <dt>API</dt>
+          <dd>{job.api}</dd>
+          <dt>Created</dt>
+          <dd>{formatTime(job.created_at)}</dd>
+          <dt>Started</dt>
+          <dd>{formatTime(job.started_at)}</dd>
+          <dt>Finished</dt>
+          <dd>{formatTime(job.finished_at)}</dd>
+        </dl>
+        {canCancel && (
+          <button type="button" className="danger" onClick={onCancel}>
+            Cancel job
+          </button>
+        )}
+      </section>
+
+      {job.error && (
+        <section aria-labelledby="error-heading">
+          <h2 id="error-heading">Why it {job.status === 'cancelled' ? 'was cancelled' : 'failed'}</h2>
+          <ErrorNotice error={job.error} />
+          {job.error.details && (
+            <details>
+              <summary>Details of the error</summary>
+              <pre>{JSON.stringify(job.error.details, null, 2)}</pre>
+            </details>
+          )}
+        </section>
+      )}
+
+      <section className="card" aria-labelledby="billing-heading">
+        <h2 id="billing-heading">Billing</h2>
+        <dl className="facts">
+          <dt>Estimated</dt>
+          <dd>{formatNumber(job.billing.estimated_credits)} credits (held at submit)</dd>
+          <dt>Charged</dt>
+          <dd>{formatNumber(job.billing.charged_credits)} credits</dd>
+          <dt>State</dt>
+          <dd>
+            {job.billing.state === 'authorised' && 'Credits held until the job ends'}
+            {job.billing.state === 'settled' && 'Settled: charged for what was processed'}
+            {job.billing.state === 'released' && 'Released: nothing charged'}
+          </dd>
+          <dt>Refunded</dt>
+          <dd>{job.billing.refunded ? 'Yes' : 'No'}</dd>
+        </dl>
+      </section>
+
+      <section aria-labelledby="items-heading">
+        <h2 id="items-heading">Inputs and outputs</h2>
+        <table>
+          <caption className="visually-hidden">Items of the job</caption>
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Status</th>
+              <th scope="col">Source</th>
+              <th scope="col">Duration</th>
+              <th scope="col">Size</th>
+              <th scope="col">Credits (charged / estimated)</th>
+              <th scope="col">Output</th>
+            </tr>
+          </thead>
+          <tbody>
+            {job.items.map((item) => (
+              <tr key={item.index}>
+                <td>{item.index}</td>
+                <td>
+                  <StatusBadge status={item.status} />
+                  {item.error && (
+                    <>
+                      {' '}
+                      <a href={item.error.doc_url} target="_blank" rel="noreferrer">
+                        <code>{item.error.code}</code>
+                      </a>
+                    </>
+                  )}
+                </td>
+                <td>
+                  <code>{item.source.type === 'url' ? item.source.url : item.source.upload_id}</code>
+                </td>
+                <td>{formatSeconds(item.duration_seconds)}</td>
+                <td>{item.width && item.height ? `${item.width}×${item.height}` : '—'}</td>
+                <td>
+                  {formatNumber(item.charged_credits)} / {formatNumber(item.estimated_credits)}
+                </td>
+                <td>
+                  {item.output ? (
+                    <a href={item.output.url} download>
+                      Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
+                    </a>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {job.items.some((item) => item.output) && (
+          <p className="hint">Download links are signed and work for an hour; reload the page for fresh ones.</p>
+        )}
+      </section>
+
+      {Object.keys(job.metadata).length > 0 && (
+        <section aria-labelledby="metadata-heading">
+          <h2 id="metadata-heading">Metadata</h2>
+          <dl className="facts">
+            {Object.entries(job.metadata).map(([name, value]) => (
+              <div key={name}>
+                <dt>{name}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      )}
+    </>
+  );
+}

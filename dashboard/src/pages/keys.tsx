@@ -1,0 +1,249 @@
+import { useState } from 'react';
+import { api, SCOPES, type ApiKey, type List } from '../api';
+import { formatTime } from '../format';
+import { useCanChange } from '../session';
+import {
+  ConfirmDialog,
+  EmptyState,
+  ErrorNotice,
+  Loading,
+  PageTitle,
+  SecretOnce,
+  StatusBadge,
+  useAction,
+  useLoad,
+} from '../ui';
+
+const SCOPE_HELP: Record<string, string> = {
+  sdr2hdr: 'submit and read SDR→HDR10 jobs, upload',
+  audio: 'submit and read speech loudness jobs, upload',
+  account: 'balance, ledger, licences',
+  keys: 'create, rotate and revoke keys',
+  webhooks: 'webhook endpoints and events',
+};
+
+const GRACE_OPTIONS = [
+  { seconds: 0, label: 'Revoke the old key now' },
+  { seconds: 3600, label: 'Keep the old key working for 1 hour' },
+  { seconds: 86400, label: 'Keep the old key working for 24 hours' },
+  { seconds: 604800, label: 'Keep the old key working for 7 days' },
+];
+
+function keyStatus(key: ApiKey): string {
+  const now = Date.now();
+  if (key.revoked_at && Date.parse(key.revoked_at) <= now) return 'revoked';
+  if (key.expires_at && Date.parse(key.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
+/** API keys: list, create (shown once), rotate with a grace period, revoke. One API call. */
+export function KeysPage() {
+  const canChange = useCanChange();
+  const keys = useLoad('keys', () => api<List<ApiKey>>('GET', '/v1/account/api-keys', { query: { limit: 100 } }));
+  const [shown, setShown] = useState<{ key: string; what: string } | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [rotating, setRotating] = useState<ApiKey | null>(null);
+  const [grace, setGrace] = useState(0);
+
+  const revoke = useAction(async (key: ApiKey) => {
+    await api('DELETE', `/v1/account/api-keys/${key.id}`);
+    setRevoking(null);
+    keys.reload();
+  });
+  const rotate = useAction(async (key: ApiKey) => {
+    const created = await api<ApiKey>('POST', `/v1/account/api-keys/${key.id}/rotate`, {
+      body: { grace_seconds: grace },
+    });
+    setRotating(null);
+    setShown({ key: created.key!, what: `Replacement for ${key.prefix}…` });
+    keys.reload();
+  });
+
+  return (
+    <>
+      <PageTitle>API keys</PageTitle>
+      <p>
+        Keys authenticate your code (<code>X-API-Key</code>). The full key is shown once, when it is created; we keep
+        only a hash.
+      </p>
+      {canChange ? (
+        <CreateKey
+          onCreated={(key) => {
+            setShown({ key: key.key!, what: `New key ${key.prefix}…` });
+            keys.reload();
+          }}
+        />
+      ) : (
+        <p className="notice notice-info" role="status">
+          Your role (viewer) can see the keys but not create, rotate or revoke them.
+        </p>
+      )}
+      {shown && (
+        <div className="card highlight">
+          <h2>{shown.what}</h2>
+          <SecretOnce
+            label="Your new API key"
+            value={shown.key}
+            note="Copy it now and keep it somewhere safe: you will not see it again."
+          />
+          <button type="button" onClick={() => setShown(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {revoke.error ? <ErrorNotice error={revoke.error} /> : null}
+      {rotate.error ? <ErrorNotice error={rotate.error} /> : null}
+      {keys.error ? <ErrorNotice error={keys.error} /> : null}
+      {!keys.data ? (
+        !keys.error && <Loading what="keys" />
+      ) : keys.data.data.length === 0 ? (
+        <EmptyState title="No API keys yet">
+          {canChange ? 'Create one above, then send it as X-API-Key.' : 'Ask a developer or owner to create one.'}
+        </EmptyState>
+      ) : (
+        <table>
+          <caption className="visually-hidden">API keys of this account</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              {canChange && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.data.map((key) => {
+              const status = keyStatus(key);
+              return (
+                <tr key={key.id}>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>
+                    <StatusBadge status={status} />
+                    {status === 'active' && key.revoked_at && (
+                      <span className="hint"> until {formatTime(key.revoked_at)}</span>
+                    )}
+                  </td>
+                  <td>{formatTime(key.created_at)}</td>
+                  <td>{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
+                  <td>{key.expires_at ? formatTime(key.expires_at) : 'never'}</td>
+                  {canChange && (
+                    <td className="actions">
+                      {status === 'active' && !key.revoked_at && (
+                        <>
+                          <button
+                            type="button"
+                            onClick={() => setRotating(key)}
+                            aria-label={`Rotate key ${key.prefix}`}
+                          >
+                            Rotate
+                          </button>
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => setRevoking(key)}
+                            aria-label={`Revoke key ${key.prefix}`}
+                          >
+                            Revoke
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke key ${revoking?.prefix ?? ''}…?`}
+        confirmLabel="Revoke key"
+        danger
+        busy={revoke.busy}
+        onConfirm={() => revoking && void revoke.run(revoking)}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>
+          Every request with this key answers <code>revoked_api_key</code> from now on, on every server. This cannot be
+          undone.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={rotating !== null}
+        title={`Rotate key ${rotating?.prefix ?? ''}…?`}
+        confirmLabel="Rotate key"
+        busy={rotate.busy}
+        onConfirm={() => rotating && void rotate.run(rotating)}
+        onCancel={() => setRotating(null)}
+      >
+        <p>A new key with the same scopes replaces this one. Give your code time to switch:</p>
+        <div className="field">
+          <label htmlFor="grace">Old key</label>
+          <select id="grace" value={grace} onChange={(event) => setGrace(Number(event.target.value))}>
+            {GRACE_OPTIONS.map((option) => (
+              <option key={option.seconds} value={option.seconds}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (key: ApiKey) => void }) {
+  const [scopes, setScopes] = useState<string[]>([...SCOPES]);
+  const [expires, setExpires] = useState('');
+  const create = useAction(async () => {
+    const key = await api<ApiKey>('POST', '/v1/account/api-keys', {
+      body: { scopes, ...(expires ? { expires_at: new Date(`${expires}T00:00:00Z`).toISOString() } : {}) },
+    });
+    setExpires('');
+    onCreated(key);
+  });
+  return (
+    <form
+      className="card"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void create.run();
+      }}
+    >
+      <h2>Create a key</h2>
+      {create.error ? <ErrorNotice error={create.error} /> : null}
+      <fieldset>
+        <legend>Scopes</legend>
+        {SCOPES.map((scope) => (
+          <div key={scope} className="check">
+            <input
+              id={`scope-${scope}`}
+              type="checkbox"
+              checked={scopes.includes(scope)}
+              onChange={(event) =>
+                setScopes(event.target.checked ? [...scopes, scope] : scopes.filter((other) => other !== scope))
+              }
+            />
+            <label htmlFor={`scope-${scope}`}>
+              <code>{scope}</code> <span className="hint">— {SCOPE_HELP[scope]}</span>
+            </label>
+          </div>
+        ))}
+      </fieldset>
+      <div className="field">
+        <label htmlFor="expires">Expires on (optional, UTC)</label>
+        <input id="expires" type="date" value={expires} onChange={(event) => setExpires(event.target.value)} />
+      </div>
+      <button type="submit" className="primary" disabled={create.busy || scopes.length === 0}>
+        Create key
+      </button>
+    </form>
+  );
+}
