@@ -77,13 +77,15 @@ export class SessionAuthenticator {
   }
 
   /**
-   * Step 1's authorisation for a member: the route's roles, then a viewer's reads-only rule (403),
-   * except on a route that names viewers (their own session: signing out).
+   * Step 1's authorisation for a member (403): the route's roles, a viewer's reads-only rule, the
+   * account's suspension. A member's own session (reading it, signing out) is exempt from the last two.
    */
   authorise(request: FastifyRequest, access: KeyAccess, caller: AuthContext): void {
     const role = caller.member!.role;
     if (access.members && !access.members.includes(role)) throw notForCaller(access.members, role);
-    if (!READ_METHODS.has(request.method) && !mayChange(role) && !access.members?.includes(role)) throw viewerRefusal();
+    if (access.ownSession) return;
+    if (!READ_METHODS.has(request.method) && !mayChange(role)) throw viewerRefusal();
+    if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
   }
 
   /** A change must come from the dashboard's own origin and carry the session's CSRF token. */

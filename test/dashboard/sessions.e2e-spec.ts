@@ -423,7 +423,7 @@ describe('dashboard sessions', () => {
     expectError(api, duplicate, 'invalid_parameter', 'email');
   });
 
-  it('an owner lowers, raises and removes the monthly spend cap, and the next submit obeys it', async () => {
+  it('an owner sets, lowers and removes the monthly spend cap (the column every submit checks)', async () => {
     const owner = await newOwner();
     const set = await asMember(api, owner.session, 'PATCH', '/v1/account', { body: { spend_limit_usd: 12.5 } });
     expect(set.status).toBe(200);
@@ -487,6 +487,22 @@ describe('dashboard sessions', () => {
     expect(aMembers.body.data.map((member: { id: string }) => member.id)).not.toContain(bMemberId);
     // B's key still works: A's attempts changed nothing.
     expect((await call(api, 'GET', '/v1/account/credits', { key: b.apiKey })).status).toBe(200);
+  });
+
+  it('a member of a suspended account is refused everywhere but may still see who they are and sign out', async () => {
+    const owner = await newOwner();
+    await call(api, 'PATCH', `/v1/admin/accounts/${owner.accountId}`, { admin: true, body: { status: 'suspended' } });
+    expectError(api, await asMember(api, owner.session, 'GET', '/v1/account/credits'), 'account_suspended');
+    expectError(
+      api,
+      await asMember(api, owner.session, 'POST', '/v1/account/api-keys', { body: { scopes: ['audio'] } }),
+      'account_suspended',
+    );
+    const current = await asMember(api, owner.session, 'GET', '/v1/sessions/current');
+    expect(current.status).toBe(200);
+    expect(current.body.account.status).toBe('suspended');
+    expect((await asMember(api, owner.session, 'DELETE', '/v1/sessions/current')).status).toBe(200);
+    expect((await signIn(api, owner.email, PASSWORD)).body.account.status).toBe('suspended');
   });
 
   it('in production the session cookie is Secure as well', async () => {
