@@ -5,6 +5,7 @@ import type { AppConfig } from './config/config';
 
 /** Headers that carry secrets: never written to a log line. */
 export const REDACTED_PATHS = [
+  'req.headers["x-csrf-token"]',
   'req.headers["x-api-key"]',
   'req.headers["x-admin-token"]',
   'req.headers["x-license-token"]',
