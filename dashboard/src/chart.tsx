@@ -17,7 +17,7 @@ export function DailyChargesChart({ usage }: { usage: Usage }) {
   const summary = `Credits charged per day over the last ${days.length} days: ${formatNumber(usage.total_charged_credits)} credits in total (${formatUsd(usage.total_charged_usd)}), at most ${formatNumber(max)} on one day.`;
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary} preserveAspectRatio="none">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary}>
         <line x1={PAD_LEFT} y1={8} x2={PAD_LEFT} y2={HEIGHT - PAD_BOTTOM} className="axis" />
         <line x1={PAD_LEFT} y1={HEIGHT - PAD_BOTTOM} x2={WIDTH} y2={HEIGHT - PAD_BOTTOM} className="axis" />
         <text x={PAD_LEFT - 6} y={14} textAnchor="end" className="tick">

@@ -7,7 +7,13 @@ import { BillingService, type CreditBalance, type DailyUsage, type LedgerEntry }
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
 import { AccountService, type OwnAccountView } from './account.service';
-import { OwnAccountResponse, PatchOwnAccountDto, UsageQuery, UsageResponse } from './dto/account.dto';
+import {
+  CreditBalanceResponse,
+  OwnAccountResponse,
+  PatchOwnAccountDto,
+  UsageQuery,
+  UsageResponse,
+} from './dto/account.dto';
 import { CreateApiKeyDto, RotateApiKeyDto } from './dto/create-api-key.dto';
 
 @ApiTags('account')
@@ -50,6 +56,7 @@ export class AccountController {
   }
 
   @Get('credits')
+  @ApiResponse({ status: 200, type: CreditBalanceResponse })
   @RequireScope('account')
   @ApiOperation({ summary: 'Credit balance, reservations, spend and quota of this period' })
   @ApiErrorResponses('auth', 'rate')

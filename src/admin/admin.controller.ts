@@ -8,6 +8,7 @@ import { OperatorPasswordLinkResponse } from '../members/dto/responses';
 import {
   BlockedContentDto,
   CreateAccountDto,
+  CreatedAccountResponse,
   GrantCreditsDto,
   MaintenanceDto,
   PasswordLinkRequestDto,
@@ -22,6 +23,7 @@ export class AdminController {
   constructor(private readonly admin: AdminService) {}
 
   @Post('accounts')
+  @ApiResponse({ status: 201, type: CreatedAccountResponse })
   @ApiOperation({
     summary:
       'Create an account and its first API key (all scopes; the key is shown once); with owner_email, its first owner and owner_invite_url',

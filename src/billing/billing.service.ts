@@ -17,6 +17,8 @@ export interface CreditBalance {
   period_start: string;
   period_resets_at: string;
   quota: { processing_minutes_limit: number | null; processing_minutes_used: number };
+  /** Jobs counted against `limits.concurrent_jobs` now (queued and processing). */
+  running_jobs: number;
   /** The plan's limits, for showing current use against them. */
   limits: { requests_per_second: number; concurrent_jobs: number; max_output_height: number; apis: string[] };
 }
@@ -79,9 +81,10 @@ export class BillingService {
     const row = await this.repository.balance(accountId);
     if (!row) throw new Error(`account ${accountId} vanished`);
     const period = billingPeriod();
-    const [captured, minutesUsed] = await Promise.all([
+    const [captured, minutesUsed, runningJobs] = await Promise.all([
       this.repository.capturedSince(accountId, period.start),
       this.usage.minutesUsedSince(accountId, period.start),
+      this.usage.runningJobs(accountId),
     ]);
     const balance = Number(row.balance_credits);
     const reserved = Number(row.reserved_credits);
@@ -96,6 +99,7 @@ export class BillingService {
       period_start: period.start.toISOString(),
       period_resets_at: period.resetsAt.toISOString(),
       quota: { processing_minutes_limit: row.processing_minutes_per_month, processing_minutes_used: minutesUsed },
+      running_jobs: runningJobs,
       limits: {
         requests_per_second: row.requests_per_second,
         concurrent_jobs: row.concurrent_jobs,

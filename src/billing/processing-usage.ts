@@ -6,6 +6,8 @@
 export interface ProcessingUsage {
   /** Whole processing minutes an account used since `since` (running jobs count their estimate). */
   minutesUsedSince(accountId: string, since: Date): Promise<number>;
+  /** Jobs counted against the plan's concurrency limit now (queued and processing). */
+  runningJobs(accountId: string): Promise<number>;
 }
 
 export const PROCESSING_USAGE = Symbol('PROCESSING_USAGE');

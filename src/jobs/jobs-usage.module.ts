@@ -1,14 +1,25 @@
 import { Global, Injectable, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { PROCESSING_USAGE, type ProcessingUsage } from '../billing/processing-usage';
 import { JobsRepository } from './jobs.repository';
 
-/** Processing minutes as the quota counts them (API.md §4): finished jobs' time, open jobs' estimates. */
+/**
+ * Processing minutes as the quota counts them (API.md §4): finished jobs' time, open jobs' estimates;
+ * and the jobs the concurrency limit counts.
+ */
 @Injectable()
 class JobsProcessingUsage implements ProcessingUsage {
-  constructor(private readonly jobs: JobsRepository) {}
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly db: DataSource,
+  ) {}
 
   async minutesUsedSince(accountId: string, since: Date): Promise<number> {
     return Math.ceil((await this.jobs.secondsUsedSince(accountId, since)) / 60);
+  }
+
+  runningJobs(accountId: string): Promise<number> {
+    return this.jobs.countActive(this.db.manager, accountId);
   }
 }
 

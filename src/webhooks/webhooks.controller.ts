@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ListQuery, type ListResponse } from '../common/pagination';
@@ -9,6 +9,7 @@ import {
   ListDeliveriesQuery,
   ListEventsQuery,
   RedeliverQuery,
+  WebhookDeliveryResponse,
 } from './dto/webhook-endpoint.dto';
 import { WebhooksService, type DeliveryView, type EventView, type WebhookEndpointView } from './webhooks.service';
 
@@ -58,6 +59,7 @@ export class WebhookEndpointsController {
 
   @Post(':id/test')
   @HttpCode(202)
+  @ApiResponse({ status: 202, type: WebhookDeliveryResponse, description: 'The test delivery, due now.' })
   @ApiOperation({
     summary: 'Send a test event (webhook.test, no job) to this endpoint alone; it appears in the delivery log',
   })

@@ -189,6 +189,14 @@ describe('the dashboard in a browser', () => {
     await writeFile(file, Buffer.from(await (await fetch(href!)).arrayBuffer()));
     const hdr = await readMediainfoHdr(file);
     expect(hdr).toMatchObject({ isHdr10: true, transfer: 'PQ' });
+
+    // The overview's chart now has today's charge, from the ledger.
+    const charged = Number((await page().locator('dt:text-is("Charged") + dd').innerText()).split(' ')[0]);
+    expect(charged).toBeGreaterThan(0);
+    await page().getByRole('link', { name: 'Overview' }).click();
+    await heading('Overview').waitFor();
+    await page().locator('figcaption').getByText(`${charged} credits in total`, { exact: false }).waitFor();
+    await checkPage(browser, 'overview-with-charges');
   });
 
   it('a failed job shows its error envelope in words, its code and a link to the reference; it is not charged', async () => {

@@ -113,6 +113,19 @@ describe('dashboard sessions', () => {
     expect(withSession.status).toBe(200);
     expect(withSession.body).toEqual(withKey.body);
     expect(withSession.headers.get('x-ratelimit-limit')).toBe('100');
+    // What the overview shows use against: the plan's limits and the jobs running now.
+    expect(withSession.body).toMatchObject({
+      running_jobs: 0,
+      limits: { requests_per_second: 100, concurrent_jobs: 10, max_output_height: 2160, apis: ['sdr2hdr', 'audio'] },
+    });
+    const usage = await asMember(api, session, 'GET', '/v1/account/usage?days=7');
+    expect(usage.body).toMatchObject({ object: 'usage', total_charged_credits: 0, total_charged_usd: 0 });
+    expect(usage.body.days).toHaveLength(7);
+    expect(usage.body.days[6]).toEqual({
+      date: new Date().toISOString().slice(0, 10),
+      charged_credits: 0,
+      charged_usd: 0,
+    });
 
     const created = await asMember(api, session, 'POST', '/v1/account/api-keys', { body: { scopes: ['sdr2hdr'] } });
     expect(created.status).toBe(201);

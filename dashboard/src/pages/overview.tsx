@@ -131,8 +131,9 @@ function Overview({ credits, usage }: { credits: Credits; usage: Usage }) {
             Nothing charged in the last 30 days. <Link to="/jobs/new">Start a job</Link> or create an{' '}
             <Link to="/keys">API key</Link> to submit from your code.
           </p>
-        ) : null}
-        <DailyChargesChart usage={usage} />
+        ) : (
+          <DailyChargesChart usage={usage} />
+        )}
       </section>
     </>
   );

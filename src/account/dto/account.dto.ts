@@ -44,3 +44,33 @@ export class UsageResponse {
   @ApiProperty({ example: 7.38, description: "At the account's current price per credit." })
   total_charged_usd: number;
 }
+
+class PlanLimitsResponse {
+  @ApiProperty({ example: 100 }) requests_per_second: number;
+  @ApiProperty({ example: 10 }) concurrent_jobs: number;
+  @ApiProperty({ example: 2160, description: 'Largest output height (p).' }) max_output_height: number;
+  @ApiProperty({ example: ['sdr2hdr', 'audio'], type: [String] }) apis: string[];
+}
+
+class QuotaResponse {
+  @ApiProperty({ type: Number, nullable: true, example: 6000, description: 'null: no monthly limit.' })
+  processing_minutes_limit: number | null;
+  @ApiProperty({ example: 42 }) processing_minutes_used: number;
+}
+
+export class CreditBalanceResponse {
+  @ApiProperty({ enum: ['credit_balance'] }) object: 'credit_balance';
+  @ApiProperty({ example: 5000 }) balance_credits: number;
+  @ApiProperty({ example: 24, description: 'Held for jobs that have not ended.' }) reserved_credits: number;
+  @ApiProperty({ example: 4976 }) available_credits: number;
+  @ApiProperty({ example: 'pro' }) plan: string;
+  @ApiProperty({ type: Number, nullable: true, example: 250 }) spend_limit_usd: number | null;
+  @ApiProperty({ example: 12.5, description: 'Charged this period, in USD.' }) spent_usd: number;
+  @ApiProperty({ format: 'date-time' }) period_start: string;
+  @ApiProperty({ format: 'date-time' }) period_resets_at: string;
+  @ApiProperty({ type: QuotaResponse }) quota: QuotaResponse;
+  @ApiProperty({ example: 2, description: 'Jobs counted against limits.concurrent_jobs now (queued and processing).' })
+  running_jobs: number;
+  @ApiProperty({ type: PlanLimitsResponse, description: "The plan's limits, to show current use against them." })
+  limits: PlanLimitsResponse;
+}

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SpendLimitUsd } from '../../billing/spend-limit.dto';
+import { MemberResponse } from '../../members/dto/responses';
 import {
   IsBoolean,
   IsDateString,
@@ -114,4 +115,22 @@ export class BlockedContentDto {
   @IsString()
   @Length(1, 500)
   reason?: string;
+}
+
+export class CreatedAccountResponse {
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The account (object "account").' })
+  account: Record<string, unknown>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Its first API key, every scope; the full key (`key`) is shown only here.',
+  })
+  api_key: Record<string, unknown>;
+  @ApiPropertyOptional({ type: MemberResponse, description: 'With owner_email: the first owner, invited.' })
+  owner?: MemberResponse;
+  @ApiPropertyOptional({
+    description: "With owner_email: the owner's one-time set-password link (24 h), shown only here (and mailed).",
+    example: 'https://api.mediajobs.example/dashboard/set-password#token=q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c',
+  })
+  owner_invite_url?: string;
 }

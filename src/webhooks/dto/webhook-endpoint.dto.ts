@@ -45,3 +45,29 @@ export class RedeliverQuery {
   @Matches(/^we_[0-9A-Za-z]{1,64}$/, { message: 'endpoint_id must be a webhook endpoint id (we_…)' })
   endpoint_id?: string;
 }
+
+class DeliveryAttemptResponse {
+  @ApiProperty({ example: 1 }) attempt: number;
+  @ApiProperty({ format: 'date-time' }) attempted_at: string;
+  @ApiProperty({ type: Number, nullable: true, example: 500, description: 'null: no answer (timeout, refused).' })
+  status_code: number | null;
+  @ApiProperty({ example: 38 }) duration_ms: number;
+  @ApiProperty({ type: String, nullable: true, example: 'The endpoint answered HTTP 500.' }) error: string | null;
+}
+
+export class WebhookDeliveryResponse {
+  @ApiProperty({ enum: ['webhook_delivery'] }) object: 'webhook_delivery';
+  @ApiProperty({ example: 'dlv_0Qx3cA1b2C3d4E5f6G7h8i9' }) id: string;
+  @ApiProperty({ example: 'we_0Qx3cA1b2C3d4E5f6G7h8i9' }) endpoint_id: string;
+  @ApiProperty({ example: 'evt_0Qx3cA1b2C3d4E5f6G7h8i9' }) event_id: string;
+  @ApiProperty({ enum: [...JOB_EVENTS, TEST_EVENT], example: TEST_EVENT }) event: string;
+  @ApiProperty({ description: 'True for a delivery asked for with POST /v1/events/{id}/redeliver.' })
+  redelivery: boolean;
+  @ApiProperty({ enum: ['pending', 'delivered', 'failed'] }) state: string;
+  @ApiProperty({ example: 0 }) attempt_count: number;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) next_attempt_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) last_error: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) finished_at: string | null;
+  @ApiProperty({ type: [DeliveryAttemptResponse] }) attempts: DeliveryAttemptResponse[];
+}
