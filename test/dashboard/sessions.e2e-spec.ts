@@ -4,6 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, startApi, type TestApi } from '../support/app';
+import { ensureBuilt, runScript } from '../foundation/dist-build';
 import { expectError } from '../foundation/helpers';
 import { linkIn, startSmtp, type TestSmtp } from './mail';
 import { asMember, PASSWORD, redeem, sameOrigin, signIn, uniqueEmail, type TestSession } from './session';
@@ -91,6 +92,51 @@ describe('dashboard sessions', () => {
     // The link is stored only as a hash: its token appears nowhere in the database.
     const stored = await db.query(`SELECT encode(token_hash, 'hex') AS hash FROM password_links`);
     expect(JSON.stringify(stored)).not.toContain(token);
+  });
+
+  it('the admin CLI creates the first owner and prints owner_invite_url (the mail carries the same link); password-link prints a fresh one', async () => {
+    const cli = ensureBuilt('dist/src/admin/cli.js');
+    const email = uniqueEmail('cli');
+    // The CLI reads the same configuration as the API: its links name this API, its mail goes to this SMTP server.
+    const saved = { SMTP_URL: process.env.SMTP_URL, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL };
+    Object.assign(process.env, { SMTP_URL: smtp.url, PUBLIC_BASE_URL: api.url });
+    try {
+      const created = await runScript(cli, [
+        'create-account',
+        '--name',
+        'CLI Studio',
+        '--plan',
+        'starter',
+        '--owner-email',
+        email,
+      ]);
+      expect(created.code).toBe(0);
+      const printed = JSON.parse(created.stdout);
+      expect(printed.owner).toMatchObject({ email, role: 'owner', status: 'invited' });
+      expect(printed.owner_invite_url).toMatch(new RegExp(`^${api.url}/dashboard/set-password#token=`));
+      // The mail went out before the command exited.
+      expect(linkIn(await smtp.waitForMail(email, /invited to CLI Studio/, 1000))).toBe(printed.owner_invite_url);
+
+      const fresh = await runScript(cli, ['password-link', email]);
+      expect(fresh.code).toBe(0);
+      const link = JSON.parse(fresh.stdout);
+      expect(link).toMatchObject({ object: 'password_link_url', email });
+      // Only the newest link works.
+      const old = await call(api, 'POST', '/v1/password-links/inspect', {
+        body: { token: new URL(printed.owner_invite_url).hash.slice('#token='.length) },
+      });
+      expectError(api, old, 'invalid_parameter', 'token');
+      expect((await redeem(api, link.url, PASSWORD)).body.account.name).toBe('CLI Studio');
+
+      const bad = await runScript(cli, ['create-account', '--name', 'X', '--owner-email', 'not-an-email']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--owner-email must be an email address');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it('the session cookie is HttpOnly, SameSite=Lax, Path=/, not Secure outside production, and its token is stored hashed', async () => {
