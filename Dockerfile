@@ -6,10 +6,13 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The dashboard workspace's manifest, so npm ci installs what builds it (the app is built here).
+COPY dashboard/package.json ./dashboard/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY dashboard ./dashboard
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime: Node, ffmpeg/ffprobe and mediainfo, the compiled code and production dependencies ---
@@ -23,6 +26,8 @@ WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The built dashboard the API serves under /dashboard (DASHBOARD_DIR defaults to ./dashboard/dist).
+COPY --from=build /app/dashboard/dist ./dashboard/dist
 COPY scripts ./scripts
 # Owned by the unprivileged user, so a fresh named volume mounted here is writable too.
 RUN mkdir -p "$STORAGE_DIR" && chown node:node "$STORAGE_DIR"
