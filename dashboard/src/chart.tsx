@@ -1,7 +1,7 @@
 // Credits charged per day as plain SVG bars (no chart library: 30 bars need no more), with the
 // numbers also in a table for screen readers and for anyone who wants them exactly.
 import type { Usage } from './api';
-import { formatDate, formatNumber, formatUsd } from './format';
+import { formatCredits, formatDate, formatNumber, formatUsd } from './format';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -14,7 +14,7 @@ export function DailyChargesChart({ usage }: { usage: Usage }) {
   const plotWidth = WIDTH - PAD_LEFT;
   const plotHeight = HEIGHT - PAD_BOTTOM - 8;
   const slot = plotWidth / Math.max(1, days.length);
-  const summary = `Credits charged per day over the last ${days.length} days: ${formatNumber(usage.total_charged_credits)} credits in total (${formatUsd(usage.total_charged_usd)}), at most ${formatNumber(max)} on one day.`;
+  const summary = `Credits charged per day over the last ${days.length} days: ${formatCredits(usage.total_charged_credits)} in total (${formatUsd(usage.total_charged_usd)}), at most ${formatNumber(max)} on one day.`;
   return (
     <figure className="chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary}>

@@ -7,6 +7,7 @@ const date = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: '
 
 export const formatNumber = (value: number): string => number.format(value);
 export const formatUsd = (value: number): string => usd.format(value);
+export const formatCredits = (value: number): string => `${number.format(value)} credit${value === 1 ? '' : 's'}`;
 
 /** UTC, said so: every time the API gives is UTC. */
 export function formatTime(iso: string | null | undefined): string {

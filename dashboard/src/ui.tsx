@@ -1,5 +1,5 @@
 // Shared pieces of every page: errors in words, empty states, progress, confirmations, copying.
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiFailure, type ErrorObject } from './api';
 import { STATUS_LABELS } from './format';
 
@@ -253,5 +253,78 @@ export function PageTitle({ children }: { children: ReactNode }) {
     <h1 ref={heading} tabIndex={-1}>
       {children}
     </h1>
+  );
+}
+
+/** A labelled input (the label names it for assistive technology and for tests alike). */
+export function Field({
+  id,
+  label,
+  value,
+  onChange,
+  hint,
+  ...input
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  hint?: ReactNode;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'>) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        {...input}
+      />
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Checkboxes choosing a subset of `options` (scopes, events). */
+export function CheckboxGroup({
+  legend,
+  idPrefix,
+  options,
+  chosen,
+  onChange,
+  describe,
+}: {
+  legend: string;
+  idPrefix: string;
+  options: readonly string[];
+  chosen: string[];
+  onChange: (chosen: string[]) => void;
+  describe?: (option: string) => ReactNode;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <div key={option} className="check">
+          <input
+            id={`${idPrefix}-${option}`}
+            type="checkbox"
+            checked={chosen.includes(option)}
+            onChange={(event) =>
+              onChange(event.target.checked ? [...chosen, option] : chosen.filter((other) => other !== option))
+            }
+          />
+          <label htmlFor={`${idPrefix}-${option}`}>
+            <code>{option}</code>
+            {describe && <span className="hint"> — {describe(option)}</span>}
+          </label>
+        </div>
+      ))}
+    </fieldset>
   );
 }

@@ -6,7 +6,8 @@ import { ApiKeysService, type ApiKeyView } from '../auth/api-keys.service';
 import { BillingService, type CreditBalance, type DailyUsage, type LedgerEntry } from '../billing/billing.service';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
-import { AccountService, type OwnAccountView } from './account.service';
+import { AccountService } from './account.service';
+import type { AccountView } from './account-view';
 import {
   CreditBalanceResponse,
   OwnAccountResponse,
@@ -31,7 +32,7 @@ export class AccountController {
   @ApiOperation({ summary: 'The calling account: name, plan, status and monthly spend cap' })
   @ApiResponse({ status: 200, type: OwnAccountResponse })
   @ApiErrorResponses('auth', 'rate')
-  account(@Caller() caller: AuthContext): Promise<OwnAccountView> {
+  account(@Caller() caller: AuthContext): Promise<AccountView> {
     return this.accounts.get(caller.accountId);
   }
 
@@ -42,7 +43,7 @@ export class AccountController {
   })
   @ApiResponse({ status: 200, type: OwnAccountResponse })
   @ApiErrorResponses('auth', 'session', 'rate', 'invalid')
-  patchAccount(@Caller() caller: AuthContext, @Body() body: PatchOwnAccountDto): Promise<OwnAccountView> {
+  patchAccount(@Caller() caller: AuthContext, @Body() body: PatchOwnAccountDto): Promise<AccountView> {
     return this.accounts.setSpendLimit(caller.accountId, body.spend_limit_usd);
   }
 

@@ -1,21 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-
-export interface AccountRow {
-  id: string;
-  name: string;
-  plan_id: string;
-  status: string;
-  subscription_status: string;
-  spend_limit_usd: string | null;
-  balance_credits: string;
-  reserved_credits: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const ACCOUNT_COLUMNS =
-  'id, name, plan_id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits, created_at, updated_at';
+import { ACCOUNT_COLUMNS, type AccountRow } from '../account/account-view';
 
 export interface AccountPatch {
   plan_id?: string;

@@ -8,38 +8,9 @@ import { newId } from '../common/ids';
 import { MaintenanceService, type MaintenanceState } from '../common/maintenance/maintenance.service';
 import { toList, type ListResponse } from '../common/pagination';
 import { MembersService, type MemberView } from '../members/members.service';
-import { AdminRepository, type AccountPatch, type AccountRow } from './admin.repository';
+import { toAccountView, type AccountView } from '../account/account-view';
+import { AdminRepository, type AccountPatch } from './admin.repository';
 import type { PatchAccountDto } from './dto/admin.dto';
-
-export interface AccountView {
-  object: 'account';
-  id: string;
-  name: string;
-  plan: string;
-  status: string;
-  subscription_status: string;
-  spend_limit_usd: number | null;
-  balance_credits: number;
-  reserved_credits: number;
-  created_at: string;
-  updated_at: string;
-}
-
-function toAccountView(row: AccountRow): AccountView {
-  return {
-    object: 'account',
-    id: row.id,
-    name: row.name,
-    plan: row.plan_id,
-    status: row.status,
-    subscription_status: row.subscription_status,
-    spend_limit_usd: row.spend_limit_usd === null ? null : Number(row.spend_limit_usd),
-    balance_credits: Number(row.balance_credits),
-    reserved_credits: Number(row.reserved_credits),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
 
 /** Operator actions, shared by the admin HTTP API and the `npm run admin` command line. */
 @Injectable()

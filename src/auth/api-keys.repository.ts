@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row as sqlRow } from '../common/database/sql';
 import type { PlanLimits, Scope } from './auth-context';
+import { PLAN_COLUMNS, planLimitsOf } from './plan-limits';
 
 export interface KeyWithAccount {
   keyId: string;
@@ -36,8 +37,7 @@ export class ApiKeysRepository {
     const row = await sqlRow<Record<string, unknown>>(
       this.db,
       `SELECT k.id, k.account_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.status, a.subscription_status,
-              p.id AS plan_id, p.requests_per_second, p.concurrent_jobs, p.processing_minutes_per_month,
-              p.apis, p.max_output_height, p.usd_per_credit
+              ${PLAN_COLUMNS}
          FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.id = a.plan_id
         WHERE k.key_hash = $1`,
       [hash],
@@ -52,15 +52,7 @@ export class ApiKeysRepository {
       lastUsedAt: row.last_used_at as Date | null,
       accountStatus: row.status as 'active' | 'suspended',
       subscriptionStatus: row.subscription_status as string,
-      plan: {
-        id: row.plan_id as string,
-        requestsPerSecond: row.requests_per_second as number,
-        concurrentJobs: row.concurrent_jobs as number,
-        processingMinutesPerMonth: row.processing_minutes_per_month as number | null,
-        apis: row.apis as string[],
-        maxOutputHeight: row.max_output_height as number,
-        usdPerCredit: Number(row.usd_per_credit),
-      },
+      plan: planLimitsOf(row),
     };
   }
 

@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
 import type { PlanLimits } from './auth-context';
+import { PLAN_COLUMNS, planLimitsOf } from './plan-limits';
 import type { MemberRole } from './roles';
 
 /** A live session with who it belongs to: one indexed read per dashboard request. */
@@ -38,8 +39,7 @@ export class SessionsRepository {
     const found = await row<Record<string, unknown>>(
       this.db,
       `SELECT s.id, s.csrf_token, s.expires_at, s.last_seen_at, m.id AS member_id, m.email, m.role, a.id AS account_id,
-              a.status, a.subscription_status, p.id AS plan_id, p.requests_per_second, p.concurrent_jobs,
-              p.processing_minutes_per_month, p.apis, p.max_output_height, p.usd_per_credit
+              a.status, a.subscription_status, ${PLAN_COLUMNS}
          FROM member_sessions s JOIN members m ON m.id = s.member_id JOIN accounts a ON a.id = m.account_id
          JOIN plans p ON p.id = a.plan_id
         WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
@@ -57,15 +57,7 @@ export class SessionsRepository {
       accountId: found.account_id as string,
       accountStatus: found.status as 'active' | 'suspended',
       subscriptionStatus: found.subscription_status as string,
-      plan: {
-        id: found.plan_id as string,
-        requestsPerSecond: found.requests_per_second as number,
-        concurrentJobs: found.concurrent_jobs as number,
-        processingMinutesPerMonth: found.processing_minutes_per_month as number | null,
-        apis: found.apis as string[],
-        maxOutputHeight: found.max_output_height as number,
-        usdPerCredit: Number(found.usd_per_credit),
-      },
+      plan: planLimitsOf(found),
     };
   }
 

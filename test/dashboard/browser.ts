@@ -2,12 +2,12 @@
 // screenshots of every page into screenshots/dashboard/ (gitignored; DASHBOARD_SCREENSHOT_DIR
 // overrides), axe-core's verdict on each page, and every console error and CSP refusal collected
 // so a test can require there were none.
-import { readFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = resolve(
   process.env.DASHBOARD_SCREENSHOT_DIR ?? join(__dirname, '..', '..', 'screenshots', 'dashboard'),
 );
@@ -32,25 +32,9 @@ export interface DashboardBrowser {
 }
 
 export async function openBrowser(): Promise<DashboardBrowser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH).`);
   const profileDir = mkdtempSync(join(tmpdir(), 'mediajobs-dashboard-chromium-'));
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 900 },
-    acceptDownloads: true,
-  });
+  const context = await launchChromium(profileDir, { acceptDownloads: true });
   // Playwright's own timeouts, generous for a loaded 2-core machine: every wait is for a condition.
   context.setDefaultTimeout(30_000);
   const page = context.pages()[0] ?? (await context.newPage());

@@ -145,7 +145,8 @@ describe('the dashboard in a browser', () => {
     expect(estimateRequest).toMatchObject({ inputs: [{ upload_id: expect.stringMatching(/^upl_/) }] });
     const answer = (await estimate.json()) as { estimated_credits?: number; error?: { code: string } };
     const price = page().locator('.estimate');
-    if (estimate.ok()) await price.getByText(`${answer.estimated_credits} credits`).waitFor();
+    if (estimate.ok())
+      await price.getByText(`${answer.estimated_credits} credit${answer.estimated_credits === 1 ? '' : 's'}`).waitFor();
     else await price.getByText(answer.error!.code, { exact: true }).waitFor();
     await checkPage(browser, 'new-job-uploaded');
 
@@ -192,10 +193,11 @@ describe('the dashboard in a browser', () => {
 
     // The overview's chart now has today's charge, from the ledger.
     const charged = Number((await page().locator('dt:text-is("Charged") + dd').innerText()).split(' ')[0]);
+    const total = `${charged} credit${charged === 1 ? '' : 's'} in total`;
     expect(charged).toBeGreaterThan(0);
     await page().getByRole('link', { name: 'Overview' }).click();
     await heading('Overview').waitFor();
-    await page().locator('figcaption').getByText(`${charged} credits in total`, { exact: false }).waitFor();
+    await page().locator('figcaption').getByText(total, { exact: false }).waitFor();
     await checkPage(browser, 'overview-with-charges');
   });
 

@@ -1,15 +1,14 @@
 // A real browser (Debian chromium through playwright-core, headless) reads the docs: Swagger UI
 // renders the operations, and the doc_url of a real error lands on its section of the error page.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { parseConfig } from '../../src/common/config/config';
 import { createHttpApp } from '../../src/http-app';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/chromium';
 
 /** A free loopback port, so PUBLIC_BASE_URL and DOCS_URL can name the server before it starts. */
 function freePort(): Promise<number> {
@@ -35,8 +34,6 @@ describe('docs in a browser', () => {
   const failedRequests: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH).`);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const config = parseConfig({ ...process.env, PORT: String(port), PUBLIC_BASE_URL: url, DOCS_URL: `${url}/docs` });
@@ -47,20 +44,7 @@ describe('docs in a browser', () => {
     // Screenshots are kept where DOCS_SCREENSHOT_DIR says; otherwise they go to a temporary folder.
     screenshotDir = process.env.DOCS_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'mediajobs-screenshots-'));
     mkdirSync(screenshotDir, { recursive: true });
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
+    context = await launchChromium(profileDir);
     page = context.pages()[0] ?? (await context.newPage());
     page.on('response', (response) => {
       if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.url()}`);

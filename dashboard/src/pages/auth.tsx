@@ -2,7 +2,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, type Session } from '../api';
 import { Link, useLocation } from '../router';
-import { ErrorNotice, Loading, Notice, PageTitle, useAction } from '../ui';
+import { ErrorNotice, Field, Loading, Notice, PageTitle, useAction } from '../ui';
 
 interface PublicPageProps {
   onSignedIn: (session: Session) => void;
@@ -26,28 +26,24 @@ export function SignInPage({ onSignedIn }: PublicPageProps) {
       {search.get('signed_out') && <Notice>You are signed out.</Notice>}
       {signIn.error ? <ErrorNotice error={signIn.error} title="Could not sign in" /> : null}
       <form onSubmit={submit}>
-        <div className="field">
-          <label htmlFor="email">Email</label>
-          <input
-            id="email"
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="password">Password</label>
-          <input
-            id="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </div>
+        <Field
+          id="email"
+          label="Email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={setEmail}
+        />
+        <Field
+          id="password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={setPassword}
+        />
         <button type="submit" className="primary" disabled={signIn.busy}>
           {signIn.busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -85,17 +81,15 @@ export function ForgotPasswordPage() {
             Enter the email you sign in with. If it belongs to a member, we mail you a link to choose a new password.
           </p>
           {request.error ? <ErrorNotice error={request.error} /> : null}
-          <div className="field">
-            <label htmlFor="email">Email</label>
-            <input
-              id="email"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-            />
-          </div>
+          <Field
+            id="email"
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={setEmail}
+          />
           <button type="submit" className="primary" disabled={request.busy}>
             Send the link
           </button>
@@ -178,22 +172,17 @@ export function SetPasswordPage({ onSignedIn }: PublicPageProps) {
             You sign in as <strong>{info.email}</strong>.
           </p>
           {save.error ? <ErrorNotice error={save.error} title="Could not set the password" /> : null}
-          <div className="field">
-            <label htmlFor="new-password">New password</label>
-            <input
-              id="new-password"
-              type="password"
-              autoComplete="new-password"
-              minLength={12}
-              required
-              aria-describedby="password-rules"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-            <p id="password-rules" className="hint">
-              At least 12 characters. A few unrelated words make a strong one.
-            </p>
-          </div>
+          <Field
+            id="new-password"
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            minLength={12}
+            required
+            value={password}
+            onChange={setPassword}
+            hint="At least 12 characters. A few unrelated words make a strong one."
+          />
           <div className="field">
             <label htmlFor="confirm-password">Repeat the password</label>
             <input

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, isRunning, type Job, type JobApi } from '../api';
-import { formatBytes, formatNumber, formatSeconds, formatTime } from '../format';
+import { formatBytes, formatCredits, formatNumber, formatSeconds, formatTime } from '../format';
 import { Link } from '../router';
 import { useCanChange } from '../session';
 import { ConfirmDialog, ErrorNotice, Loading, PageTitle, Progress, StatusBadge, useAction, useLoad } from '../ui';
@@ -96,9 +96,9 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
         <h2 id="billing-heading">Billing</h2>
         <dl className="facts">
           <dt>Estimated</dt>
-          <dd>{formatNumber(job.billing.estimated_credits)} credits (held at submit)</dd>
+          <dd>{formatCredits(job.billing.estimated_credits)} (held at submit)</dd>
           <dt>Charged</dt>
-          <dd>{formatNumber(job.billing.charged_credits)} credits</dd>
+          <dd>{formatCredits(job.billing.charged_credits)}</dd>
           <dt>State</dt>
           <dd>
             {job.billing.state === 'authorised' && 'Credits held until the job ends'}

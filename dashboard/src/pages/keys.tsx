@@ -3,9 +3,11 @@ import { api, SCOPES, type ApiKey, type List } from '../api';
 import { formatTime } from '../format';
 import { useCanChange } from '../session';
 import {
+  CheckboxGroup,
   ConfirmDialog,
   EmptyState,
   ErrorNotice,
+  Field,
   Loading,
   PageTitle,
   SecretOnce,
@@ -219,28 +221,15 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKey) => void }) {
     >
       <h2>Create a key</h2>
       {create.error ? <ErrorNotice error={create.error} /> : null}
-      <fieldset>
-        <legend>Scopes</legend>
-        {SCOPES.map((scope) => (
-          <div key={scope} className="check">
-            <input
-              id={`scope-${scope}`}
-              type="checkbox"
-              checked={scopes.includes(scope)}
-              onChange={(event) =>
-                setScopes(event.target.checked ? [...scopes, scope] : scopes.filter((other) => other !== scope))
-              }
-            />
-            <label htmlFor={`scope-${scope}`}>
-              <code>{scope}</code> <span className="hint">— {SCOPE_HELP[scope]}</span>
-            </label>
-          </div>
-        ))}
-      </fieldset>
-      <div className="field">
-        <label htmlFor="expires">Expires on (optional, UTC)</label>
-        <input id="expires" type="date" value={expires} onChange={(event) => setExpires(event.target.value)} />
-      </div>
+      <CheckboxGroup
+        legend="Scopes"
+        idPrefix="scope"
+        options={SCOPES}
+        chosen={scopes}
+        onChange={setScopes}
+        describe={(scope) => SCOPE_HELP[scope]}
+      />
+      <Field id="expires" label="Expires on (optional, UTC)" type="date" value={expires} onChange={setExpires} />
       <button type="submit" className="primary" disabled={create.busy || scopes.length === 0}>
         Create key
       </button>

@@ -10,7 +10,7 @@ import {
   type JobEstimate,
   type UploadResult,
 } from '../api';
-import { formatBytes, formatNumber, formatSeconds, formatUsd, percent } from '../format';
+import { formatBytes, formatCredits, formatNumber, formatSeconds, formatUsd, percent } from '../format';
 import { Link, navigate } from '../router';
 import { useCanChange } from '../session';
 import { ErrorNotice, Loading, Notice, PageTitle, Progress, useAction, useLoad } from '../ui';
@@ -257,7 +257,7 @@ export function NewJobPage() {
           ) : estimate.data ? (
             <>
               <p className="estimate-value">
-                {formatNumber(estimate.data.estimated_credits)} credits ({formatUsd(estimate.data.estimated_usd)}) for{' '}
+                {formatCredits(estimate.data.estimated_credits)} ({formatUsd(estimate.data.estimated_usd)}) for{' '}
                 {formatSeconds(estimate.data.estimated_seconds)} of media
               </p>
               {credits.data && (

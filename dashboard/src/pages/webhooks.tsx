@@ -4,9 +4,11 @@ import { formatTime } from '../format';
 import { Link, navigate } from '../router';
 import { useCanChange } from '../session';
 import {
+  CheckboxGroup,
   ConfirmDialog,
   EmptyState,
   ErrorNotice,
+  Field,
   Loading,
   Notice,
   PageTitle,
@@ -113,35 +115,16 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: WebhookEndpoint) 
     >
       <h2>Add an endpoint</h2>
       {create.error ? <ErrorNotice error={create.error} /> : null}
-      <div className="field">
-        <label htmlFor="endpoint-url">Endpoint URL</label>
-        <input
-          id="endpoint-url"
-          type="url"
-          required
-          placeholder="https://example.com/hooks/mediajobs"
-          value={url}
-          onChange={(event) => setUrl(event.target.value)}
-        />
-      </div>
-      <fieldset>
-        <legend>Events</legend>
-        {WEBHOOK_EVENTS.map((name) => (
-          <div className="check" key={name}>
-            <input
-              id={`event-${name}`}
-              type="checkbox"
-              checked={events.includes(name)}
-              onChange={(event) =>
-                setEvents(event.target.checked ? [...events, name] : events.filter((other) => other !== name))
-              }
-            />
-            <label htmlFor={`event-${name}`}>
-              <code>{name}</code>
-            </label>
-          </div>
-        ))}
-      </fieldset>
+      <Field
+        id="endpoint-url"
+        label="Endpoint URL"
+        type="url"
+        required
+        placeholder="https://example.com/hooks/mediajobs"
+        value={url}
+        onChange={setUrl}
+      />
+      <CheckboxGroup legend="Events" idPrefix="event" options={WEBHOOK_EVENTS} chosen={events} onChange={setEvents} />
       <button type="submit" className="primary" disabled={create.busy || events.length === 0}>
         Add endpoint
       </button>

@@ -27,7 +27,10 @@ export class OwnAccountResponse {
   @ApiProperty({ enum: ['active', 'payment_failed', 'inactive'] }) subscription_status: string;
   @ApiProperty({ type: Number, nullable: true, example: 250, description: 'Monthly spend cap in USD; null: none.' })
   spend_limit_usd: number | null;
+  @ApiProperty({ example: 5000 }) balance_credits: number;
+  @ApiProperty({ example: 24, description: 'Held for jobs that have not ended.' }) reserved_credits: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
 class UsageDay {

@@ -1,0 +1,29 @@
+// Debian's Chromium, headless, through playwright-core: the one launch every browser test uses
+// (TOOLCHAIN.md's flags; passing --user-data-dir in args is refused, so the profile is a parameter).
+import { existsSync } from 'node:fs';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchChromium(
+  profileDir: string,
+  options: { acceptDownloads?: boolean } = {},
+): Promise<BrowserContext> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No browser at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH).`);
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: options.acceptDownloads ?? false,
+  });
+}
