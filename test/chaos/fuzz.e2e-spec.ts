@@ -199,6 +199,53 @@ const OPERATIONS: Operation[] = [
   },
   { method: 'GET', path: '/v1/admin/licenses/{id}', access: 'admin', params: { id: 'license' } },
   { method: 'POST', path: '/v1/admin/licenses/{id}/revoke', access: 'admin', params: { id: 'spareLicense' } },
+  // The dashboard's routes. Those for signed-in members only answer a key with 403, a missing or
+  // garbled session with 401: the envelope either way.
+  { method: 'GET', path: '/v1/account', access: 'key' },
+  { method: 'PATCH', path: '/v1/account', access: 'key', body: () => ({ spend_limit_usd: 250 }) },
+  { method: 'GET', path: '/v1/account/usage', access: 'key', query: ['days'] },
+  { method: 'GET', path: '/v1/account/licenses', access: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/account/licenses/{license_id}/devices/{activation_id}/deactivate',
+    access: 'key',
+    params: { license_id: 'license', activation_id: 'activation' },
+  },
+  { method: 'GET', path: '/v1/account/members', access: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/account/members',
+    access: 'key',
+    body: () => ({ email: 'fuzz@example.com', role: 'viewer' }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/account/members/{id}',
+    access: 'key',
+    params: { id: 'member' },
+    body: () => ({ role: 'viewer' }),
+  },
+  { method: 'DELETE', path: '/v1/account/members/{id}', access: 'key', params: { id: 'member' } },
+  { method: 'POST', path: '/v1/account/members/{id}/resend-invitation', access: 'key', params: { id: 'member' } },
+  { method: 'POST', path: '/v1/webhook-endpoints/{id}/test', access: 'key', params: { id: 'endpoint' } },
+  {
+    method: 'POST',
+    path: '/v1/sessions',
+    access: 'none',
+    body: (f) => ({ email: f.memberEmail, password: 'fuzzed password, never right' }),
+  },
+  { method: 'GET', path: '/v1/sessions/current', access: 'key' },
+  { method: 'DELETE', path: '/v1/sessions/current', access: 'key' },
+  { method: 'DELETE', path: '/v1/sessions', access: 'key' },
+  { method: 'POST', path: '/v1/password-links', access: 'none', body: (f) => ({ email: f.memberEmail }) },
+  { method: 'POST', path: '/v1/password-links/inspect', access: 'none', body: () => ({ token: 'A'.repeat(43) }) },
+  {
+    method: 'POST',
+    path: '/v1/password-links/redeem',
+    access: 'none',
+    body: () => ({ token: 'A'.repeat(43), password: 'a long enough password' }),
+  },
+  { method: 'POST', path: '/v1/admin/password-links', access: 'admin', body: (f) => ({ email: f.memberEmail }) },
 ];
 
 /** Routes outside the OpenAPI document; their success bodies are not JSON objects. */
@@ -208,8 +255,13 @@ const UNDOCUMENTED: Operation[] = [
   { method: 'GET', path: '/docs/openapi.json', access: 'none' },
   { method: 'GET', path: '/docs/openapi.yaml', access: 'none' },
   { method: 'GET', path: '/docs/errors.html', access: 'none' },
+  { method: 'GET', path: '/dashboard', access: 'none' },
+  { method: 'GET', path: '/', access: 'none' },
+  { method: 'GET', path: '/login', access: 'none' },
 ];
-const NON_JSON_SUCCESS = /^\/(?:metrics|docs)(?:[/?]|$)|^\/v1\/assets\//;
+const NON_JSON_SUCCESS = /^\/(?:metrics|docs|dashboard)(?:[/?]|$)|^\/v1\/assets\//;
+/** The two paths that lead to the dashboard with a redirect. */
+const REDIRECTS = /^\/(?:login)?(?:\?|$)/;
 
 interface Fixtures {
   apiKey: string;
@@ -218,6 +270,8 @@ interface Fixtures {
   uploadId: string;
   licenseKey: string;
   licenseToken: string;
+  /** The email of a member (the account's owner) who has chosen a password. */
+  memberEmail: string;
   port: number;
   pools: {
     spareKey: string[];
@@ -233,6 +287,8 @@ interface Fixtures {
     event: string[];
     license: string[];
     spareLicense: string[];
+    activation: string[];
+    member: string[];
   };
   /** A signed link to a real stored asset: `expires` and `signature` that pass. */
   assetQuery: { expires: string; signature: string };
@@ -503,7 +559,9 @@ function verify(api: TestApi, request: FuzzRequest, response: RawResponse): void
     checkNoLeak(body, request, response);
     return;
   }
-  if (status >= 300 || status < 200) fail(`unexpected status ${status}`, request, response);
+  if ((status >= 300 && !(status === 302 && REDIRECTS.test(request.path))) || status < 200)
+    fail(`unexpected status ${status}`, request, response);
+  if (status === 302) return;
   if (NON_JSON_SUCCESS.test(request.path) || status === 204) return;
   if (!contentType.startsWith('application/json')) fail(`success with Content-Type ${contentType}`, request, response);
   let body: any;
@@ -1187,6 +1245,25 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
       body: { license_key: licenses[0].key, device_id: 'fuzz-device' },
     });
     expect(activation.status).toBe(200);
+    const seat = await call(api, 'POST', '/v1/license/activate', {
+      body: { license_key: licenses[0].key, device_id: 'fuzz-seat' },
+    });
+    expect(seat.status).toBe(200);
+
+    // A signed-in member: the owner of a dashboard account, with a password.
+    const memberEmail = `fuzz-owner-${process.pid}@example.com`;
+    const owner = await call(api, 'POST', '/v1/admin/accounts', {
+      admin: true,
+      body: { name: 'Fuzz members', plan: 'pro', owner_email: memberEmail },
+    });
+    expect(owner.status).toBe(201);
+    const redeemed = await call(api, 'POST', '/v1/password-links/redeem', {
+      body: {
+        token: new URL(owner.body.owner_invite_url).hash.slice('#token='.length),
+        password: 'the fuzz owner password',
+      },
+    });
+    expect(redeemed.status).toBe(201);
 
     // A real stored output of the queued job, with a valid signed link, so Range and the signature
     // check meet real data.
@@ -1212,6 +1289,7 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
       uploadId,
       licenseKey: licenses[0].key,
       licenseToken: activation.body.token,
+      memberEmail,
       port: Number(new URL(api.url).port),
       pools: {
         spareKey: spareKeys.slice(0, 3),
@@ -1228,6 +1306,8 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
         event: eventIds,
         license: licenses.map((license) => license.id),
         spareLicense: [licenses[1].id],
+        activation: [seat.body.activation_id],
+        member: [owner.body.owner.id],
       },
       assetQuery,
     };
