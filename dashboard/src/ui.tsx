@@ -1,5 +1,5 @@
 // Shared pieces of every page: errors in words, empty states, progress, confirmations, copying.
-import { useCallback, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiFailure, type ErrorObject } from './api';
 import { STATUS_LABELS } from './format';
 
@@ -90,6 +90,7 @@ export function Progress({ label, value, max, text }: { label: string; value: nu
 export function SecretOnce({ label, value, note }: { label: string; value: string; note: string }) {
   const [copied, setCopied] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const id = useId();
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
@@ -102,9 +103,9 @@ export function SecretOnce({ label, value, note }: { label: string; value: strin
   };
   return (
     <div className="secret">
-      <label htmlFor="secret-value">{label}</label>
+      <label htmlFor={id}>{label}</label>
       <div className="secret-row">
-        <input id="secret-value" ref={input} readOnly value={value} onFocus={(event) => event.target.select()} />
+        <input id={id} ref={input} readOnly value={value} onFocus={(event) => event.target.select()} />
         <button type="button" onClick={() => void copy()}>
           Copy
         </button>
@@ -137,6 +138,7 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
@@ -144,8 +146,8 @@ export function ConfirmDialog({
     if (!open && element.open) element.close();
   }, [open]);
   return (
-    <dialog ref={dialog} aria-labelledby="dialog-title" onCancel={onCancel}>
-      <h2 id="dialog-title">{title}</h2>
+    <dialog ref={dialog} aria-labelledby={titleId} onCancel={onCancel}>
+      <h2 id={titleId}>{title}</h2>
       <div>{children}</div>
       <div className="actions">
         <button type="button" onClick={onCancel} disabled={busy}>
