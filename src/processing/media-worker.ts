@@ -18,6 +18,7 @@ import { JobProcessor } from './job-processor';
 import { ProcessingRepository } from './processing.repository';
 
 const HEARTBEAT_MS = 10_000;
+const RECONCILE_PAGE = 100;
 
 /**
  * The worker process's media queue consumer for its region, with what keeps it honest: a
@@ -128,17 +129,28 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       .exec();
   }
 
+  /** Every stale open job of this region, a page at a time (a long waiting queue must not hide the rest). */
   private async reconcile(): Promise<void> {
-    const stale = await this.repository.staleOpenJobs(this.config.workerStaleJobSeconds, 100);
-    for (const job of stale) {
-      if (job.region !== this.config.region) continue;
-      const queued = await this.queue!.getJob(job.id);
-      const state = queued ? await queued.getState() : 'missing';
-      if (state === 'missing' || state === 'unknown') {
-        await enqueueMediaJob(this.queue!, job.id);
-      } else if (state === 'failed' || state === 'completed') {
-        await this.processor.failWhole(job.id, 'upstream_error');
-      }
+    for (let afterId = ''; ;) {
+      const page = await this.repository.staleOpenJobs(
+        this.config.region,
+        this.config.workerStaleJobSeconds,
+        RECONCILE_PAGE,
+        afterId,
+      );
+      for (const job of page) await this.reconcileOne(job.id);
+      if (page.length < RECONCILE_PAGE) return;
+      afterId = page[page.length - 1].id;
+    }
+  }
+
+  private async reconcileOne(jobId: string): Promise<void> {
+    const queued = await this.queue!.getJob(jobId);
+    const state = queued ? await queued.getState() : 'missing';
+    if (state === 'missing' || state === 'unknown') {
+      await enqueueMediaJob(this.queue!, jobId);
+    } else if (state === 'failed' || state === 'completed') {
+      await this.processor.failWhole(jobId, 'upstream_error');
     }
   }
 

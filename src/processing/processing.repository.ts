@@ -14,14 +14,24 @@ export class ProcessingRepository {
     return row(this.db, `SELECT storage_key, sha256 FROM uploads WHERE id = $1 AND deleted_at IS NULL`, [uploadId]);
   }
 
-  /** Open jobs nobody has touched for a while: candidates for re-enqueueing or failing. */
-  staleOpenJobs(olderThanSeconds: number, limit: number): Promise<{ id: string; region: string; status: string }[]> {
+  /**
+   * One page of this region's open jobs nobody has touched for a while (candidates for re-enqueueing or
+   * failing), in id order after `afterId`. Filtered by region here, so another region's stale jobs (a
+   * dead region's) can never fill the page.
+   */
+  staleOpenJobs(
+    region: string,
+    olderThanSeconds: number,
+    limit: number,
+    afterId = '',
+  ): Promise<{ id: string; status: string }[]> {
     return rows(
       this.db,
-      `SELECT id, region, status FROM jobs
-        WHERE status IN ('queued', 'processing') AND COALESCE(heartbeat_at, created_at) < now() - make_interval(secs => $1)
-        ORDER BY created_at LIMIT $2`,
-      [olderThanSeconds, limit],
+      `SELECT id, status FROM jobs
+        WHERE region = $1 AND status IN ('queued', 'processing') AND id > $4
+          AND COALESCE(heartbeat_at, created_at) < now() - make_interval(secs => $2)
+        ORDER BY id LIMIT $3`,
+      [region, olderThanSeconds, limit, afterId],
     );
   }
 
