@@ -5,7 +5,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
-import { BillingService, usd } from '../billing/billing.service';
+import { BillingService } from '../billing/billing.service';
+import { creditsMicroUsd, fromMicroUsd, toMicroUsd } from '../billing/micro-usd';
 import { authoriseHold, type LockedAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
@@ -77,6 +78,11 @@ export class SubmitLimits {
     }
   }
 
+  /**
+   * A hard ceiling: what was charged this period, what open jobs hold now and this job's estimate
+   * must together stay within the cap. Compared in integer micro-dollars, never rounded to cents
+   * (a $0.01 cap refuses a $0.012 job).
+   */
   private async checkSpendCap(
     manager: EntityManager,
     caller: AuthContext,
@@ -85,14 +91,20 @@ export class SubmitLimits {
     period: BillingPeriod,
   ): Promise<void> {
     if (account.spend_limit_usd === null) return;
-    const limit = Number(account.spend_limit_usd);
-    const spent = usd(
-      await this.billing.capturedSince(caller.accountId, period.start, manager),
-      caller.plan.usdPerCredit,
-    );
-    if (spent + usd(request.estimatedCredits, caller.plan.usdPerCredit) > limit) {
+    const rate = caller.plan.usdPerCredit;
+    const limit = toMicroUsd(account.spend_limit_usd);
+    const spent = creditsMicroUsd(await this.billing.capturedSince(caller.accountId, period.start, manager), rate);
+    const held = creditsMicroUsd(Number(account.reserved_credits), rate);
+    const required = creditsMicroUsd(request.estimatedCredits, rate);
+    if (spent + held + required > limit) {
       throw new ApiError('spend_limit_exceeded', {
-        details: { spend_limit_usd: limit, spent_usd: spent, reset_at: period.resetsAt.toISOString() },
+        details: {
+          spend_limit_usd: fromMicroUsd(limit),
+          spent_usd: fromMicroUsd(spent),
+          held_usd: fromMicroUsd(held),
+          required_usd: fromMicroUsd(required),
+          reset_at: period.resetsAt.toISOString(),
+        },
       });
     }
   }

@@ -2,7 +2,14 @@ import type { ErrorCode } from '../common/errors';
 import type { JobApi } from './job.types';
 
 export type ProbeOutcome =
-  | { ok: true; durationSeconds: number; width: number | null; height: number | null }
+  | {
+      ok: true;
+      durationSeconds: number;
+      width: number | null;
+      height: number | null;
+      /** The source's size when it announced one (a URL's Content-Length or Content-Range total). */
+      sizeBytes?: number | null;
+    }
   | { ok: false; code: ErrorCode; message?: string };
 
 /** Reads a source's container, streams and duration (ffprobe) and judges it for an API. */

@@ -71,13 +71,23 @@ export class SourcesService {
         // A source that fails now cannot be accepted: unreachable, refused or expired is invalid_url.
         return { ok: false, code: 'invalid_url', message: `The source URL cannot be used: ${proxied.reason}` };
       }
-      return proxied.value;
+      return proxied.value.ok ? { ...proxied.value, sizeBytes: proxied.sizeBytes } : proxied.value;
     });
     return this.accept(outcome, { type: 'url', url }, param);
   }
 
   private accept(outcome: ProbeOutcome, source: ItemSource, param: string): CheckedSource {
     if (!outcome.ok) throw new ApiError(outcome.code, { param, message: outcome.message });
+    // Uploads were held to MAX_UPLOAD_BYTES as they arrived; a URL is held to MAX_SOURCE_BYTES when it
+    // says how large it is (otherwise the worker's download stops at the limit).
+    const sizeBytes = outcome.sizeBytes ?? 0;
+    if (source.type === 'url' && sizeBytes > this.config.maxSourceBytes) {
+      throw new ApiError('file_too_large', {
+        param,
+        message: `The source is ${sizeBytes} bytes; a source URL may be at most ${this.config.maxSourceBytes} bytes. Send a smaller file.`,
+        details: { size_bytes: sizeBytes, max_source_bytes: this.config.maxSourceBytes },
+      });
+    }
     if (outcome.durationSeconds > this.config.maxDurationSeconds) {
       throw new ApiError('duration_exceeded', {
         param,

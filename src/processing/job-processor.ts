@@ -148,7 +148,7 @@ export class JobProcessor {
     const path = join(workDir, `in-${item.index}`);
     const downloaded = await downloadToFile(item.source.url, path, {
       allow: this.config.allowPrivateUrls,
-      maxBytes: this.config.maxUploadBytes,
+      maxBytes: this.config.maxSourceBytes,
       timeoutMs: Math.min(this.config.jobTimeLimitSeconds * 1000, 30 * 60 * 1000),
       signal,
     });

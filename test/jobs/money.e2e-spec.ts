@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { sdrMp4 } from '../fixtures/media';
+import { clipOfDuration, sdrMp4 } from '../fixtures/media';
 
 // No worker consumes this region's queue, so submitted jobs stay queued and keep their holds; the
 // heartbeat is written by hand so the region counts as healthy.
@@ -132,6 +132,49 @@ describe('limits and money under concurrency', () => {
       code: 'spend_limit_exceeded',
       retryable: false,
       details: { spend_limit_usd: 0, spent_usd: 0, reset_at: expect.stringMatching(/^\d{4}-\d\d-01T00:00:00.000Z$/) },
+    });
+  });
+
+  describe('spend cap is a hard ceiling, compared exactly (issue 12 item 3)', () => {
+    // pro: $0.006 a credit. A 2 s clip at 320×180 is 2 credits = $0.012; a 1 s clip 1 credit = $0.006.
+    async function cappedAccount(capUsd: number) {
+      const account = await createAccount(api, { plan: 'pro', credits: 10_000 });
+      await api.app.get(AdminService).patchAccount(account.accountId, { spend_limit_usd: capUsd });
+      return account;
+    }
+
+    it('a $0.01 cap refuses a $0.012 job (no rounding to cents)', async () => {
+      const account = await cappedAccount(0.01);
+      const uploadId = await upload(api, account.apiKey, await clipOfDuration(2));
+      const response = await submit(account.apiKey, uploadId);
+      expect(response.status).toBe(402);
+      expect(response.body.error).toMatchObject({
+        code: 'spend_limit_exceeded',
+        details: { spend_limit_usd: 0.01, spent_usd: 0, held_usd: 0, required_usd: 0.012 },
+      });
+      expect(await accountRow(account.accountId)).toEqual({ balance: 10_000, reserved: 0 });
+    });
+
+    it('what is already held counts: two $0.006 jobs do not both fit under a $0.01 cap', async () => {
+      const account = await cappedAccount(0.01);
+      const uploadId = await clip(account.apiKey);
+      const first = await submit(account.apiKey, uploadId);
+      expect(first.status).toBe(202);
+      expect(first.body.billing.estimated_credits).toBe(1);
+      const second = await submit(account.apiKey, uploadId);
+      expect(second.status).toBe(402);
+      expect(second.body.error).toMatchObject({
+        code: 'spend_limit_exceeded',
+        details: { spend_limit_usd: 0.01, spent_usd: 0, held_usd: 0.006, required_usd: 0.006 },
+      });
+      expect(await accountRow(account.accountId)).toEqual({ balance: 10_000, reserved: 1 });
+    });
+
+    it('a job that costs exactly the cap is accepted', async () => {
+      const account = await cappedAccount(0.03); // 5 credits × $0.006
+      const response = await submit(account.apiKey, await upload(api, account.apiKey, await clipOfDuration(5)));
+      expect(response.status).toBe(202);
+      expect(response.body.billing.estimated_credits).toBe(5);
     });
   });
 

@@ -66,6 +66,8 @@ describe('withPinnedProxy', () => {
     expect(outcome.value.headers['content-range']).toBe(`bytes 100-199/${media.length}`);
     expect(outcome.value.headers['accept-ranges']).toBe('bytes');
     expect(outcome.value.body.equals(media.subarray(100, 200))).toBe(true);
+    // The whole source's size, from the Content-Range total: what submit checks against MAX_SOURCE_BYTES.
+    expect(outcome.sizeBytes).toBe(media.length);
     expect(origin.requests[0].headers).toMatchObject({ range: 'bytes=100-199', 'if-range': '"v1"' });
     expect(origin.requests[0].headers.cookie).toBeUndefined();
   });
@@ -190,7 +192,7 @@ describe('withPinnedProxy', () => {
       });
       return 'done';
     });
-    expect(outcome).toEqual({ ok: true, value: 'done' });
+    expect(outcome).toEqual({ ok: true, value: 'done', sizeBytes: media.length });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(leftOpen?.destroyed).toBe(true);
   });

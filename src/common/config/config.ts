@@ -20,6 +20,8 @@ export interface AppConfig {
   jobTimeLimitSeconds: number;
   cancelWindowSeconds: number;
   maxUploadBytes: number;
+  /** Largest source_url download: refused at submit when the source announces its size, else in the worker. */
+  maxSourceBytes: number;
   maxJsonBodyBytes: number;
   maxDurationSeconds: number;
   jobRetentionDays: number;
@@ -150,6 +152,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     jobTimeLimitSeconds: int(env, 'JOB_TIME_LIMIT_SECONDS', 3600, 1, 86400),
     cancelWindowSeconds: int(env, 'CANCEL_WINDOW_SECONDS', 60, 0, 86400),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 ** 3, 1),
+    maxSourceBytes: int(env, 'MAX_SOURCE_BYTES', 2 * 1024 ** 3, 1),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
     jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),

@@ -23,7 +23,19 @@ export interface PinnedProxyOptions {
  * tool starts, or when any forwarded request failed (the tool's own result or error then only
  * reflects that failure: a 404 source is `invalid_url`, not "invalid media").
  */
-export type ProxyOutcome<T> = { ok: true; value: T } | PinnedFailure;
+export type ProxyOutcome<T> = { ok: true; value: T; sizeBytes: number | null } | PinnedFailure;
+
+/**
+ * The whole source's size as an answer tells it: the total of a `Content-Range`
+ * (`bytes 0-99/12345`), or the `Content-Length` of a full (200) answer; null when it does not say.
+ */
+export function announcedSize(status: number, headers: http.IncomingHttpHeaders): number | null {
+  const total = /\/(\d+)\s*$/.exec(headers['content-range'] ?? '')?.[1];
+  if (total !== undefined) return Number(total);
+  const length = headers['content-length'];
+  if (status === 200 && length !== undefined && /^\d+$/.test(length)) return Number(length);
+  return null;
+}
 
 const FORWARDED_REQUEST_HEADERS = [
   'range',
@@ -77,7 +89,7 @@ export async function withPinnedProxy<T>(
   const inflight = new Set<AbortController>();
   const target = check.url;
   // The first forwarded failure; a holder object because closures set it.
-  const outcome: { failure: PinnedFailure | null } = { failure: null };
+  const outcome: { failure: PinnedFailure | null; sizeBytes: number | null } = { failure: null, sizeBytes: null };
   const record = (next: PinnedFailure): void => {
     outcome.failure ??= next;
   };
@@ -107,6 +119,9 @@ export async function withPinnedProxy<T>(
         return;
       }
       const upstream = result.response;
+      // The largest size any answer announced: what the source says it is (checked against the limit).
+      const size = announcedSize(upstream.statusCode ?? 0, upstream.headers);
+      if (size !== null) outcome.sizeBytes = Math.max(outcome.sizeBytes ?? 0, size);
       res.writeHead(upstream.statusCode ?? 502, pick(upstream.headers, FORWARDED_RESPONSE_HEADERS));
       if (method === 'HEAD') {
         upstream.destroy();
@@ -140,7 +155,7 @@ export async function withPinnedProxy<T>(
 
   try {
     const value = await fn(`http://127.0.0.1:${port}${sourcePath}`);
-    return outcome.failure ?? { ok: true, value };
+    return outcome.failure ?? { ok: true, value, sizeBytes: outcome.sizeBytes };
   } catch (error) {
     if (outcome.failure) return outcome.failure;
     throw error;
