@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { withPinnedProxy } from '../common/net/pinned-proxy';
 import { REDIS } from '../common/redis/redis.module';
-import { STORAGE, type Storage } from '../common/storage/storage';
+import { STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
 import type { JobInputDto } from './dto/submit-job.dto';
 import type { ItemSource } from './job.types';
 import type { JobApi } from './job.types';
@@ -23,6 +23,7 @@ export interface CheckedSource {
 const PROBE_CACHE_SECONDS = 300;
 const URL_PROBE_TIMEOUT_MS = 15_000;
 const LOCAL_PROBE_TIMEOUT_MS = 10_000;
+const STORED_PROBE_URL_SECONDS = 120;
 
 /**
  * Source checks at submit (API.md §2 step 7): the URL is safe and reachable, the media is a
@@ -52,9 +53,21 @@ export class SourcesService {
         message: 'No upload with this id exists for your account, or it expired.',
       });
     if (upload.blocked) throw new ApiError('content_policy_violation', { param });
-    const outcome = await this.cached(`upload:${upload.sha256}`, api, () =>
-      this.prober.probe(this.storage.localPath(upload.storage_key), api, LOCAL_PROBE_TIMEOUT_MS),
+    // Also the submit's check that the store answers: down, it is 503 service_unavailable now rather
+    // than an upstream_error in the worker later.
+    if ((await this.storage.size(upload.storage_key)) === null)
+      throw new ApiError('asset_not_found', { param, message: 'The upload was deleted or expired.' });
+    const outcome = await this.cached(`upload:${upload.sha256}`, api, async () =>
+      // A path on the local backend, a presigned URL on S3: ffprobe reads only the bytes it needs.
+      this.prober.probe(
+        await this.storage.mediaLocation(upload.storage_key, STORED_PROBE_URL_SECONDS),
+        api,
+        LOCAL_PROBE_TIMEOUT_MS,
+      ),
     );
+    // ffprobe could not read the stored file over the network: the store failed, not the client.
+    if (!outcome.ok && outcome.code === 'invalid_url')
+      throw new StorageUnavailableError(outcome.message ?? 'probe failed');
     return this.accept(outcome, { type: 'upload', upload_id: uploadId }, param);
   }
 

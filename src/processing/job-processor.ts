@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { downloadToFile } from '../common/net/pinned-fetch';
-import { STORAGE, type Storage } from '../common/storage/storage';
+import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
 import { JobLifecycle } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
@@ -14,6 +14,7 @@ import { ProcessingRepository } from './processing.repository';
 import { planSettlement, type ItemResult } from './settlement';
 
 const PROGRESS_INTERVAL_MS = 1000;
+const STORE_FAILED = 'The object store did not answer; the item may be retried.';
 
 interface ProducedOutput {
   index: number;
@@ -53,20 +54,22 @@ export class JobProcessor {
         await this.lifecycle.itemStarted(jobId, item.index);
         const reportProgress = this.progressReporter(jobId, item.index, items.length);
         const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
-        if (result.ok) {
-          const storageKey = `outputs/${job.account_id}/${jobId}/${item.index}.${result.container}`;
-          const localPath = join(workDir, `out-${item.index}.${result.container}`);
-          const stored = await this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER);
-          outputs.push({ index: item.index, result, storageKey, sizeBytes: stored.sizeBytes });
-          results.push({
-            index: item.index,
-            ok: true,
-            processedSeconds: result.processedSeconds,
-            outputHeight: result.outputHeight,
-          });
-        } else {
+        if (!result.ok) {
           results.push({ index: item.index, ok: false, code: result.code, message: result.message });
+          continue;
         }
+        const stored = await this.storeOutput(job, item, result, workDir);
+        if (!stored.ok) {
+          results.push({ index: item.index, ok: false, code: 'upstream_error', message: stored.message });
+          continue;
+        }
+        outputs.push({ index: item.index, result, storageKey: stored.storageKey, sizeBytes: stored.sizeBytes });
+        results.push({
+          index: item.index,
+          ok: true,
+          processedSeconds: result.processedSeconds,
+          outputHeight: result.outputHeight,
+        });
       }
       if (signal.aborted) {
         // Cancelled: the API already ended the job and released its hold; drop what we made.
@@ -141,9 +144,21 @@ export class JobProcessor {
   > {
     if (item.source.type === 'upload') {
       const upload = await this.repository.storageKeyOfUpload(item.source.upload_id);
-      if (!upload)
-        return { ok: false, code: 'processing_failed', message: 'The upload was deleted before processing.' };
-      return { ok: true, path: this.storage.localPath(upload.storage_key) };
+      const deleted = {
+        ok: false,
+        code: 'processing_failed',
+        message: 'The upload was deleted before processing.',
+      } as const;
+      if (!upload) return deleted;
+      try {
+        // Only this worker's own temp folder: on S3 the input is downloaded into it.
+        const path = await this.storage.localFile(upload.storage_key, join(workDir, `in-${item.index}`), signal);
+        return path ? { ok: true, path } : deleted;
+      } catch (error) {
+        if (error instanceof StorageUnavailableError)
+          return { ok: false, code: 'upstream_error', message: STORE_FAILED };
+        throw error;
+      }
     }
     const path = join(workDir, `in-${item.index}`);
     const downloaded = await downloadToFile(item.source.url, path, {
@@ -155,6 +170,25 @@ export class JobProcessor {
     // invalid_url: the source is gone or refused now; upstream_error: the host failed (retryable).
     if (!downloaded.ok) return { ok: false, code: downloaded.code, message: downloaded.reason };
     return { ok: true, path };
+  }
+
+  /** Puts an item's output in storage; an outage is the item's upstream_error (retryable), never a hang. */
+  private async storeOutput(
+    job: JobRow,
+    item: JobItemRow,
+    result: Extract<RunItemResult, { ok: true }>,
+    workDir: string,
+  ): Promise<{ ok: true; storageKey: string; sizeBytes: number } | { ok: false; message: string }> {
+    const storageKey = outputKey(job.account_id, job.id, item.index, result.container);
+    const localPath = join(workDir, `out-${item.index}.${result.container}`);
+    try {
+      const stored = await this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER);
+      return { ok: true, storageKey, sizeBytes: stored.sizeBytes };
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      this.logger.warn({ job_id: job.id, index: item.index, err: error }, 'could not store an output');
+      return { ok: false, message: STORE_FAILED };
+    }
   }
 
   private progressReporter(jobId: string, index: number, count: number): (fraction: number) => void {

@@ -156,7 +156,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async purge(): Promise<void> {
     const keys = await this.repository.purgeExpired(this.config.jobRetentionDays);
-    await Promise.all(keys.map((key) => this.storage.remove(key)));
+    await this.storage.removeMany(keys);
   }
 
   private every(ms: number, task: () => Promise<void>): void {

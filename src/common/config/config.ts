@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy } from '../net/address-policy';
+import type { S3Settings } from '../storage/s3-client';
 
 export interface AppConfig {
   nodeEnv: string;
@@ -15,6 +16,10 @@ export interface AppConfig {
   publicBaseUrl: string;
   docsUrl: string;
   storageDir: string;
+  /** STORAGE_BACKEND: the local folder (STORAGE_DIR) or S3-compatible object storage (S3_*). */
+  storage: { backend: 'local' } | ({ backend: 's3' } & S3Settings);
+  /** Unfinished uploads and orphaned outputs older than this are removed by the worker's sweeper. */
+  storageSweepAfterSeconds: number;
   allowPrivateUrls: string[];
   workerConcurrency: number;
   jobTimeLimitSeconds: number;
@@ -147,6 +152,8 @@ export function parseConfig(env: Env = process.env): AppConfig {
     publicBaseUrl,
     docsUrl: url(env, 'DOCS_URL', `${publicBaseUrl}/docs`, ['http:', 'https:']),
     storageDir: resolve(env.STORAGE_DIR || './storage'),
+    storage: storageConfig(env),
+    storageSweepAfterSeconds: int(env, 'STORAGE_SWEEP_AFTER_SECONDS', 6 * 3600, 1, 30 * 86400),
     allowPrivateUrls,
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
     jobTimeLimitSeconds: int(env, 'JOB_TIME_LIMIT_SECONDS', 3600, 1, 86400),
@@ -171,6 +178,44 @@ export function parseConfig(env: Env = process.env): AppConfig {
     assetUrlSecret,
     licenseSigningKey: env.LICENSE_SIGNING_KEY || null,
     ...dashboard,
+  };
+}
+
+/** STORAGE_BACKEND and, for s3, the bucket and how to reach it (API.md §11). */
+function storageConfig(env: Env): AppConfig['storage'] {
+  const backend = env.STORAGE_BACKEND || 'local';
+  if (backend === 'local') return { backend };
+  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3; got "${backend}".`);
+  const bucket = env.S3_BUCKET ?? '';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(
+      `S3_BUCKET must be set to a bucket name (3-63 characters of a-z, 0-9, "." and "-") when STORAGE_BACKEND=s3; got "${bucket}".`,
+    );
+  let prefix = (env.S3_PREFIX ?? '').trim();
+  if (prefix.startsWith('/') || prefix.includes('..'))
+    throw new ConfigError(`S3_PREFIX must not start with "/" or contain ".."; got "${prefix}".`);
+  if (prefix && !prefix.endsWith('/')) prefix += '/';
+  const endpoint = env.S3_ENDPOINT ? url(env, 'S3_ENDPOINT', '', ['http:', 'https:']) : null;
+  const region = env.S3_REGION || 'us-east-1';
+  if (!/^[a-z0-9-]{1,40}$/.test(region))
+    throw new ConfigError(`S3_REGION must be a region name such as us-east-1; got "${region}".`);
+  const pathStyle = env.S3_FORCE_PATH_STYLE || (endpoint ? 'true' : 'false');
+  if (pathStyle !== 'true' && pathStyle !== 'false')
+    throw new ConfigError(`S3_FORCE_PATH_STYLE must be true or false; got "${pathStyle}".`);
+  const accessKeyId = env.AWS_ACCESS_KEY_ID || '';
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || '';
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new ConfigError(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together (or neither, for the SDK default chain).',
+    );
+  return {
+    backend,
+    bucket,
+    prefix,
+    endpoint,
+    region,
+    forcePathStyle: pathStyle === 'true',
+    credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
   };
 }
 

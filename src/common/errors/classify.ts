@@ -25,7 +25,7 @@ const CONNECTION_MESSAGES = [
   'DataSource is not initialized',
 ];
 
-/** True for errors that mean Postgres or Redis is unreachable: a 503 the client may retry. */
+/** True for errors that mean Postgres, Redis or the object store is unreachable: a 503 the client may retry. */
 export function isUnavailableError(error: unknown, depth = 0): boolean {
   // Duck-typed rather than `instanceof Error`: socket errors made by Node itself belong to another
   // realm when the code runs in a VM context (Jest does this), and must still be recognised.
@@ -37,7 +37,8 @@ export function isUnavailableError(error: unknown, depth = 0): boolean {
     // 53300 too many connections.
     if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
   }
-  if (name === 'MaxRetriesPerRequestError') return true;
+  // common/storage's StorageUnavailableError: the object store refused, timed out or answered 5xx.
+  if (name === 'MaxRetriesPerRequestError' || name === 'StorageUnavailableError') return true;
   if (typeof message === 'string' && CONNECTION_MESSAGES.some((text) => message.includes(text))) return true;
   const nested =
     (error as { driverError?: unknown; cause?: unknown }).driverError ?? (error as { cause?: unknown }).cause;

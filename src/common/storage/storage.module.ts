@@ -1,12 +1,24 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { LocalStorage, STORAGE } from './storage';
+import { LocalStorage } from './local-storage';
+import { S3Storage } from './s3-storage';
+import { STORAGE, type Storage } from './storage';
+
+export function createStorage(config: AppConfig): Storage {
+  const settings = config.storage;
+  return settings.backend === 's3' ? new S3Storage(settings) : new LocalStorage(config.storageDir);
+}
 
 @Global()
 @Module({
-  providers: [
-    { provide: STORAGE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new LocalStorage(config.storageDir) },
-  ],
+  providers: [{ provide: STORAGE, inject: [APP_CONFIG], useFactory: createStorage }],
   exports: [STORAGE],
 })
-export class StorageModule {}
+export class StorageModule implements OnApplicationBootstrap {
+  constructor(@Inject(STORAGE) private readonly storage: Storage) {}
+
+  /** The folder or bucket exists before the first request or job (API.md §11: created when missing). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.storage.prepare();
+  }
+}

@@ -1,15 +1,22 @@
-// Where uploads and outputs live. Local disk under STORAGE_DIR today; the interface is small so an
-// S3-compatible store can replace it without touching callers.
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+// Where uploads and outputs live: one small interface, two backends (local-storage.ts: a folder,
+// the default; s3-storage.ts: S3-compatible object storage). Callers never know which one runs.
+import type { Readable } from 'node:stream';
 
 export class SizeLimitExceeded extends Error {
   constructor(readonly limit: number) {
     super(`stream exceeded ${limit} bytes`);
+  }
+}
+
+/**
+ * The store did not answer in time, refused the connection or answered 5xx: worth retrying later.
+ * The API answers 503 service_unavailable (common/errors/classify.ts knows this name); a worker
+ * ends the item with upstream_error (retryable).
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
   }
 }
 
@@ -18,69 +25,59 @@ export interface StoredObject {
   sha256: string;
 }
 
-export interface Storage {
-  /** Streams `source` into `key`, hashing on the way; over `maxBytes` it stops and keeps nothing. */
-  write(key: string, source: Readable, maxBytes: number): Promise<StoredObject>;
-  /** A local path media tools can read (for a remote store: a downloaded copy). */
-  localPath(key: string): string;
-  read(key: string, range?: { start: number; end: number }): Readable;
-  size(key: string): Promise<number | null>;
-  remove(key: string): Promise<void>;
+export interface ObjectEntry {
+  key: string;
+  sizeBytes: number;
+  lastModified: Date;
 }
 
-export class LocalStorage implements Storage {
-  constructor(private readonly root: string) {}
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
-  localPath(key: string): string {
-    const path = resolve(this.root, key);
-    // Keys are ours, but a path must never leave the root whatever a key contains.
-    if (!path.startsWith(resolve(this.root) + sep)) throw new Error(`storage key escapes the root: ${key}`);
-    return path;
-  }
-
-  async write(key: string, source: Readable, maxBytes: number): Promise<StoredObject> {
-    const path = this.localPath(key);
-    const partial = `${path}.partial`;
-    await mkdir(dirname(path), { recursive: true });
-    const hash = createHash('sha256');
-    let size = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > maxBytes) return callback(new SizeLimitExceeded(maxBytes));
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, meter, createWriteStream(partial));
-      await rename(partial, path);
-    } catch (error) {
-      await rm(partial, { force: true });
-      throw error;
-    }
-    return { sizeBytes: size, sha256: hash.digest('hex') };
-  }
-
-  read(key: string, range?: { start: number; end: number }): Readable {
-    return createReadStream(this.localPath(key), range);
-  }
-
-  async size(key: string): Promise<number | null> {
-    try {
-      return (await stat(this.localPath(key))).size;
-    } catch {
-      return null;
-    }
-  }
-
-  async remove(key: string): Promise<void> {
-    await rm(this.localPath(key), { force: true });
-  }
+export interface Storage {
+  readonly backend: 'local' | 's3';
+  /** At start-up: the folder or bucket exists (a bucket is created when missing). */
+  prepare(): Promise<void>;
+  /**
+   * Streams `source` into `key`, hashing on the way; over `maxBytes` or on any failure it stops and
+   * keeps nothing (an S3 multipart upload is aborted).
+   */
+  write(key: string, source: Readable, maxBytes: number): Promise<StoredObject>;
+  /** The object's bytes (or a range of them); null when it does not exist. */
+  read(key: string, range?: ByteRange): Promise<Readable | null>;
+  size(key: string): Promise<number | null>;
+  remove(key: string): Promise<void>;
+  removeMany(keys: string[]): Promise<void>;
+  /** Something ffprobe can open for the next `ttlSeconds`: the file's path, or a presigned URL. */
+  mediaLocation(key: string, ttlSeconds: number): Promise<string>;
+  /**
+   * A local file with the object's bytes for media tools: the file itself on the local backend,
+   * otherwise a copy downloaded to `scratchPath` (inside the caller's own temp folder); null when
+   * the object does not exist.
+   */
+  localFile(key: string, scratchPath: string, signal?: AbortSignal): Promise<string | null>;
+  /** Every object whose key starts with `prefix` (for the sweeper). */
+  list(prefix: string): AsyncIterable<ObjectEntry>;
+  /** Removes unfinished writes (multipart uploads, partial files) begun before `before`; returns how many. */
+  abortUnfinished(before: Date): Promise<number>;
 }
 
 export const STORAGE = Symbol('STORAGE');
 
-export function storageKey(...parts: string[]): string {
-  return join(...parts);
+export function uploadKey(accountId: string, uploadId: string): string {
+  return `uploads/${accountId}/${uploadId}`;
+}
+
+export const OUTPUTS_PREFIX = 'outputs/';
+
+export function outputKey(accountId: string, jobId: string, index: number, container: string): string {
+  return `${OUTPUTS_PREFIX}${accountId}/${jobId}/${index}.${container}`;
+}
+
+/** The job an output key belongs to (outputKey's inverse), or null for a key that is not an output. */
+export function jobOfOutputKey(key: string): string | null {
+  const match = /^outputs\/[^/]+\/([^/]+)\/\d+\.[a-z0-9]+$/.exec(key);
+  return match ? match[1] : null;
 }

@@ -1,0 +1,193 @@
+// A private OpenStack Swift with the s3api middleware on loopback (../shared/STORAGE.md): its own
+// temp folder, free ports and four server processes, so every storage test runs against a real S3
+// implementation (real signatures, real multipart) and parallel runs never meet. `npm run swift`
+// (scripts/swift.js) starts one by hand and prints the S3_* settings for it.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface SwiftServer {
+  /** The S3 endpoint (the proxy), e.g. http://127.0.0.1:41234 */
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** STORAGE_BACKEND=s3 settings for an API or worker using this server and `bucket`. */
+  env(bucket: string, prefix?: string): Record<string, string>;
+  /** Stops the proxy only (the S3 endpoint refuses connections); data stays. */
+  stopProxy(): Promise<void>;
+  /** Starts the proxy again on the same port. */
+  startProxy(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type Role = 'account' | 'container' | 'object';
+const ROLES: Role[] = ['account', 'container', 'object'];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function commonDefaults(dir: string, port: number): string {
+  return [
+    '[DEFAULT]',
+    `devices = ${dir}/srv`,
+    'mount_check = false',
+    'disable_fallocate = true',
+    'bind_ip = 127.0.0.1',
+    `bind_port = ${port}`,
+    'workers = 0',
+    `user = ${userInfo().username}`,
+    `swift_dir = ${dir}/etc`,
+    // Swift logs to syslog; there is none here, and the tests read the S3 answers instead.
+    'log_level = ERROR',
+    '',
+  ].join('\n');
+}
+
+function serverConf(dir: string, role: Role, port: number): string {
+  return `${commonDefaults(dir, port)}
+[pipeline:main]
+pipeline = ${role}-server
+
+[app:${role}-server]
+use = egg:swift#${role}
+`;
+}
+
+function proxyConf(dir: string, port: number): string {
+  // Section name in the pipeline → Swift's entry point.
+  const filters = Object.entries({
+    catch_errors: 'catch_errors',
+    gatekeeper: 'gatekeeper',
+    healthcheck: 'healthcheck',
+    'proxy-logging': 'proxy_logging',
+    listing_formats: 'listing_formats',
+    copy: 'copy',
+    slo: 'slo',
+    dlo: 'dlo',
+  }).map(([section, egg]) => `[filter:${section}]\nuse = egg:swift#${egg}\n`);
+  return `${commonDefaults(dir, port)}
+[pipeline:main]
+pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats s3api tempauth copy slo dlo proxy-logging proxy-server
+
+[app:proxy-server]
+use = egg:swift#proxy
+account_autocreate = true
+
+[filter:s3api]
+use = egg:swift#s3api
+location = us-east-1
+
+[filter:tempauth]
+use = egg:swift#tempauth
+user_test_tester = testing .admin
+
+[filter:cache]
+use = egg:swift#memcache
+
+${filters.join('\n')}`;
+}
+
+async function waitForHealth(endpoint: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`swift-proxy-server exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${endpoint}/healthcheck`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Swift at ${endpoint} did not answer /healthcheck within ${timeoutMs} ms`);
+}
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts a fresh single-node Swift (one replica) and waits until its S3 endpoint answers. */
+export async function startSwift(): Promise<SwiftServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'mj-swift-'));
+  await mkdir(join(dir, 'etc'), { recursive: true });
+  await mkdir(join(dir, 'srv', 'd1'), { recursive: true });
+  const ports = { account: await freePort(), container: await freePort(), object: await freePort() };
+  const proxyPort = await freePort();
+  const etc = join(dir, 'etc');
+  await writeFile(
+    join(etc, 'swift.conf'),
+    `[swift-hash]\nswift_hash_path_prefix = mjtest\nswift_hash_path_suffix = mjtest\n\n[storage-policy:0]\nname = Policy-0\ndefault = yes\n`,
+  );
+  await Promise.all(
+    ROLES.map(async (role) => {
+      await writeFile(join(etc, `${role}-server.conf`), serverConf(dir, role, ports[role]));
+      // One partition power of 6, one replica, one device: the smallest ring Swift accepts.
+      const builder = join(etc, `${role}.builder`);
+      await run('swift-ring-builder', [builder, 'create', '6', '1', '1'], { cwd: etc });
+      await run('swift-ring-builder', [builder, 'add', `r1z1-127.0.0.1:${ports[role]}/d1`, '1'], { cwd: etc });
+      await run('swift-ring-builder', [builder, 'rebalance'], { cwd: etc });
+    }),
+  );
+  await writeFile(join(etc, 'proxy-server.conf'), proxyConf(dir, proxyPort));
+
+  const children: ChildProcess[] = [];
+  let proxy: ChildProcess | undefined;
+  const launch = (role: Role | 'proxy'): ChildProcess => {
+    const child = spawn(`swift-${role}-server`, [join(etc, `${role}-server.conf`)], {
+      stdio: ['ignore', 'ignore', process.env.SWIFT_DEBUG ? 'inherit' : 'ignore'],
+    });
+    child.on('error', () => undefined); // a missing binary shows as exitCode in waitForHealth
+    return child;
+  };
+  for (const role of ROLES) children.push(launch(role));
+  const endpoint = `http://127.0.0.1:${proxyPort}`;
+  const server: SwiftServer = {
+    endpoint,
+    accessKeyId: 'test:tester',
+    secretAccessKey: 'testing',
+    env: (bucket, prefix = '') => ({
+      STORAGE_BACKEND: 's3',
+      S3_BUCKET: bucket,
+      S3_PREFIX: prefix,
+      S3_ENDPOINT: endpoint,
+      S3_REGION: 'us-east-1',
+      S3_FORCE_PATH_STYLE: 'true',
+      AWS_ACCESS_KEY_ID: 'test:tester',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+    }),
+    async startProxy() {
+      proxy = launch('proxy');
+      await waitForHealth(endpoint, proxy);
+    },
+    async stopProxy() {
+      await stopChild(proxy);
+    },
+    async stop() {
+      await stopChild(proxy);
+      await Promise.all(children.map(stopChild));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await server.startProxy();
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return server;
+}
