@@ -238,12 +238,19 @@ export function isRunning(status: JobStatus): boolean {
   return status === 'queued' || status === 'processing';
 }
 
+/** POST /v1/{api}/jobs/estimate: the price and verdict of a submit body, without a job or a hold. */
 export interface JobEstimate {
+  object: 'job_estimate';
   estimated_credits: number;
   estimated_usd: number;
+  usd_per_credit: number;
+  /** Processing time on one idle worker (not the wait in the queue). */
   estimated_seconds: number;
+  /** Seconds of media in the inputs. */
+  duration_seconds: number;
   accepted: boolean;
-  error?: ErrorObject;
+  /** When not accepted: the error the submit would get now. */
+  error: ErrorObject | null;
 }
 
 export const WEBHOOK_EVENTS = ['job.succeeded', 'job.partially_succeeded', 'job.failed', 'job.cancelled'] as const;

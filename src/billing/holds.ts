@@ -16,13 +16,31 @@ export interface LockedAccount {
 }
 
 /** Locks the account row: concurrent submits for one account queue here, so checks and hold agree. */
-export async function lockAccount(manager: EntityManager, accountId: string): Promise<LockedAccount> {
+export function lockAccount(manager: EntityManager, accountId: string): Promise<LockedAccount> {
+  return selectAccount(manager, accountId, 'FOR UPDATE');
+}
+
+/** The same row without the lock, for a look that takes no hold (the estimate). */
+export function readAccount(manager: EntityManager, accountId: string): Promise<LockedAccount> {
+  return selectAccount(manager, accountId, '');
+}
+
+async function selectAccount(
+  manager: EntityManager,
+  accountId: string,
+  lock: 'FOR UPDATE' | '',
+): Promise<LockedAccount> {
   const rows: LockedAccount[] = await manager.query(
-    `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 FOR UPDATE`,
+    `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 ${lock}`,
     [accountId],
   );
   if (!rows[0]) throw new Error(`account ${accountId} not found`);
   return rows[0];
+}
+
+/** Credits a new hold may take: the balance less what is already held (the CHECK constraint's sum). */
+export function availableCredits(account: Pick<LockedAccount, 'balance_credits' | 'reserved_credits'>): number {
+  return Number(account.balance_credits) - Number(account.reserved_credits);
 }
 
 function ledger(

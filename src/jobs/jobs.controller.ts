@@ -7,6 +7,7 @@ import { createValidationPipe } from '../common/http/validation';
 import type { ListResponse } from '../common/pagination';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto, type SubmitJobBase } from './dto/submit-job.dto';
+import type { JobEstimate } from './job-estimate';
 import type { JobView } from './job-view';
 import type { JobApi } from './job.types';
 import { JobsService } from './jobs.service';
@@ -57,6 +58,30 @@ function jobsController<Body extends SubmitJobBase>(
       });
       void reply.header('Location', `/v1/${api}/jobs/${view.job_id}`);
       return view;
+    }
+
+    @Post('estimate')
+    @HttpCode(200)
+    @ApiBody({ type: bodyType })
+    @ApiOperation({
+      summary: `Estimate ${TITLES[api]}: credits, USD, processing time, and whether a submit would be accepted now`,
+      description:
+        'The submit body, checked exactly as the submit checks it (shape, plan, each source probed); no job is created and no credits are held. ' +
+        'Limits and money (quota, concurrency, spend cap, balance, queue depth) do not fail the request: `accepted` is false and `error` is the error object the submit would get now.',
+    })
+    @ApiErrorResponses('auth', 'rate', 'invalid', 'estimate')
+    estimate(
+      @Caller() caller: AuthContext,
+      @Body(createValidationPipe(bodyType)) body: Body,
+      @Req() request: FastifyRequest,
+    ): Promise<JobEstimate> {
+      return this.jobs.estimate(caller, {
+        ...requested(body),
+        inputs: body.inputs,
+        metadata: body.metadata ?? {},
+        region: body.region,
+        requestId: String(request.id),
+      });
     }
 
     @Get()

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
-import { lockAccount } from '../billing/holds';
+import { lockAccount, readAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { ApiError } from '../common/errors';
+import { ApiError, toErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
 import type { JobInputDto } from './dto/submit-job.dto';
 import { JobLifecycle } from './job-lifecycle';
+import { toJobEstimate, type JobEstimate } from './job-estimate';
 import { JobQueue } from './job-queue';
 import { toJobView, type JobView } from './job-view';
 import type { JobApi } from './job.types';
@@ -14,6 +15,7 @@ import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
 import { outputHeight, RESOLUTIONS, resolveOutput, type JobOutput, type RequestedOutput } from './output-options';
 import { itemCredits } from './pricing';
+import { itemProcessingSeconds } from './processing-time';
 import { RegionHealth } from './region-health';
 import { SourcesService } from './sources.service';
 
@@ -40,30 +42,55 @@ export class JobsService {
 
   /**
    * Submit, in the order of API.md §2. Before this runs, the access guard did steps 1–3 (auth, rate,
-   * maintenance), the validation pipe step 4 and the idempotency interceptor step 5. Here:
+   * maintenance), the validation pipe step 4 and the idempotency interceptor step 5. Here (`prepare`,
+   * shared with the estimate):
    * - step 4's rules class-validator cannot express (metadata, one source per input);
    * - step 3's region health: here, not in the guard, because the region is named in the body, and
    *   after step 5 so that a retried submit whose job exists gets its stored 202 even while the
    *   region is down;
    * - step 6, account state and plan; step 7, each source (probed); step 6's plan check of a source's
    *   own height, which only the probe can tell;
-   * - step 8, limits and money (src/jobs/limits.ts) with the job's insert, in one transaction.
+   * then step 8, limits and money (src/jobs/limits.ts) with the job's insert, in one transaction.
    */
   async submit(caller: AuthContext, request: SubmitRequest): Promise<JobView> {
-    const metadata = validateMetadata(request.metadata);
-    const inputs = request.inputs.map(validateInput);
-    const region = await this.checkRegion(request.region);
-    const job = resolveOutput(request);
-    this.checkPlan(caller, job);
-    checkAccountState(caller.subscriptionStatus);
-    const items = await this.checkSources(caller, job, inputs);
-    this.checkOutputHeights(caller, job, items);
+    const { job, items, region, metadata } = await this.prepare(caller, request);
     const view = await this.create(caller, { job, items, region, metadata, requestId: request.requestId });
     // After commit: if Redis is down now, a worker's reconciler enqueues the job later.
     await this.queue.enqueue(view.job_id, region).catch((error: unknown) => {
       this.logger.warn({ job_id: view.job_id, err: error }, 'enqueue failed; the reconciler will enqueue the job');
     });
     return view;
+  }
+
+  /**
+   * The submit's own steps up to step 7 (they throw as the submit would), then step 8 looked at without
+   * a hold: the price, the processing time, and whether the submit would be accepted now — if not,
+   * the error object it would get. No job, no hold, no ledger row.
+   */
+  async estimate(caller: AuthContext, request: SubmitRequest): Promise<JobEstimate> {
+    const { job, items, region } = await this.prepare(caller, request);
+    const estimatedCredits = items.reduce((sum, item) => sum + item.estimatedCredits, 0);
+    const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
+    const refusal = await this.jobs.transaction(async (manager) => {
+      const account = await readAccount(manager, caller.accountId);
+      return this.limits.refusal(manager, caller, account, { region, estimatedCredits, estimatedSeconds });
+    });
+    const targetLines =
+      job.api === 'sdr2hdr' && job.output.resolution !== 'source' ? RESOLUTIONS[job.output.resolution] : undefined;
+    return toJobEstimate(
+      {
+        api: job.api,
+        region,
+        usdPerCredit: caller.plan.usdPerCredit,
+        items: items.map((item) => ({ ...item, processingSeconds: itemProcessingSeconds(job.api, item, targetLines) })),
+      },
+      refusal &&
+        toErrorObject(
+          refusal.code,
+          { requestId: request.requestId, docsUrl: this.config.docsUrl },
+          { param: refusal.param, details: refusal.details, message: refusal.message },
+        ),
+    );
   }
 
   async get(accountId: string, jobId: string, api?: JobApi): Promise<JobView> {
@@ -101,6 +128,25 @@ export class JobsService {
       this.logger.warn({ job_id: jobId, err: error }, 'cancel signal not sent; the worker stops at its next check');
     });
     return this.get(accountId, jobId, api);
+  }
+
+  /**
+   * Steps 3 (region), 4 (the body's own rules), 6 and 7, shared by submit and estimate: the checked
+   * sources priced for the job's output.
+   */
+  private async prepare(
+    caller: AuthContext,
+    request: SubmitRequest,
+  ): Promise<{ job: JobOutput; items: NewJobItem[]; region: string; metadata: Record<string, string> }> {
+    const metadata = validateMetadata(request.metadata);
+    const inputs = request.inputs.map(validateInput);
+    const region = await this.checkRegion(request.region);
+    const job = resolveOutput(request);
+    this.checkPlan(caller, job);
+    checkAccountState(caller.subscriptionStatus);
+    const items = await this.checkSources(caller, job, inputs);
+    this.checkOutputHeights(caller, job, items);
+    return { job, items, region, metadata };
   }
 
   private async checkRegion(requested: string | undefined): Promise<string> {

@@ -7,7 +7,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
 import { BillingService } from '../billing/billing.service';
 import { creditsMicroUsd, fromMicroUsd, toMicroUsd } from '../billing/micro-usd';
-import { authoriseHold, type LockedAccount } from '../billing/holds';
+import { authoriseHold, availableCredits, type LockedAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { JobsRepository } from './jobs.repository';
@@ -19,6 +19,9 @@ export interface LimitsRequest {
   estimatedCredits: number;
   estimatedSeconds: number;
 }
+
+/** The same without a job: what an estimate asks (no hold is taken). */
+export type LimitsLook = Omit<LimitsRequest, 'jobId'>;
 
 @Injectable()
 export class SubmitLimits {
@@ -39,18 +42,48 @@ export class SubmitLimits {
     account: LockedAccount,
     request: LimitsRequest,
   ): Promise<void> {
+    await this.checkLimits(manager, caller, account, request, request.jobId);
+  }
+
+  /**
+   * The same checks in the same order, without taking a hold (the estimate): the error a submit of
+   * this request would get now, or null when it would be accepted.
+   */
+  async refusal(
+    manager: EntityManager,
+    caller: AuthContext,
+    account: LockedAccount,
+    request: LimitsLook,
+  ): Promise<ApiError | null> {
+    try {
+      await this.checkLimits(manager, caller, account, request, null);
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+  }
+
+  private async checkLimits(
+    manager: EntityManager,
+    caller: AuthContext,
+    account: LockedAccount,
+    request: LimitsLook,
+    /** The job to hold credits for; null looks without holding. */
+    holdFor: string | null,
+  ): Promise<void> {
     const period = billingPeriod();
     await this.checkQuota(manager, caller, request, period);
     await this.checkConcurrency(manager, caller);
     await this.checkSpendCap(manager, caller, account, request, period);
-    await this.hold(manager, caller, account, request);
+    await this.hold(manager, caller, account, request, holdFor);
     await this.checkQueueDepth(manager, request);
   }
 
   private async checkQuota(
     manager: EntityManager,
     caller: AuthContext,
-    request: LimitsRequest,
+    request: LimitsLook,
     period: BillingPeriod,
   ): Promise<void> {
     const quota = caller.plan.processingMinutesPerMonth;
@@ -87,7 +120,7 @@ export class SubmitLimits {
     manager: EntityManager,
     caller: AuthContext,
     account: LockedAccount,
-    request: LimitsRequest,
+    request: LimitsLook,
     period: BillingPeriod,
   ): Promise<void> {
     if (account.spend_limit_usd === null) return;
@@ -109,24 +142,26 @@ export class SubmitLimits {
     }
   }
 
-  /** The balance check is the hold: it is taken only when the available credits cover it. */
+  /** The balance check is the hold: it is taken only when the available credits cover it (without a job, only compared). */
   private async hold(
     manager: EntityManager,
     caller: AuthContext,
     account: LockedAccount,
-    request: LimitsRequest,
+    request: LimitsLook,
+    holdFor: string | null,
   ): Promise<void> {
-    if (!(await authoriseHold(manager, caller.accountId, request.jobId, request.estimatedCredits))) {
+    const covered =
+      holdFor === null
+        ? availableCredits(account) >= request.estimatedCredits
+        : await authoriseHold(manager, caller.accountId, holdFor, request.estimatedCredits);
+    if (!covered) {
       throw new ApiError('insufficient_credits', {
-        details: {
-          required_credits: request.estimatedCredits,
-          available_credits: Number(account.balance_credits) - Number(account.reserved_credits),
-        },
+        details: { required_credits: request.estimatedCredits, available_credits: availableCredits(account) },
       });
     }
   }
 
-  private async checkQueueDepth(manager: EntityManager, request: LimitsRequest): Promise<void> {
+  private async checkQueueDepth(manager: EntityManager, request: LimitsLook): Promise<void> {
     if ((await this.jobs.countQueued(manager, request.region)) >= this.config.maxQueueDepth) {
       throw new ApiError('queue_full', { retryAfterSeconds: 10 });
     }

@@ -143,11 +143,18 @@ describe('the dashboard in a browser', () => {
     const estimate = await estimateResponse;
     const estimateRequest = JSON.parse(estimate.request().postData() ?? '{}');
     expect(estimateRequest).toMatchObject({ inputs: [{ upload_id: expect.stringMatching(/^upl_/) }] });
-    const answer = (await estimate.json()) as { estimated_credits?: number; error?: { code: string } };
+    expect(estimate.status()).toBe(200);
+    const answer = (await estimate.json()) as {
+      estimated_credits: number;
+      estimated_usd: number;
+      estimated_seconds: number;
+      accepted: boolean;
+    };
+    // 8 s of 640×360: 1 credit a second (up to 720p); pro's 0.006 USD a credit; seconds from measured speeds.
+    expect(answer).toMatchObject({ estimated_credits: 8, estimated_usd: 0.05, accepted: true });
     const price = page().locator('.estimate');
-    if (estimate.ok())
-      await price.getByText(`${answer.estimated_credits} credit${answer.estimated_credits === 1 ? '' : 's'}`).waitFor();
-    else await price.getByText(answer.error!.code, { exact: true }).waitFor();
+    await price.getByText('8 credits ($0.05) for 8 s of media').waitFor();
+    await price.getByText(`Processing takes about ${answer.estimated_seconds} s once a worker starts it.`).waitFor();
     await checkPage(browser, 'new-job-uploaded');
 
     // Every value the job's progress bar shows, recorded in the page from before the job starts.

@@ -258,7 +258,10 @@ export function NewJobPage() {
             <>
               <p className="estimate-value">
                 {formatCredits(estimate.data.estimated_credits)} ({formatUsd(estimate.data.estimated_usd)}) for{' '}
-                {formatSeconds(estimate.data.estimated_seconds)} of media
+                {formatSeconds(estimate.data.duration_seconds)} of media
+              </p>
+              <p className="estimate-time">
+                Processing takes about {formatSeconds(estimate.data.estimated_seconds)} once a worker starts it.
               </p>
               {credits.data && (
                 <p className="hint">

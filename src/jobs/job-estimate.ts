@@ -1,0 +1,71 @@
+// The answer of POST /v1/{api}/jobs/estimate (API.md §11): the submit's price and verdict, no hold, no job.
+import { usd } from '../billing/billing.service';
+import type { ErrorObject } from '../common/errors';
+import type { ItemSource, JobApi } from './job.types';
+import type { NewJobItem } from './jobs.repository';
+
+export interface JobEstimateItem {
+  index: number;
+  source: ItemSource;
+  duration_seconds: number;
+  width: number | null;
+  height: number | null;
+  estimated_credits: number;
+  estimated_usd: number;
+  /** Processing time of this item on one idle worker (src/jobs/processing-time.ts). */
+  estimated_seconds: number;
+}
+
+export interface JobEstimate {
+  object: 'job_estimate';
+  api: JobApi;
+  region: string;
+  estimated_credits: number;
+  /** The credits at the account's plan price (`usd_per_credit`), rounded to the cent. */
+  estimated_usd: number;
+  usd_per_credit: number;
+  /** Processing time of the whole job, items one after another, not counting time in the queue. */
+  estimated_seconds: number;
+  /** Seconds of media in all inputs. */
+  duration_seconds: number;
+  items: JobEstimateItem[];
+  /** Whether a submit of the same body would be accepted now (limits and money: API.md §2 step 8). */
+  accepted: boolean;
+  /** When not accepted: the error object the submit would get now; else null. */
+  error: ErrorObject | null;
+}
+
+export function toJobEstimate(
+  estimate: {
+    api: JobApi;
+    region: string;
+    usdPerCredit: number;
+    items: (NewJobItem & { processingSeconds: number })[];
+  },
+  error: ErrorObject | null,
+): JobEstimate {
+  const { usdPerCredit } = estimate;
+  const credits = estimate.items.reduce((sum, item) => sum + item.estimatedCredits, 0);
+  return {
+    object: 'job_estimate',
+    api: estimate.api,
+    region: estimate.region,
+    estimated_credits: credits,
+    estimated_usd: usd(credits, usdPerCredit),
+    usd_per_credit: usdPerCredit,
+    estimated_seconds: estimate.items.reduce((sum, item) => sum + item.processingSeconds, 0),
+    duration_seconds: estimate.items.reduce((sum, item) => sum + item.durationSeconds, 0),
+    items: estimate.items.map((item, index) => ({
+      index,
+      source: item.source,
+      duration_seconds: item.durationSeconds,
+      width: item.width,
+      height: item.height,
+      estimated_credits: item.estimatedCredits,
+      estimated_usd: usd(item.estimatedCredits, usdPerCredit),
+      estimated_seconds: item.processingSeconds,
+    })),
+    accepted: error === null,
+    error,
+  };
+}

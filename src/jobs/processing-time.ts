@@ -1,0 +1,56 @@
+// How long an item takes to process, from encode speeds measured on the reference machine (2 cores,
+// Debian ffmpeg 5.1, x265 taking both cores; /work/shared/MEDIA.md "Speed"). An estimate shown before
+// a submit: it is the processing time on one idle worker, not the wait in the queue.
+import { DEFAULT_X265_PRESET, outputSize } from '../media/ffmpeg-args';
+import type { JobApi } from './job.types';
+
+/**
+ * x265 seconds of work per second of media ≈ base + perMegapixel × (output megapixels per second).
+ * Fitted through MEDIA.md's two measured points per preset, 10 s 640×360 and 10 s 1920×1080, both
+ * 30 fps: veryfast 6.5 s and 35 s, ultrafast 3.5 s and 21 s, medium 7.4 s and 42 s.
+ */
+const X265_SPEED = {
+  ultrafast: { base: 0.132, perMegapixel: 0.0316 },
+  veryfast: { base: 0.294, perMegapixel: 0.0515 },
+  medium: { base: 0.31, perMegapixel: 0.0626 },
+} as const;
+export type MeasuredPreset = keyof typeof X265_SPEED;
+
+/** The worker's default preset, when it is one of the measured ones. */
+const DEFAULT_PRESET: MeasuredPreset =
+  DEFAULT_X265_PRESET in X265_SPEED ? (DEFAULT_X265_PRESET as MeasuredPreset) : 'medium';
+/** The probe at submit does not report a frame rate; 30 fps is the rate the speeds were measured at. */
+const ASSUMED_FPS = 30;
+/**
+ * The speech pipeline (voice activity detection, then a two-pass EBU R128 loudnorm) decodes the audio
+ * about three times; 0.05 s of work per second of speech is a conservative bound on this machine kind.
+ */
+const AUDIO_SECONDS_PER_SECOND = 0.05;
+/** Per item: ffmpeg start, the worker's own probe, storing the output (≈ 1 s measured at 360p). */
+const ITEM_OVERHEAD_SECONDS = 1;
+
+export interface EstimatedItem {
+  durationSeconds: number;
+  /** The source's picture; null for audio. */
+  width: number | null;
+  height: number | null;
+}
+
+/**
+ * Seconds of processing for one item on one worker, rounded up to a whole second. `targetLines` is the
+ * requested resolution's short side (undefined = the source's size), scaled as the worker scales it.
+ */
+export function itemProcessingSeconds(
+  api: JobApi,
+  item: EstimatedItem,
+  targetLines?: number,
+  preset: MeasuredPreset = DEFAULT_PRESET,
+): number {
+  const media = Math.max(0, item.durationSeconds);
+  if (api === 'audio' || !item.width || !item.height)
+    return Math.ceil(ITEM_OVERHEAD_SECONDS + media * AUDIO_SECONDS_PER_SECOND);
+  const speed = X265_SPEED[preset];
+  const picture = outputSize({ width: item.width, height: item.height }, targetLines);
+  const megapixelsPerSecond = (picture.width * picture.height * ASSUMED_FPS) / 1e6;
+  return Math.ceil(ITEM_OVERHEAD_SECONDS + media * (speed.base + speed.perMegapixel * megapixelsPerSecond));
+}
