@@ -8,6 +8,7 @@ import { median, round } from './lib/stats';
 import { benchReads } from './reads';
 import { benchMemory } from './memory';
 import { benchPipeline } from './pipeline';
+import { benchPresets } from './presets';
 import { benchQueue } from './queue';
 import { benchSubmits } from './submits';
 
@@ -19,6 +20,7 @@ const BENCHES: Record<string, Bench> = {
   queue: async (context) => [await benchQueue(context)],
   pipeline: async (context) => [await benchPipeline(context)],
   memory: async (context) => [await benchMemory(context)],
+  presets: benchPresets,
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

@@ -6,6 +6,7 @@ import { Webhooks1764300000000 } from './1764300000000-webhooks';
 import { Licenses1764400000000 } from './1764400000000-licenses';
 import { ResolvedOutputOptions1764500000000 } from './1764500000000-resolved-output-options';
 import { Members1764600000000 } from './1764600000000-members';
+import { Sdr2HdrQuality1765200000000 } from './1765200000000-sdr2hdr-quality';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
   Licenses1764400000000,
   ResolvedOutputOptions1764500000000,
   Members1764600000000,
+  Sdr2HdrQuality1765200000000,
 ];

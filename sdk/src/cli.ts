@@ -32,7 +32,7 @@ export const EXIT_UNKNOWN = 1;
 const USAGE = `mediajobs ${VERSION}
 
 Usage:
-  mediajobs convert <file|url> --to out.mp4 [--resolution source|720p|1080p|2160p] [--peak-nits 1000]
+  mediajobs convert <file|url> --to out.mp4 [--resolution source|720p|1080p|2160p] [--peak-nits 1000] [--quality fast|balanced|best]
   mediajobs audio <file|url> --lufs -16 [--to out.wav]
   mediajobs jobs get <sdr2hdr|audio> <job_id>
   mediajobs jobs list <sdr2hdr|audio> [--limit 10] [--status failed] [--starting-after job_…]
@@ -201,11 +201,16 @@ async function convert(client: MediaJobs, args: string[], io: CliIo): Promise<vo
     to: { type: 'string' },
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
+    quality: { type: 'string' },
   });
   if (!values.to) throw new UsageError('convert needs --to <output file>');
   const resolution = values.resolution;
   if (resolution !== undefined && !['source', '720p', '1080p', '2160p'].includes(resolution)) {
     throw new UsageError('--resolution must be source, 720p, 1080p or 2160p');
+  }
+  const quality = values.quality;
+  if (quality !== undefined && !['fast', 'balanced', 'best'].includes(quality)) {
+    throw new UsageError('--quality must be fast, balanced or best');
   }
   const input = await inputFor(client, positionals[0], io.stderr);
   const job = await client.sdr2hdr.jobs.create({
@@ -214,6 +219,7 @@ async function convert(client: MediaJobs, args: string[], io: CliIo): Promise<vo
       resolution: resolution as 'source' | '720p' | '1080p' | '2160p' | undefined,
       peak_nits: numberArg('peak-nits', values['peak-nits']),
       container: extname(values.to).toLowerCase() === '.mov' ? 'mov' : 'mp4',
+      quality: quality as 'fast' | 'balanced' | 'best' | undefined,
     },
   });
   await runJob(client, 'sdr2hdr', job, values.to, io);

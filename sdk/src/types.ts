@@ -29,6 +29,8 @@ export interface Sdr2HdrJobParams {
     resolution?: 'source' | '720p' | '1080p' | '2160p';
     peak_nits?: number;
     container?: 'mp4' | 'mov';
+    /** Speed or fidelity of the encode; `balanced` when omitted. Same price for all three. */
+    quality?: 'fast' | 'balanced' | 'best';
   };
   metadata?: Record<string, string>;
   region?: string;

@@ -77,6 +77,9 @@ describe('mediajobs CLI', () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^usage_error: unknown command "frobnicate"/);
     assert.equal((await run(['jobs', 'get', 'video', 'job_1'], env)).code, 2);
+    const quality = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--quality', 'ultra'], env);
+    assert.equal(quality.code, 2);
+    assert.match(quality.stderr, /^usage_error: --quality must be fast, balanced or best/);
     assert.equal(server?.requests.length, 0);
   });
 
@@ -123,7 +126,10 @@ describe('mediajobs CLI', () => {
       if (request.path.startsWith('/v1/assets/ast_1/content')) return { status: 200, body: 'HDR10!' };
       return envelope(404, 'invalid_request_error', 'route_not_found', false);
     });
-    const { code, stdout, stderr } = await run(['convert', input, '--to', output, '--resolution', '1080p'], env);
+    const { code, stdout, stderr } = await run(
+      ['convert', input, '--to', output, '--resolution', '1080p', '--quality', 'best'],
+      env,
+    );
     assert.equal(code, 0, stderr);
     assert.equal(readFileSync(output, 'utf8'), 'HDR10!');
     assert.match(stdout, /^saved .*out\.mp4 \(job job_test1, succeeded, charged 20 credits\)\n$/);
@@ -136,7 +142,7 @@ describe('mediajobs CLI', () => {
     assert.equal(upload?.body.toString(), 'fake video bytes');
     assert.deepEqual(JSON.parse(String(submit?.body)), {
       inputs: [{ upload_id: 'upl_1' }],
-      output: { resolution: '1080p', container: 'mp4' },
+      output: { resolution: '1080p', container: 'mp4', quality: 'best' },
     });
   });
 

@@ -2,6 +2,7 @@
 // submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
 // price and the media runner all read the same typed options and never apply a default again.
 import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
+import { DEFAULT_QUALITY, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
 import type { JobApi } from './job.types';
 
@@ -17,6 +18,8 @@ export interface Sdr2HdrOutput {
   /** Mastering display peak luminance (cd/m²). */
   peak_nits: number;
   container: VideoOutputContainer;
+  /** Speed or fidelity of the encode (src/media/quality-presets.ts). */
+  quality: Quality;
 }
 
 export interface AudioOutput {
@@ -36,7 +39,7 @@ export type OutputOptions = OutputOptionsOf[JobApi];
 export type JobOutput = { [A in JobApi]: { api: A; output: OutputOptionsOf[A] } }[JobApi];
 
 export const OUTPUT_DEFAULTS: { [A in JobApi]: OutputOptionsOf[A] } = {
-  sdr2hdr: { resolution: 'source', peak_nits: DEFAULT_PEAK_NITS, container: 'mp4' },
+  sdr2hdr: { resolution: 'source', peak_nits: DEFAULT_PEAK_NITS, container: 'mp4', quality: DEFAULT_QUALITY },
   audio: { target_lufs: -16, container: 'wav' },
 };
 
@@ -57,6 +60,7 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
           resolution: given.resolution ?? defaults.resolution,
           peak_nits: given.peak_nits ?? defaults.peak_nits,
           container: given.container ?? defaults.container,
+          quality: given.quality ?? defaults.quality,
         },
       };
     }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { convertSdrToHdr, normaliseSpeechLoudness } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
+import { QUALITY_PRESETS } from '../media/quality-presets';
 import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -38,7 +39,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       ffmpegPath: this.config.ffmpegPath,
     };
     if (request.api === 'sdr2hdr') {
-      const { container, peak_nits: peakNits } = request.output;
+      const { container, peak_nits: peakNits, quality } = request.output;
       const output = `${request.outputPath}.${container}`;
       const result = await convertSdrToHdr({
         ...common,
@@ -46,6 +47,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         container,
         targetHeight: request.targetHeight,
         peakNits,
+        ...QUALITY_PRESETS[quality],
       });
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return {
@@ -62,6 +64,7 @@ export class FfmpegMediaRunner implements MediaRunner {
           hdr: 'HDR10',
           transfer: 'smpte2084',
           primaries: 'bt2020',
+          quality,
         },
       };
     }

@@ -173,7 +173,13 @@ describe('the dashboard in a browser', () => {
         attributes: true,
       });
     });
+    // The speed/quality choice travels in the submit's body (same price whichever is picked).
+    await page().getByLabel('Quality (same price)').selectOption('fast');
+    const submit = page().waitForRequest(
+      (request) => request.method() === 'POST' && request.url().endsWith('/v1/sdr2hdr/jobs'),
+    );
     await page().getByRole('button', { name: 'Start job' }).click();
+    expect(JSON.parse((await submit).postData() ?? '{}').output).toMatchObject({ quality: 'fast' });
     await page()
       .getByRole('heading', { level: 1, name: /^Job job_/ })
       .waitFor();

@@ -19,6 +19,7 @@ interface Sdr2HdrOptions {
   resolution: 'source' | '720p' | '1080p' | '2160p';
   peak_nits: number;
   container: 'mp4' | 'mov';
+  quality: 'fast' | 'balanced' | 'best';
 }
 interface AudioOptions {
   target_lufs: number;
@@ -45,7 +46,12 @@ export function NewJobPage() {
   const credits = useLoad('new-job:credits', () => api<Credits>('GET', '/v1/account/credits'));
   const [jobApi, setJobApi] = useState<JobApi>('sdr2hdr');
   const [upload, setUpload] = useState<UploadState>({ phase: 'idle' });
-  const [sdr2hdr, setSdr2hdr] = useState<Sdr2HdrOptions>({ resolution: 'source', peak_nits: 1000, container: 'mp4' });
+  const [sdr2hdr, setSdr2hdr] = useState<Sdr2HdrOptions>({
+    resolution: 'source',
+    peak_nits: 1000,
+    container: 'mp4',
+    quality: 'balanced',
+  });
   const [audio, setAudio] = useState<AudioOptions>({ target_lufs: -16, container: 'wav' });
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -214,6 +220,20 @@ export function NewJobPage() {
               >
                 <option value="mp4">MP4</option>
                 <option value="mov">MOV</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="quality">Quality (same price)</label>
+              <select
+                id="quality"
+                value={sdr2hdr.quality}
+                onChange={(event) =>
+                  setSdr2hdr({ ...sdr2hdr, quality: event.target.value as Sdr2HdrOptions['quality'] })
+                }
+              >
+                <option value="fast">Fast: shortest wait, lower fidelity</option>
+                <option value="balanced">Balanced (default)</option>
+                <option value="best">Best: highest fidelity, longer wait</option>
               </select>
             </div>
           </fieldset>

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ListQuery } from '../../common/pagination';
+import { QUALITY_CHOICES, QUALITY_DESCRIPTION, type Quality } from '../../media/quality-presets';
 import {
   AUDIO_CONTAINERS,
   OUTPUT_DEFAULTS,
@@ -71,6 +72,15 @@ export class Sdr2HdrOutputDto {
   @IsOptional()
   @IsIn(VIDEO_CONTAINERS)
   container?: Sdr2HdrOutput['container'];
+
+  @ApiPropertyOptional({
+    enum: QUALITY_CHOICES,
+    default: OUTPUT_DEFAULTS.sdr2hdr.quality,
+    description: QUALITY_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsIn(QUALITY_CHOICES)
+  quality?: Quality;
 }
 
 export class AudioOutputDto {
