@@ -9,6 +9,7 @@ import { secretsEqual } from './api-key';
 import type { AuthContext } from './auth-context';
 import { ACCESS, type Access } from './auth.decorators';
 import { AuthService, type Authenticated } from './auth.service';
+import { CredentialAttempts } from './credential-attempts';
 import { CredentialsVersion } from './credentials-version';
 import { notForCaller } from './roles';
 import { SessionAuthenticator } from './session-authenticator';
@@ -19,7 +20,10 @@ import { SessionAuthenticator } from './session-authenticator';
  *
  * | §2 step                                   | where                                                        |
  * |-------------------------------------------|--------------------------------------------------------------|
- * | 1 authentication 401, authorisation 403   | here: `authenticate` (auth.service.ts), scope, suspension    |
+ * | 1 before it: the IP's failed-credential   | here: `attempts.check` (credential-attempts.ts), before any  |
+ * |   budget (429 for right and wrong alike)  | key, operator token or session is verified                   |
+ * | 1 authentication 401, authorisation 403   | here: `authenticate` (auth.service.ts), scope, suspension;   |
+ * |                                           | a refusal counts: `attempts.fail`                            |
  * | 2 request rate (per account; per IP)      | here: `limiter.hit` (common/rate-limit/rate-limiter.ts)      |
  * | 3 maintenance                             | here: `checkMaintenance` (common/maintenance/)               |
  * | 3 region health                           | jobs.service.ts `checkRegion`: the region is named in the    |
@@ -42,6 +46,7 @@ export class AccessGuard implements CanActivate {
     private readonly maintenance: MaintenanceService,
     private readonly credentials: CredentialsVersion,
     private readonly sessions: SessionAuthenticator,
+    private readonly attempts: CredentialAttempts,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -66,6 +71,7 @@ export class AccessGuard implements CanActivate {
         this.checkMaintenance();
         return true;
       case 'api_key': {
+        await this.attempts.check(request.ip);
         if (this.sessions.applies(request, access)) return this.admitMember(request, reply, access);
         let authenticated = await this.authenticate(request);
         let result = await this.limiter.hit(
@@ -102,7 +108,7 @@ export class AccessGuard implements CanActivate {
     try {
       caller = await this.sessions.authenticate(request);
     } catch (error) {
-      await this.limitFailedAttempt(request, error);
+      await this.countFailure(request, error);
       throw error;
     }
     this.sessions.authorise(request, access, caller);
@@ -125,7 +131,7 @@ export class AccessGuard implements CanActivate {
     try {
       return await this.auth.authenticate(request.headers['x-api-key'], currentVersion);
     } catch (error) {
-      await this.limitFailedAttempt(request, error);
+      await this.countFailure(request, error);
       throw error;
     }
   }
@@ -141,11 +147,9 @@ export class AccessGuard implements CanActivate {
     });
   }
 
-  /** Failed key attempts count against the caller's IP, so key guessing meets the per-IP limit. */
-  private async limitFailedAttempt(request: FastifyRequest, authError: unknown): Promise<void> {
-    if (!(authError instanceof ApiError)) return;
-    const result = await this.limiter.hit(`ip:${request.ip}`, this.config.ipRateLimitPerSecond).catch(() => null);
-    if (result) this.enforce(result);
+  /** A refused credential (an auth envelope, not an outage) spends the IP's failed-credential budget. */
+  private async countFailure(request: FastifyRequest, authError: unknown): Promise<void> {
+    if (authError instanceof ApiError && authError.status === 401) await this.attempts.fail(request.ip);
   }
 
   private checkMaintenance(): void {
@@ -161,8 +165,10 @@ export class AccessGuard implements CanActivate {
   }
 
   private async checkAdmin(request: FastifyRequest): Promise<void> {
+    await this.attempts.check(request.ip);
     const token = request.headers['x-admin-token'];
     if (token === undefined || token === '') {
+      await this.attempts.fail(request.ip);
       throw new ApiError('missing_api_key', {
         param: 'X-Admin-Token',
         message: 'Send the operator token in the X-Admin-Token header.',
@@ -170,7 +176,7 @@ export class AccessGuard implements CanActivate {
     }
     const value = Array.isArray(token) ? token[0] : token;
     if (!this.config.adminToken || !secretsEqual(value, this.config.adminToken)) {
-      await this.limitFailedAttempt(request, new ApiError('invalid_api_key'));
+      await this.attempts.fail(request.ip);
       throw new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' });
     }
   }

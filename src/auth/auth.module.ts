@@ -6,6 +6,7 @@ import { AccessGuard } from './access.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { AuthService } from './auth.service';
+import { CredentialAttempts } from './credential-attempts';
 import { CredentialsVersion } from './credentials-version';
 import { SessionAuthenticator } from './session-authenticator';
 import { SessionsRepository } from './sessions.repository';
@@ -17,6 +18,7 @@ import { SessionsService } from './sessions.service';
     ApiKeysRepository,
     ApiKeysService,
     AuthService,
+    CredentialAttempts,
     CredentialsVersion,
     SessionsRepository,
     SessionsService,

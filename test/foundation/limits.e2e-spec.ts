@@ -170,18 +170,65 @@ describe('rate limits', () => {
       expect(limited.headers.get('retry-after')).toBe(String(limited.body.error.details.retry_after_seconds));
     });
 
-    it('a valid key is limited by its account, not by the IP', async () => {
+    it('a valid key is limited by its account, not by the IP: its own requests never spend the IP budget', async () => {
       const account = await createAccount(strict, { plan: 'pro' });
       const responses = await inOneWindow(async () => {
         const seen: JsonResponse[] = [];
-        for (let i = 0; i < 4; i++) seen.push(await call(strict, 'GET', '/v1/account/credits'));
         for (let i = 0; i < 6; i++)
           seen.push(await call(strict, 'GET', '/v1/account/credits', { key: account.apiKey }));
+        for (let i = 0; i < 4; i++) seen.push(await call(strict, 'GET', '/v1/account/credits'));
         return seen;
       });
-      expect(responses.slice(0, 4).map((response) => response.status)).toEqual([401, 401, 401, 429]);
-      expect(responses.slice(4).map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
-      expect(responses[4].headers.get('x-ratelimit-limit')).toBe('100');
+      expect(responses.slice(0, 6).map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(responses[0].headers.get('x-ratelimit-limit')).toBe('100');
+      expect(responses.slice(6).map((response) => response.status)).toEqual([401, 401, 401, 429]);
+    });
+
+    // Issue 12 item 6: the budget is checked before any credential is verified, so it is no oracle.
+    it('once the IP has spent its failed-credential budget, the right key and the right operator token get 429 too, until the window passes', async () => {
+      const account = await createAccount(strict, { plan: 'pro' });
+      const adminToken = { 'x-admin-token': strict.config.adminToken! };
+      const responses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        for (let i = 0; i < 3; i++) {
+          seen.push(await call(strict, 'GET', '/v1/account/credits', { key: `mjk_${String(i).repeat(40)}` }));
+        }
+        seen.push(await call(strict, 'GET', '/v1/account/credits', { key: account.apiKey }));
+        seen.push(await call(strict, 'GET', `/v1/admin/accounts/${account.accountId}`, { headers: adminToken }));
+        seen.push(await call(strict, 'GET', '/v1/account/credits', { key: `mjk_${'W'.repeat(40)}` }));
+        return seen;
+      });
+      expect(responses.map((response) => response.status)).toEqual([401, 401, 401, 429, 429, 429]);
+      for (const limited of responses.slice(3)) {
+        expectError(strict, limited, 'rate_limit_exceeded');
+        expect(limited.body.error.details).toEqual({
+          limit: 3,
+          window_seconds: 1,
+          retry_after_seconds: expect.any(Number),
+        });
+        expect(limited.headers.get('retry-after')).toBe(String(limited.body.error.details.retry_after_seconds));
+      }
+      await alignToSecond();
+      expect((await call(strict, 'GET', '/v1/account/credits', { key: account.apiKey })).status).toBe(200);
+      expect(
+        (await call(strict, 'GET', `/v1/admin/accounts/${account.accountId}`, { headers: adminToken })).status,
+      ).toBe(200);
+    });
+
+    it('a flood of parallel operator-token guesses: the right token sent after it is refused like the guesses', async () => {
+      const account = await createAccount(strict, { plan: 'pro' });
+      const right = { 'x-admin-token': strict.config.adminToken! };
+      const responses = await inOneWindow(async () => {
+        const guesses = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            call(strict, 'GET', '/v1/admin/accounts', { headers: { 'x-admin-token': `guess-${i}-0123456789abcdef` } }),
+          ),
+        );
+        return [...guesses, await call(strict, 'GET', `/v1/admin/accounts/${account.accountId}`, { headers: right })];
+      });
+      expect(responses.filter((response) => response.status === 401).length).toBeLessThan(50);
+      expect(responses.at(-1)!.status).toBe(429);
+      expectError(strict, responses.at(-1)!, 'rate_limit_exceeded');
     });
 
     it('wrong operator tokens count against the IP too', async () => {
