@@ -78,7 +78,7 @@ export class AccountController {
   @ApiOperation({ summary: 'Create an API key (the full key is shown once, in this response)' })
   @ApiErrorResponses('auth', 'rate', 'invalid')
   createKey(@Caller() caller: AuthContext, @Body() body: CreateApiKeyDto): Promise<ApiKeyView> {
-    return this.keys.create(caller.accountId, body.scopes, body.expires_at ? new Date(body.expires_at) : null);
+    return this.keys.create(caller.accountId, body.scopes, body.expires_at ? new Date(body.expires_at) : null, caller);
   }
 
   @Get('api-keys')
@@ -109,6 +109,6 @@ export class AccountController {
     @Param('id') id: string,
     @Body() body: RotateApiKeyDto,
   ): Promise<ApiKeyView> {
-    return this.keys.rotate(caller.accountId, id, body.grace_seconds ?? 0);
+    return this.keys.rotate(caller, id, body.grace_seconds ?? 0);
   }
 }

@@ -35,7 +35,7 @@ export class AdminService {
   ): Promise<{ account: AccountView; api_key: ApiKeyView; owner?: MemberView; owner_invite_url?: string }> {
     const created = await this.repository.transaction(async (manager) => {
       const account = await this.repository.insertAccount(manager, { id: newId('acct'), name, planId: plan });
-      const apiKey = await this.keys.create(account.id, [...SCOPES], null, manager);
+      const apiKey = await this.keys.create(account.id, [...SCOPES], null, null, manager);
       const owner = ownerEmail
         ? await this.members.createInvitation(manager, account.id, ownerEmail, 'owner')
         : undefined;

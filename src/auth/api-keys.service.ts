@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
 import { generateApiKey, isRevoked } from './api-key';
-import type { Scope } from './auth-context';
+import type { AuthContext, Scope } from './auth-context';
 import { CredentialsVersion } from './credentials-version';
 import { ApiKeysRepository, type ApiKeyRow } from './api-keys.repository';
 
@@ -19,6 +19,30 @@ export interface ApiKeyView {
   created_at: string;
   /** The full key: present only in the response that created it. */
   key?: string;
+}
+
+/** Who asks for a new key: its scopes and expiry bound the key's (null: the account itself, e.g. an operator). */
+export type KeyIssuer = Pick<AuthContext, 'scopes' | 'keyExpiresAt'>;
+
+/**
+ * A key may create or rotate only keys within its own powers: scopes among its own, an expiry no
+ * later than its own (so a short-lived `keys` key cannot mint a permanent all-scope one).
+ */
+function checkWithinIssuer(issuer: KeyIssuer, scopes: Scope[], expiresAt: Date | null, action: string): void {
+  const beyond = scopes.filter((scope) => !issuer.scopes.includes(scope));
+  if (beyond.length > 0) {
+    throw new ApiError('insufficient_scope', {
+      param: 'scopes',
+      message: `Your API key cannot ${action} a key with the "${beyond.join('", "')}" scope: a key may only grant scopes it has itself.`,
+    });
+  }
+  const limit = issuer.keyExpiresAt;
+  if (limit && (expiresAt === null || expiresAt.getTime() > limit.getTime())) {
+    throw new ApiError('insufficient_scope', {
+      param: 'expires_at',
+      message: `Your API key expires at ${limit.toISOString()}; it cannot ${action} a key that outlives it (${expiresAt ? `expires_at ${expiresAt.toISOString()}` : 'no expiry'}).`,
+    });
+  }
 }
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
@@ -50,11 +74,13 @@ export class ApiKeysService {
     accountId: string,
     scopes: Scope[],
     expiresAt: Date | null,
+    issuer: KeyIssuer | null,
     manager?: EntityManager,
   ): Promise<ApiKeyView> {
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw new ApiError('invalid_parameter', { param: 'expires_at', message: 'expires_at must be in the future.' });
     }
+    if (issuer) checkWithinIssuer(issuer, scopes, expiresAt, 'create');
     const generated = generateApiKey();
     const row = await this.keys.insert(
       {
@@ -90,7 +116,8 @@ export class ApiKeysService {
   }
 
   /** A new key with the same scopes; the old one is revoked now, or after `graceSeconds`. */
-  async rotate(accountId: string, id: string, graceSeconds: number): Promise<ApiKeyView> {
+  async rotate(caller: AuthContext, id: string, graceSeconds: number): Promise<ApiKeyView> {
+    const accountId = caller.accountId;
     const view = await this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
       if (isRevoked(existing.revoked_at)) {
@@ -99,13 +126,11 @@ export class ApiKeysService {
           message: 'This key is already revoked; create a new key instead.',
         });
       }
+      const expiresAt = existing.expires_at && existing.expires_at > new Date() ? existing.expires_at : null;
+      // Checked before the old key is retired: a refused rotation changes nothing.
+      checkWithinIssuer(caller, existing.scopes, expiresAt, 'rotate');
       await this.keys.retire(id, graceSeconds, manager);
-      return this.create(
-        accountId,
-        existing.scopes,
-        existing.expires_at && existing.expires_at > new Date() ? existing.expires_at : null,
-        manager,
-      );
+      return this.create(accountId, existing.scopes, expiresAt, null, manager);
     });
     await this.credentials.changed();
     return view;

@@ -18,6 +18,8 @@ export interface AuthContext {
   accountId: string;
   /** The API key's id; null for a signed-in member. */
   keyId: string | null;
+  /** The API key's expiry (the latest expiry of a key it may create); null without one and for a member. */
+  keyExpiresAt: Date | null;
   scopes: Scope[];
   plan: PlanLimits;
   accountStatus: 'active' | 'suspended';

@@ -76,6 +76,7 @@ export class AuthService {
       caller: {
         accountId: key.accountId,
         keyId: key.keyId,
+        keyExpiresAt: key.expiresAt,
         scopes: key.scopes,
         plan: key.plan,
         accountStatus: key.accountStatus,

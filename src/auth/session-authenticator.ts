@@ -68,6 +68,8 @@ export class SessionAuthenticator {
     return {
       accountId: session.accountId,
       keyId: null,
+      // A member is no key: their role (scopesOf, mayChange) bounds the keys they may create.
+      keyExpiresAt: null,
       scopes: scopesOf(session.member.role),
       plan: session.plan,
       accountStatus: session.accountStatus,
