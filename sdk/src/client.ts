@@ -5,6 +5,7 @@ import { HttpClient } from './http.js';
 import type { HttpClientOptions } from './http.js';
 import {
   AccountResource,
+  ApiKeysResource,
   AssetsResource,
   EventsResource,
   JobsResource,
@@ -36,6 +37,7 @@ export class MediaJobs {
   readonly uploads: UploadsResource;
   readonly assets: AssetsResource;
   readonly account: AccountResource;
+  readonly apiKeys: ApiKeysResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly events: EventsResource;
   readonly license: LicenseResource;
@@ -49,6 +51,7 @@ export class MediaJobs {
     this.uploads = new UploadsResource(this.http);
     this.assets = new AssetsResource(this.http);
     this.account = new AccountResource(this.http);
+    this.apiKeys = new ApiKeysResource(this.http);
     this.webhookEndpoints = new WebhookEndpointsResource(this.http);
     this.events = new EventsResource(this.http);
     this.license = new LicenseResource(this.http);

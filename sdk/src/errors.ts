@@ -2,6 +2,7 @@
 // families and codes this version does not know yet (section 9: clients must tolerate new codes),
 // and ConnectionError / TimeoutError for requests that got no response at all.
 
+import type { RetryStopReason } from './retry.js';
 import type { JobView } from './types.js';
 
 export type ErrorType =
@@ -51,6 +52,11 @@ export class MediaJobsError extends Error {
   readonly status: number | null;
   /** Retries made after the first request before this error was raised (spec 7.11's "attempts"). */
   attempts: number;
+  /**
+   * Why the client raised this instead of retrying (RETRY_STOP_REASONS has it in words); null for an
+   * error that did not come from a request (a failed job's error, a webhook check).
+   */
+  retryStopReason: RetryStopReason | null = null;
 
   constructor(fields: MediaJobsErrorFields) {
     super(fields.message);

@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { ApiPromise, PagePromise, responseInfo, type WithResponse } from './api-promise.js';
 import {
   ConnectionError,
   MediaJobsError,
@@ -12,7 +13,7 @@ import {
   parseEnvelope,
 } from './errors.js';
 import { decideRetry, parseRetryAfter } from './retry.js';
-import type { RequestOptions } from './types.js';
+import type { ListResponse, RequestOptions } from './types.js';
 import { VERSION } from './version.js';
 
 export interface RetryEvent {
@@ -21,6 +22,16 @@ export interface RetryEvent {
   delayMs: number;
   /** The failure that caused the retry. */
   error: MediaJobsError;
+}
+
+/**
+ * Where the client reports what it does: `console` works as is. `debug` gets one line per HTTP
+ * exchange (method, path, status, request id, milliseconds), `warn` each retry and its cause. The API
+ * key and bodies are never logged.
+ */
+export interface MediaJobsLogger {
+  debug?(message: string, fields: Record<string, unknown>): void;
+  warn?(message: string, fields: Record<string, unknown>): void;
 }
 
 export interface HttpClientOptions {
@@ -33,6 +44,7 @@ export interface HttpClientOptions {
   /** Per-attempt time limit for receiving the response, in ms (default 60 000). */
   timeoutMs?: number;
   onRetry?: (event: RetryEvent) => void;
+  logger?: MediaJobsLogger;
   /** Injected by tests so that backoff can be measured without waiting. */
   sleep?: (ms: number) => Promise<void>;
   /** Injected by tests: a number in [0, 1) for the jitter. */
@@ -65,6 +77,7 @@ export class HttpClient {
   private readonly maxRetries: number | undefined;
   private readonly timeoutMs: number;
   private readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  private readonly logger: MediaJobsLogger | undefined;
   readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
@@ -76,22 +89,41 @@ export class HttpClient {
     this.maxRetries = options.maxRetries;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.onRetry = options.onRetry;
+    this.logger = options.logger;
     this.sleep = options.sleep ?? defaultSleep;
     this.random = options.random ?? Math.random;
   }
 
-  /** Sends the request (with retries) and returns the parsed JSON body. */
-  async request<T>(request: HttpRequest): Promise<T> {
-    const { text } = await this.send(request, true);
-    if (text === '') return undefined as T;
+  /** Sends the request (with retries) at once; the promise gives the parsed JSON body, or withResponse(). */
+  request<T>(request: HttpRequest): ApiPromise<T> {
+    return new ApiPromise(this.requestJson<T>(request));
+  }
+
+  /** A list request whose result also iterates over every page (PagePromise). */
+  list<T>(request: HttpRequest & { query?: Record<string, string | number | undefined> }): PagePromise<T> {
+    const page = (startingAfter?: string): Promise<WithResponse<ListResponse<T>>> =>
+      this.requestJson<ListResponse<T>>(
+        startingAfter === undefined
+          ? request
+          : { ...request, query: { ...request.query, starting_after: startingAfter } },
+      );
+    return new PagePromise(page(), async (cursor) => (await page(cursor)).data);
+  }
+
+  private async requestJson<T>(request: HttpRequest): Promise<WithResponse<T>> {
+    const { response, text, retries } = await this.send(request, true);
+    const info = responseInfo(response, retries);
+    if (text === '') return { data: undefined as T, response: info };
     try {
-      return JSON.parse(text) as T;
+      return { data: JSON.parse(text) as T, response: info };
     } catch {
       throw new MediaJobsError({
         type: 'http_error',
         code: 'invalid_response',
         message: 'The server answered with a body that is not JSON.',
         retryable: false,
+        requestId: info.requestId,
+        status: response.status,
       });
     }
   }
@@ -105,7 +137,10 @@ export class HttpClient {
     return new URL(pathOrUrl.startsWith('http') ? pathOrUrl : `${this.baseUrl}${pathOrUrl}`);
   }
 
-  private async send(request: HttpRequest, readBody: boolean): Promise<{ response: Response; text: string }> {
+  private async send(
+    request: HttpRequest,
+    readBody: boolean,
+  ): Promise<{ response: Response; text: string; retries: number }> {
     const options = request.options ?? {};
     const url = this.resolveUrl(request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) {
@@ -116,17 +151,28 @@ export class HttpClient {
     if (request.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
     // A stream handed over as is can only be read once: such a call gets no retry.
     const replayable = typeof request.body !== 'object' || !('pipe' in request.body);
+    const logged = { method: request.method, path: url.pathname };
 
     for (let retries = 0; ; retries += 1) {
       let error: MediaJobsError;
       let retryAfterSeconds: number | null = null;
+      const started = Date.now();
       try {
         const result = await this.attempt(request, url, headers, options, readBody);
-        if (result.response.ok) return result;
+        const requestId = result.response.headers.get('x-request-id');
+        this.logger?.debug?.('mediajobs response', {
+          ...logged,
+          status: result.response.status,
+          request_id: requestId,
+          ms: Date.now() - started,
+          retry: retries,
+        });
+        if (result.response.ok) return { ...result, retries };
         error = this.errorFromResponse(result.response, result.text);
         retryAfterSeconds = parseRetryAfter(result.response.headers.get('retry-after'), Date.now());
       } catch (caught) {
         if (!(caught instanceof ConnectionError)) throw caught;
+        this.logger?.debug?.('mediajobs no response', { ...logged, code: caught.code, ms: Date.now() - started });
         error = caught;
       }
       const decision = replayable
@@ -135,14 +181,23 @@ export class HttpClient {
             status: error.status,
             retryable: error.retryable,
             retryAfterSeconds,
-            maxRetries: this.maxRetries,
+            maxRetries: options.maxRetries ?? this.maxRetries,
             random: this.random(),
           })
-        : ({ retry: false } as const);
+        : ({ retry: false, reason: 'body_not_replayable' } as const);
       if (!decision.retry) {
         error.attempts = retries;
+        error.retryStopReason = decision.reason;
         throw error;
       }
+      this.logger?.warn?.('mediajobs retrying', {
+        ...logged,
+        code: error.code,
+        status: error.status,
+        request_id: error.requestId,
+        retry: retries + 1,
+        delay_ms: decision.delayMs,
+      });
       this.onRetry?.({ attempt: retries + 1, delayMs: decision.delayMs, error });
       await this.sleep(decision.delayMs);
     }

@@ -15,7 +15,9 @@ export {
 } from './errors.js';
 export type { ErrorObject, ErrorType } from './errors.js';
 export { DEFAULT_TIMEOUT_MS } from './http.js';
-export type { RetryEvent, UploadBody } from './http.js';
+export type { MediaJobsLogger, RetryEvent, UploadBody } from './http.js';
+export { ApiPromise, PagePromise, MAX_TO_ARRAY } from './api-promise.js';
+export type { RateLimitInfo, ResponseInfo, WithResponse } from './api-promise.js';
 export {
   decideRetry,
   backoffDelayMs,
@@ -23,8 +25,9 @@ export {
   parseRetryAfter,
   RETRY_CAPS,
   MAX_RETRY_AFTER_SECONDS,
+  RETRY_STOP_REASONS,
 } from './retry.js';
-export type { RetryContext, RetryDecision } from './retry.js';
+export type { RetryContext, RetryDecision, RetryStopReason } from './retry.js';
 export { verifyWebhook, signWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS } from './webhooks.js';
 export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
 export { verifyLicenseToken, LICENSE_TOKEN_TYP, MAX_CLOCK_SKEW_SECONDS } from './license-token.js';

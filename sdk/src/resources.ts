@@ -1,13 +1,17 @@
 // Resource namespaces: each method is one endpoint of API.md, nothing more.
 
 import { createReadStream } from 'node:fs';
+import type { ApiPromise, PagePromise } from './api-promise.js';
 import type { HttpClient, UploadBody } from './http.js';
 import { verifyLicenseToken, type VerifiedLicense, type VerifyOfflineOptions } from './license-token.js';
 import type {
   Api,
+  ApiKey,
+  ApiKeyScope,
   AudioJobParams,
   CreditBalance,
   EventListParams,
+  JobEstimate,
   JobStatus,
   JobView,
   LedgerEntry,
@@ -32,20 +36,29 @@ export class JobsResource<Params> {
   ) {}
 
   /** Submits a job (202 with the job view). */
-  create(params: Params, options?: RequestOptions): Promise<JobView> {
+  create(params: Params, options?: RequestOptions): ApiPromise<JobView> {
     return this.http.request({ method: 'POST', path: `/v1/${this.api}/jobs`, json: params, options });
   }
 
-  retrieve(jobId: string, options?: RequestOptions): Promise<JobView> {
+  /**
+   * Prices a submit of `params` without submitting it: credits, USD at the account's price, the
+   * processing time, and whether the submit would be accepted now (if not, `error` is the error it
+   * would get). No job, no hold. Source and shape errors raise, as the submit would.
+   */
+  estimate(params: Params, options?: RequestOptions): ApiPromise<JobEstimate> {
+    return this.http.request({ method: 'POST', path: `/v1/${this.api}/jobs/estimate`, json: params, options });
+  }
+
+  retrieve(jobId: string, options?: RequestOptions): ApiPromise<JobView> {
     return this.http.request({ method: 'GET', path: `/v1/${this.api}/jobs/${segment(jobId)}`, options });
   }
 
   /** The account's jobs of this API, newest first. */
-  list(params: ListParams & { status?: JobStatus } = {}, options?: RequestOptions): Promise<ListResponse<JobView>> {
-    return this.http.request({ method: 'GET', path: `/v1/${this.api}/jobs`, query: { ...params }, options });
+  list(params: ListParams & { status?: JobStatus } = {}, options?: RequestOptions): PagePromise<JobView> {
+    return this.http.list({ method: 'GET', path: `/v1/${this.api}/jobs`, query: { ...params }, options });
   }
 
-  cancel(jobId: string, options?: RequestOptions): Promise<JobView> {
+  cancel(jobId: string, options?: RequestOptions): ApiPromise<JobView> {
     return this.http.request({ method: 'POST', path: `/v1/${this.api}/jobs/${segment(jobId)}/cancel`, options });
   }
 }
@@ -58,12 +71,12 @@ export class UploadsResource {
    * without it the body goes as application/octet-stream. Bytes and stream factories are retried
    * like any call; a stream passed as is can be read only once, so that call is never retried.
    */
-  create(body: UploadBody, params: { contentType?: string } = {}, options?: RequestOptions): Promise<Upload> {
+  create(body: UploadBody, params: { contentType?: string } = {}, options?: RequestOptions): ApiPromise<Upload> {
     return this.http.request({ method: 'POST', path: '/v1/uploads', body, contentType: params.contentType, options });
   }
 
   /** Uploads a file from disk; each retry reopens it, so the upload is retried like any call. */
-  createFromFile(path: string, params: { contentType?: string } = {}, options?: RequestOptions): Promise<Upload> {
+  createFromFile(path: string, params: { contentType?: string } = {}, options?: RequestOptions): ApiPromise<Upload> {
     return this.create(() => createReadStream(path), params, options);
   }
 }
@@ -83,12 +96,41 @@ export class AssetsResource {
 export class AccountResource {
   constructor(private readonly http: HttpClient) {}
 
-  credits(options?: RequestOptions): Promise<CreditBalance> {
+  credits(options?: RequestOptions): ApiPromise<CreditBalance> {
     return this.http.request({ method: 'GET', path: '/v1/account/credits', options });
   }
 
-  ledger(params: ListParams = {}, options?: RequestOptions): Promise<ListResponse<LedgerEntry>> {
-    return this.http.request({ method: 'GET', path: '/v1/account/ledger', query: { ...params }, options });
+  ledger(params: ListParams = {}, options?: RequestOptions): PagePromise<LedgerEntry> {
+    return this.http.list({ method: 'GET', path: '/v1/account/ledger', query: { ...params }, options });
+  }
+}
+
+export class ApiKeysResource {
+  constructor(private readonly http: HttpClient) {}
+
+  /** The full key (`key`, mjk_…) is in this response only. Needs the `keys` scope, as every method here. */
+  create(params: { scopes: ApiKeyScope[]; expires_at?: string }, options?: RequestOptions): ApiPromise<ApiKey> {
+    return this.http.request({ method: 'POST', path: '/v1/account/api-keys', json: params, options });
+  }
+
+  /** The account's keys, newest first (prefixes, never the keys). */
+  list(params: ListParams = {}, options?: RequestOptions): PagePromise<ApiKey> {
+    return this.http.list({ method: 'GET', path: '/v1/account/api-keys', query: { ...params }, options });
+  }
+
+  /** Revokes a key: every request with it is refused (revoked_api_key) from then on. */
+  revoke(keyId: string, options?: RequestOptions): ApiPromise<ApiKey> {
+    return this.http.request({ method: 'DELETE', path: `/v1/account/api-keys/${segment(keyId)}`, options });
+  }
+
+  /** A new key with the same scopes (shown once); the old one is revoked after `grace_seconds`. */
+  rotate(keyId: string, params: { grace_seconds?: number } = {}, options?: RequestOptions): ApiPromise<ApiKey> {
+    return this.http.request({
+      method: 'POST',
+      path: `/v1/account/api-keys/${segment(keyId)}/rotate`,
+      json: params,
+      options,
+    });
   }
 }
 
@@ -96,19 +138,19 @@ export class WebhookEndpointsResource {
   constructor(private readonly http: HttpClient) {}
 
   /** The returned `secret` (whsec_…) is shown once: store it for webhooks.verify. */
-  create(params: { url: string; events?: string[] }, options?: RequestOptions): Promise<WebhookEndpoint> {
+  create(params: { url: string; events?: string[] }, options?: RequestOptions): ApiPromise<WebhookEndpoint> {
     return this.http.request({ method: 'POST', path: '/v1/webhook-endpoints', json: params, options });
   }
 
-  list(params: ListParams = {}, options?: RequestOptions): Promise<ListResponse<WebhookEndpoint>> {
-    return this.http.request({ method: 'GET', path: '/v1/webhook-endpoints', query: { ...params }, options });
+  list(params: ListParams = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
+    return this.http.list({ method: 'GET', path: '/v1/webhook-endpoints', query: { ...params }, options });
   }
 
-  delete(endpointId: string, options?: RequestOptions): Promise<WebhookEndpoint | undefined> {
+  delete(endpointId: string, options?: RequestOptions): ApiPromise<WebhookEndpoint | undefined> {
     return this.http.request({ method: 'DELETE', path: `/v1/webhook-endpoints/${segment(endpointId)}`, options });
   }
 
-  rotateSecret(endpointId: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+  rotateSecret(endpointId: string, options?: RequestOptions): ApiPromise<WebhookEndpoint> {
     return this.http.request({
       method: 'POST',
       path: `/v1/webhook-endpoints/${segment(endpointId)}/rotate-secret`,
@@ -116,12 +158,8 @@ export class WebhookEndpointsResource {
     });
   }
 
-  deliveries(
-    endpointId: string,
-    params: ListParams = {},
-    options?: RequestOptions,
-  ): Promise<ListResponse<WebhookDelivery>> {
-    return this.http.request({
+  deliveries(endpointId: string, params: ListParams = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+    return this.http.list({
       method: 'GET',
       path: `/v1/webhook-endpoints/${segment(endpointId)}/deliveries`,
       query: { ...params },
@@ -134,12 +172,12 @@ export class EventsResource {
   constructor(private readonly http: HttpClient) {}
 
   /** Recent webhook events of the account, newest first (GET /v1/events). */
-  list(params: EventListParams = {}, options?: RequestOptions): Promise<ListResponse<WebhookEventRecord>> {
-    return this.http.request({ method: 'GET', path: '/v1/events', query: { ...params }, options });
+  list(params: EventListParams = {}, options?: RequestOptions): PagePromise<WebhookEventRecord> {
+    return this.http.list({ method: 'GET', path: '/v1/events', query: { ...params }, options });
   }
 
   /** Queues the event for delivery again to its endpoints (POST /v1/events/{id}/redeliver). */
-  redeliver(eventId: string, options?: RequestOptions): Promise<unknown> {
+  redeliver(eventId: string, options?: RequestOptions): ApiPromise<unknown> {
     return this.http.request({ method: 'POST', path: `/v1/events/${segment(eventId)}/redeliver`, options });
   }
 }
@@ -150,25 +188,28 @@ export class LicenseResource {
   activate(
     params: { license_key: string; device_id: string; device_name?: string },
     options?: RequestOptions,
-  ): Promise<LicenseActivation> {
+  ): ApiPromise<LicenseActivation> {
     return this.http.request({ method: 'POST', path: '/v1/license/activate', json: params, options });
   }
 
-  validate(params: { license_key: string; device_id: string }, options?: RequestOptions): Promise<LicenseActivation> {
+  validate(
+    params: { license_key: string; device_id: string },
+    options?: RequestOptions,
+  ): ApiPromise<LicenseActivation> {
     return this.http.request({ method: 'POST', path: '/v1/license/validate', json: params, options });
   }
 
-  deactivate(params: { license_key: string; device_id: string }, options?: RequestOptions): Promise<unknown> {
+  deactivate(params: { license_key: string; device_id: string }, options?: RequestOptions): ApiPromise<unknown> {
     return this.http.request({ method: 'POST', path: '/v1/license/deactivate', json: params, options });
   }
 
   /** The licence's entitlements for a token from activate/validate. */
-  retrieve(token: string, options?: RequestOptions): Promise<Record<string, unknown>> {
+  retrieve(token: string, options?: RequestOptions): ApiPromise<Record<string, unknown>> {
     return this.http.request({ method: 'GET', path: '/v1/license', headers: { 'x-license-token': token }, options });
   }
 
   /** The Ed25519 JWK that verifies licence tokens offline. */
-  publicKey(options?: RequestOptions): Promise<LicensePublicKey> {
+  publicKey(options?: RequestOptions): ApiPromise<LicensePublicKey> {
     return this.http.request({ method: 'GET', path: '/v1/license/public-key', options });
   }
 

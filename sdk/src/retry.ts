@@ -36,7 +36,23 @@ export interface RetryContext {
 
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: RetryStopReason };
 
-export type RetryStopReason = 'not_retryable' | 'status_not_retried' | 'retries_exhausted' | 'retry_after_too_long';
+/**
+ * Why a failed call was raised rather than retried: `not_retryable` (the error says retryable false),
+ * `status_not_retried` (retryable, but table 7.11 has no retry for its status), `retries_exhausted`
+ * (the table's cap, or the caller's `maxRetries`, is used up), `retry_after_too_long` (the server asked
+ * for a wait beyond MAX_RETRY_AFTER_SECONDS), `body_not_replayable` (a stream body can be sent once).
+ */
+export type RetryStopReason =
+  'not_retryable' | 'status_not_retried' | 'retries_exhausted' | 'retry_after_too_long' | 'body_not_replayable';
+
+/** The stop reason in words, for messages and logs. */
+export const RETRY_STOP_REASONS: Record<RetryStopReason, string> = {
+  not_retryable: 'not retryable',
+  status_not_retried: 'not retried for this status',
+  retries_exhausted: 'retries exhausted',
+  retry_after_too_long: 'Retry-After too long',
+  body_not_replayable: 'the body is a stream that cannot be sent again',
+};
 
 /** The table's cap for this failure, or null when the table says not to retry it at all. */
 export function retryCap(status: number | null, retryable: boolean): number | null {

@@ -97,6 +97,57 @@ export interface JobView {
   [key: string]: unknown;
 }
 
+/** POST /v1/{api}/jobs/estimate: what a submit of the same body would cost and whether it would be accepted now. */
+export interface JobEstimate {
+  object: 'job_estimate';
+  api: Api;
+  region: string;
+  estimated_credits: number;
+  /** estimated_credits at the account's plan price, rounded to the cent. */
+  estimated_usd: number;
+  usd_per_credit: number;
+  /** Processing time on one idle worker, items one after another; the wait in the queue is not counted. */
+  estimated_seconds: number;
+  /** Seconds of media in the inputs. */
+  duration_seconds: number;
+  items: JobEstimateItem[];
+  /** Whether the submit would pass quota, concurrency, spend cap, balance and queue depth now. */
+  accepted: boolean;
+  /** When not accepted: the error object the submit would get (code, message, details); else null. */
+  error: ErrorObject | null;
+  [key: string]: unknown;
+}
+
+export interface JobEstimateItem {
+  index: number;
+  source: Record<string, unknown>;
+  duration_seconds: number;
+  /** The source's picture size (null for audio). */
+  width: number | null;
+  height: number | null;
+  estimated_credits: number;
+  estimated_usd: number;
+  estimated_seconds: number;
+  [key: string]: unknown;
+}
+
+export type ApiKeyScope = 'sdr2hdr' | 'audio' | 'account' | 'keys' | 'webhooks';
+
+export interface ApiKey {
+  object: 'api_key';
+  id: string;
+  /** The visible start of the key (mjk_…), enough to recognise it. */
+  prefix: string;
+  scopes: ApiKeyScope[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+  /** The full key: only in the response to create or rotate. */
+  key?: string;
+  [key: string]: unknown;
+}
+
 export interface Upload {
   object: 'upload';
   upload_id: string;
@@ -146,6 +197,25 @@ export interface WebhookEndpoint {
 }
 
 export interface WebhookDelivery {
+  object: 'webhook_delivery';
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  redelivery: boolean;
+  state: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+  attempts: {
+    attempt: number;
+    attempted_at: string;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+  }[];
   [key: string]: unknown;
 }
 
@@ -185,8 +255,10 @@ export interface LicensePublicKey {
 export interface RequestOptions {
   /** Sent as Idempotency-Key on POST; generated when absent, and reused by every retry of the call. */
   idempotencyKey?: string;
-  /** Overrides the client's per-attempt timeout. */
+  /** Overrides the client's per-attempt timeout (ms). */
   timeoutMs?: number;
+  /** Overrides the client's maxRetries for this call: lowers table 7.11's caps (0: no retry), never raises them. */
+  maxRetries?: number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
 }

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
+import { AdminService } from '../../src/admin/admin.service';
 import { createAccount, type TestApi } from '../support/app';
 import { probeVideoStream } from '../support/media-checks';
 import { startStack } from '../support/worker';
@@ -267,4 +268,132 @@ describe('the official client against the real service', () => {
     },
     JOB_TIMEOUT,
   );
+
+  describe('paging, estimate, withResponse, logger, stop reasons (issue 17)', () => {
+    // A region with a heartbeat and no worker: jobs submitted there stay queued until cancelled.
+    const IDLE = 'sdk-idle';
+    beforeAll(async () => {
+      const redis = new (await import('ioredis')).Redis(api.config.redisUrl);
+      await redis.zadd(`${api.config.redisPrefix}:workers:${IDLE}`, Date.now() + 3600_000, 'test-heartbeat');
+      redis.disconnect();
+    });
+
+    it('for await over jobs.list({status}) walks every page; toArray({limit}) stops at the limit', async () => {
+      const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+      const client = clientFor(account.apiKey);
+      const upload = await client.uploads.create(await readFile(await sdrMp4()), { contentType: 'video/mp4' });
+      const cancelled: string[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        const job = await client.sdr2hdr.jobs.create({ inputs: [{ upload_id: upload.upload_id }], region: IDLE });
+        await client.sdr2hdr.jobs.cancel(job.job_id);
+        cancelled.unshift(job.job_id); // the list is newest first
+      }
+      const queued = await client.sdr2hdr.jobs.create({ inputs: [{ upload_id: upload.upload_id }], region: IDLE });
+
+      const before = proxy.exchanges.length;
+      const seen: string[] = [];
+      for await (const job of client.sdr2hdr.jobs.list({ status: 'cancelled', limit: 2 })) {
+        expect(job.status).toBe('cancelled');
+        seen.push(job.job_id);
+      }
+      expect(seen).toEqual(cancelled);
+      const pages = proxy.exchanges.slice(before).map((exchange) => exchange.path);
+      expect(pages).toEqual([
+        '/v1/sdr2hdr/jobs?status=cancelled&limit=2',
+        `/v1/sdr2hdr/jobs?status=cancelled&limit=2&starting_after=${cancelled[1]}`,
+        `/v1/sdr2hdr/jobs?status=cancelled&limit=2&starting_after=${cancelled[3]}`,
+      ]);
+
+      const three = await client.sdr2hdr.jobs.list({ limit: 2 }).toArray({ limit: 3 });
+      expect(three.map((job) => job.job_id)).toEqual([queued.job_id, ...cancelled.slice(0, 2)]);
+      // The ledger pages the same way: a grant, then an authorise and a release per cancelled job, one hold open.
+      const ledger = await client.account.ledger({ limit: 4 }).toArray();
+      expect(ledger).toHaveLength(1 + 5 * 2 + 1);
+      await client.sdr2hdr.jobs.cancel(queued.job_id);
+    });
+
+    it('jobs.estimate: the price and a yes before paying; the refusal the submit would get when the balance is short', async () => {
+      const account = await createAccount(api, { credits: 3 });
+      const client = clientFor(account.apiKey);
+      const upload = await client.uploads.create(
+        await readFile(await sdrMp4({ width: 640, height: 360, seconds: 2 })),
+        {
+          contentType: 'video/mp4',
+        },
+      );
+      const params = { inputs: [{ upload_id: upload.upload_id }] };
+      const yes = await client.sdr2hdr.jobs.estimate(params);
+      expect(yes).toMatchObject({ object: 'job_estimate', estimated_credits: 2, accepted: true, error: null });
+      expect(yes.estimated_usd).toBe(0.01);
+      expect(yes.estimated_seconds).toBeGreaterThan(0);
+
+      const twice = await client.sdr2hdr.jobs.estimate({ inputs: [params.inputs[0], params.inputs[0]] });
+      expect(twice).toMatchObject({
+        estimated_credits: 4,
+        accepted: false,
+        error: { code: 'insufficient_credits', details: { required_credits: 4, available_credits: 3 } },
+      });
+      expect((await client.account.credits()).reserved_credits).toBe(0);
+      expect((await client.sdr2hdr.jobs.list()).data).toEqual([]);
+    });
+
+    it('withResponse() gives status, request id and rate-limit headers; the logger sees each exchange', async () => {
+      const account = await createAccount(api, { plan: 'starter', credits: 5 });
+      const lines: { message: string; fields: Record<string, unknown> }[] = [];
+      const client = new sdk.MediaJobs({
+        apiKey: account.apiKey,
+        baseUrl: proxy.url,
+        logger: { debug: (message, fields) => lines.push({ message, fields }) },
+      });
+      const { data, response } = await client.account.credits().withResponse();
+      expect(data).toMatchObject({ object: 'credit_balance', balance_credits: 5 });
+      expect(response.status).toBe(200);
+      expect(response.requestId).toMatch(/^req_/);
+      expect(response.rateLimit).toEqual({
+        limit: 20,
+        remaining: expect.any(Number),
+        resetSeconds: expect.any(Number),
+      });
+      expect(response.rateLimit.remaining).toBeLessThan(20);
+      expect(lines).toEqual([
+        {
+          message: 'mediajobs response',
+          fields: expect.objectContaining({
+            method: 'GET',
+            path: '/v1/account/credits',
+            status: 200,
+            request_id: response.requestId,
+          }),
+        },
+      ]);
+      expect(JSON.stringify(lines)).not.toContain(account.apiKey);
+    });
+
+    it('a raised error says why it was not retried: not retryable, Retry-After too long', async () => {
+      const account = await createAccount(api, { credits: 0 });
+      const client = clientFor(account.apiKey);
+      const upload = await client.uploads.create(
+        await readFile(await sdrMp4({ width: 640, height: 360, seconds: 2 })),
+        {
+          contentType: 'video/mp4',
+        },
+      );
+      const refused = await rejection(client.sdr2hdr.jobs.create({ inputs: [{ upload_id: upload.upload_id }] }));
+      expect(refused).toMatchObject({ code: 'insufficient_credits', retryStopReason: 'not_retryable', attempts: 0 });
+
+      const admin = api.app.get(AdminService);
+      await admin.setMaintenance(true, new Date(Date.now() + 600_000).toISOString());
+      try {
+        const down = await rejection(client.account.credits());
+        expect(down).toMatchObject({
+          code: 'maintenance_window',
+          retryStopReason: 'retry_after_too_long',
+          attempts: 0,
+        });
+        expect(sdk.RETRY_STOP_REASONS[down.retryStopReason as 'retry_after_too_long']).toBe('Retry-After too long');
+      } finally {
+        await admin.setMaintenance(false);
+      }
+    });
+  });
 });
