@@ -12,7 +12,7 @@ const CONTENT_TYPES: Record<string, string> = {
   m4a: 'audio/mp4',
 };
 
-/** Runs one item through its pipeline: probe the local input again (full verdict), then ffmpeg. */
+/** Runs one item through its pipeline: probe the local input again (full verdict, then the caller's), then ffmpeg. */
 @Injectable()
 export class FfmpegMediaRunner implements MediaRunner {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -30,6 +30,11 @@ export class FfmpegMediaRunner implements MediaRunner {
         code: probed.code === 'timeout' ? 'processing_failed' : probed.code,
         message: probed.message,
       };
+    const refused = request.admit({
+      durationSeconds: probed.probe.durationSeconds,
+      height: probed.probe.video?.height ?? null,
+    });
+    if (refused) return refused;
     const common = {
       input: request.inputPath,
       probe: probed.probe,

@@ -12,6 +12,7 @@ import { outputHeight, storedOutput } from '../jobs/output-options';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
 import { ProcessingRepository } from './processing.repository';
 import { planSettlement, type ItemResult } from './settlement';
+import { recheckSource, type ActualSource, type PricedSource } from './source-recheck';
 
 const PROGRESS_INTERVAL_MS = 1000;
 const STORE_FAILED = 'The object store did not answer; the item may be retried.';
@@ -113,16 +114,33 @@ export class JobProcessor {
     }
     const input = await this.resolveInput(item, workDir, signal);
     if (!input.ok) return input;
+    // The block list is checked on the bytes themselves: a source_url's are known only now.
+    if (await this.repository.isBlocked(input.sha256)) {
+      return {
+        ok: false,
+        code: 'content_policy_violation',
+        message: 'This input is not allowed by the usage policy. It was not processed and you were not charged.',
+      };
+    }
     const timeLimitMs = deadline - Date.now();
     if (timeLimitMs <= 0) return { ok: false, code: 'timeout' };
+    const output = storedOutput(job);
+    const priced: PricedSource = {
+      api: job.api,
+      sourceType: item.source.type,
+      resolution: output.api === 'sdr2hdr' ? output.output.resolution : undefined,
+      estimatedCredits: Number(item.estimated_credits),
+      height: item.height,
+    };
     const common = {
       inputPath: input.path,
       outputPath: join(workDir, `out-${item.index}`),
       signal,
       timeLimitMs,
       onProgress,
+      admit: (actual: ActualSource) =>
+        recheckSource(priced, actual, { maxDurationSeconds: this.config.maxDurationSeconds }),
     };
-    const output = storedOutput(job);
     const request: RunItemRequest =
       output.api === 'sdr2hdr'
         ? {
@@ -139,7 +157,7 @@ export class JobProcessor {
     workDir: string,
     signal: AbortSignal,
   ): Promise<
-    | { ok: true; path: string }
+    | { ok: true; path: string; sha256: string }
     | { ok: false; code: 'upstream_error' | 'invalid_url' | 'file_too_large' | 'processing_failed'; message?: string }
   > {
     if (item.source.type === 'upload') {
@@ -153,7 +171,7 @@ export class JobProcessor {
       try {
         // Only this worker's own temp folder: on S3 the input is downloaded into it.
         const path = await this.storage.localFile(upload.storage_key, join(workDir, `in-${item.index}`), signal);
-        return path ? { ok: true, path } : deleted;
+        return path ? { ok: true, path, sha256: upload.sha256 } : deleted;
       } catch (error) {
         if (error instanceof StorageUnavailableError)
           return { ok: false, code: 'upstream_error', message: STORE_FAILED };
@@ -169,7 +187,7 @@ export class JobProcessor {
     });
     // invalid_url: the source is gone or refused now; upstream_error: the host failed (retryable).
     if (!downloaded.ok) return { ok: false, code: downloaded.code, message: downloaded.reason };
-    return { ok: true, path };
+    return { ok: true, path, sha256: downloaded.sha256 };
   }
 
   /** Puts an item's output in storage; an outage is the item's upstream_error (retryable), never a hang. */

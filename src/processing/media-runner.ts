@@ -9,6 +9,14 @@ interface RunItemCommon {
   /** Wall-clock budget left for this item. */
   timeLimitMs: number;
   onProgress(fraction: number): void;
+  /**
+   * Judges the probed input before anything runs (the processor holds it to what the submit checked
+   * and priced): a failure ends the item with it, null goes on.
+   */
+  admit(input: {
+    durationSeconds: number;
+    height: number | null;
+  }): { ok: false; code: ErrorCode; message: string } | null;
 }
 
 /** One item of a job for its pipeline, with the job's resolved output options. */

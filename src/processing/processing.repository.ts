@@ -14,6 +14,11 @@ export class ProcessingRepository {
     return row(this.db, `SELECT storage_key, sha256 FROM uploads WHERE id = $1 AND deleted_at IS NULL`, [uploadId]);
   }
 
+  /** Whether the operator blocked content with this SHA-256 (checked on what the worker reads). */
+  async isBlocked(sha256: string): Promise<boolean> {
+    return (await row(this.db, `SELECT 1 FROM blocked_content WHERE sha256 = $1`, [sha256])) !== null;
+  }
+
   /**
    * One page of this region's open jobs nobody has touched for a while (candidates for re-enqueueing or
    * failing), in id order after `afterId`. Filtered by region here, so another region's stale jobs (a

@@ -445,6 +445,16 @@ export const CATALOGUE = {
     'This request was refused as a possible cross-site request: send the X-CSRF-Token of your session from the dashboard itself. Reload the page and try again.',
     true,
   ),
+  // A source_url is fetched twice (probed at submit, downloaded by the worker); the spec has no code
+  // for a source whose second answer is not what was checked and priced.
+  source_changed: entry(
+    'processing_error',
+    422,
+    false,
+    'A source_url answered the worker with media longer, or with a larger picture, than it answered at submit, when it was checked and priced',
+    'The source changed after submit: it is longer or larger than what was checked and priced, so it was not processed and you were not charged. Submit the job again to have the source checked and priced as it is now.',
+    true,
+  ),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -1,0 +1,62 @@
+// The worker's second look at a source, against what the submit checked and priced (pure, unit-tested).
+// A source_url is fetched twice — probed at submit, downloaded here — and may answer differently the
+// second time. The item is held to the submit's verdict: longer than MAX_DURATION_SECONDS is
+// duration_exceeded; more credits, or a taller output (the plan was checked on the priced height),
+// than was priced is source_changed. Either way the item fails and is charged 0: processing only the
+// priced part instead would hand the client a silently cut output, and a source that changed is
+// better submitted again and priced as it is.
+import type { ErrorCode } from '../common/errors';
+import type { JobApi } from '../jobs/job.types';
+import { outputHeight, type Resolution } from '../jobs/output-options';
+import { itemCredits } from '../jobs/pricing';
+
+/** What the submit checked and priced for one item. */
+export interface PricedSource {
+  api: JobApi;
+  sourceType: 'url' | 'upload';
+  /** The job's requested resolution (sdr2hdr), from which the output height follows. */
+  resolution?: Resolution;
+  estimatedCredits: number;
+  /** The source height the submit probe saw (null for audio or unknown). */
+  height: number | null;
+}
+
+/** What the worker's own probe of the downloaded file says. */
+export interface ActualSource {
+  durationSeconds: number;
+  height: number | null;
+}
+
+export interface RecheckFailure {
+  ok: false;
+  code: Extract<ErrorCode, 'duration_exceeded' | 'source_changed'>;
+  message: string;
+}
+
+export function recheckSource(
+  priced: PricedSource,
+  actual: ActualSource,
+  limits: { maxDurationSeconds: number },
+): RecheckFailure | null {
+  if (actual.durationSeconds > limits.maxDurationSeconds) {
+    const lasts = `lasts ${Math.ceil(actual.durationSeconds)} s; this API accepts at most ${limits.maxDurationSeconds} s. It was not processed and you were not charged.`;
+    return {
+      ok: false,
+      code: 'duration_exceeded',
+      message: priced.sourceType === 'url' ? `The source changed after submit: it now ${lasts}` : `The input ${lasts}`,
+    };
+  }
+  const resolution = priced.resolution ?? 'source';
+  const pricedHeight = priced.api === 'sdr2hdr' ? outputHeight(priced.height ?? 0, resolution) : 0;
+  const actualHeight = priced.api === 'sdr2hdr' ? outputHeight(actual.height ?? 0, resolution) : 0;
+  const credits = itemCredits(priced.api, actual.durationSeconds, actualHeight);
+  if (credits > priced.estimatedCredits || actualHeight > pricedHeight) {
+    const picture = priced.api === 'sdr2hdr' ? ` at ${actualHeight}p (priced: ${pricedHeight}p)` : '';
+    return {
+      ok: false,
+      code: 'source_changed',
+      message: `The source changed after submit: it now lasts ${Math.ceil(actual.durationSeconds)} s${picture} and would cost ${credits} credits, but ${priced.estimatedCredits} were priced and held. It was not processed and you were not charged; submit the job again to have it priced as it is now.`,
+    };
+  }
+  return null;
+}
