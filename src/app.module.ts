@@ -15,6 +15,7 @@ import { MembersModule } from './members/members.module';
 import { ProcessingModule } from './processing/processing.module';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
+import { WorkerMetricsServer } from './metrics/worker-metrics-server';
 import { WebhooksApiModule, WebhooksWorkerModule } from './webhooks/webhooks.module';
 
 /** What every process needs: configuration, Postgres, Redis, storage. */
@@ -44,7 +45,11 @@ export class AppModule {
   }
 
   static forWorker(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [...core(config), ProcessingModule, WebhooksWorkerModule] };
+    return {
+      module: AppModule,
+      imports: [...core(config), ProcessingModule, WebhooksWorkerModule],
+      providers: [WorkerMetricsServer],
+    };
   }
 
   /** The operator command line: the same services as the admin API, no HTTP. */

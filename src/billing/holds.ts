@@ -3,7 +3,9 @@
 // reservation and the ledger. Every function runs inside the caller's transaction, so the job's
 // status (src/jobs/job-lifecycle.ts), the money and the outbox event change together or not at all.
 import type { EntityManager } from 'typeorm';
+import { afterCommit } from '../common/database/after-commit';
 import { row, rows } from '../common/database/sql';
+import { creditsMoved } from '../metrics/job-metrics';
 import { appendLedger } from './billing.repository';
 
 export interface LockedAccount {
@@ -79,6 +81,7 @@ export async function authoriseHold(
   );
   if (!after) return false;
   await ledger(manager, accountId, 'authorise', credits, jobId, after);
+  afterCommit(manager, () => creditsMoved('authorised', credits));
   return true;
 }
 
@@ -106,4 +109,8 @@ export async function settleHold(manager: EntityManager, hold: HoldSettlement): 
   if (chargedCredits > 0) await ledger(manager, accountId, 'capture', chargedCredits, jobId, after);
   if (heldCredits - chargedCredits > 0)
     await ledger(manager, accountId, 'release', heldCredits - chargedCredits, jobId, after);
+  afterCommit(
+    manager,
+    () => (creditsMoved('captured', chargedCredits), creditsMoved('released', heldCredits - chargedCredits)),
+  );
 }

@@ -83,6 +83,11 @@ export function cancelChannel(config: AppConfig): string {
   return `${config.redisPrefix}:cancel`;
 }
 
+/** Every region that ever had a worker (the metrics read each one's queue, even with no worker left). */
+export function regionsKey(config: AppConfig): string {
+  return `${config.redisPrefix}:regions`;
+}
+
 export function workersKey(config: AppConfig, region: string): string {
   return `${config.redisPrefix}:workers:${region}`;
 }

@@ -7,6 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { settleHold } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
+import { jobClaimed, jobEnded } from '../metrics/job-metrics';
 import { OutboxWriter, type JobEvent } from '../webhooks/outbox.writer';
 import type { BillingState, ItemOutput, ItemStatus, JobItemRow, JobRow, JobStatus } from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
@@ -91,8 +92,10 @@ export class JobLifecycle {
   ) {}
 
   /** queued → processing (or processing again after a crash); null when the job already ended. */
-  claim(jobId: string): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
-    return this.repository.claim(jobId, jobStatusesLeadingTo('processing'));
+  async claim(jobId: string): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
+    const claimed = await this.repository.claim(jobId, jobStatusesLeadingTo('processing'));
+    if (claimed) jobClaimed(claimed.job);
+    return claimed;
   }
 
   itemStarted(jobId: string, index: number): Promise<void> {
@@ -111,7 +114,8 @@ export class JobLifecycle {
    * duplicated worker ends a job — and moves its money — at most once. False when it had ended already.
    */
   async end(job: JobRow, ending: JobEnding): Promise<boolean> {
-    return this.repository.transaction(async (manager) => {
+    const settling = performance.now();
+    const ended = await this.repository.transaction(async (manager) => {
       const ended = await this.repository.endJob(manager, job.id, {
         status: ending.status,
         from: jobStatusesLeadingTo(ending.status),
@@ -149,6 +153,8 @@ export class JobLifecycle {
       });
       return true;
     });
+    if (ended) jobEnded({ ...ending, api: job.api, startedAt: job.started_at, settlementStartedAt: settling });
+    return ended;
   }
 
   /**
@@ -157,7 +163,7 @@ export class JobLifecycle {
    * still running it finds it ended and drops its work.
    */
   async cancel(jobId: string): Promise<JobRow> {
-    return this.repository.transaction(async (manager) => {
+    const cancelled = await this.repository.transaction(async (manager) => {
       const job = await this.repository.lock(manager, jobId);
       if (!job) throw new ApiError('job_not_found', { param: 'job_id' });
       const windowEnds = job.started_at ? job.started_at.getTime() + this.config.cancelWindowSeconds * 1000 : Infinity;
@@ -191,5 +197,13 @@ export class JobLifecycle {
       await this.outbox.write(manager, { accountId: job.account_id, jobId, event: EVENT_AT_END.cancelled, error });
       return job;
     });
+    jobEnded({
+      api: cancelled.api,
+      status: 'cancelled',
+      error: { code: 'job_cancelled' },
+      startedAt: cancelled.started_at,
+      items: [],
+    });
+    return cancelled;
   }
 }

@@ -2,7 +2,14 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { bullConnection, cancelChannel, enqueueMediaJob, mediaQueueName, type MediaJobData } from '../common/queues';
+import {
+  bullConnection,
+  cancelChannel,
+  enqueueMediaJob,
+  mediaQueueName,
+  regionsKey,
+  type MediaJobData,
+} from '../common/queues';
 import { REDIS } from '../common/redis/redis.module';
 
 /** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
@@ -18,6 +25,30 @@ export class JobQueue implements OnApplicationShutdown {
   /** Idempotent: the BullMQ job id is the job id, so a second add of a waiting job is a no-op. */
   async enqueue(jobId: string, region: string): Promise<void> {
     await enqueueMediaJob(this.queue(region), jobId);
+  }
+
+  /** For the metrics: the region queue's depth by state and the age of its oldest waiting job. */
+  async depth(
+    region: string,
+  ): Promise<{ waiting: number; active: number; delayed: number; failed: number; oldestWaitingSeconds: number }> {
+    const queue = this.queue(region);
+    const [counts, oldest] = await Promise.all([
+      queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+      queue.getJobs(['waiting'], 0, 0, true),
+    ]);
+    const since = oldest[0]?.timestamp;
+    return {
+      waiting: counts.waiting ?? 0,
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+      failed: counts.failed ?? 0,
+      oldestWaitingSeconds: since ? Math.max(0, (Date.now() - since) / 1000) : 0,
+    };
+  }
+
+  /** Every region that ever had a worker (workers announce their region with each heartbeat). */
+  regions(): Promise<string[]> {
+    return this.redis.smembers(regionsKey(this.config));
   }
 
   /** Tells every worker to stop the job's media process now. */

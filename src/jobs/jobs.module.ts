@@ -5,6 +5,7 @@ import { AssetsController } from './assets.controller';
 import { FfprobeSourceProbe } from './ffprobe-source-probe';
 import { JobLifecycleModule } from './job-lifecycle.module';
 import { JobQueue } from './job-queue';
+import { JobsMetrics } from './jobs-metrics';
 import { AudioJobsController, Sdr2HdrJobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
@@ -24,6 +25,7 @@ import { UploadsService } from './uploads.service';
     JobsRepository,
     SubmitLimits,
     JobQueue,
+    JobsMetrics,
     RegionHealth,
     SourcesService,
     UploadsService,

@@ -42,6 +42,16 @@ export class JobsRepository {
     return this.db.transaction(work);
   }
 
+  /** For the metrics: credit holds still open (open jobs, jobs_open_idx) and the age of the oldest. */
+  async openHolds(): Promise<{ open: number; oldestSeconds: number }> {
+    const found = await row<{ open: number; oldest: number | null }>(
+      this.db,
+      `SELECT count(*)::int AS open, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
+         FROM jobs WHERE status IN ('queued', 'processing') AND billing_state = 'authorised'`,
+    );
+    return { open: found?.open ?? 0, oldestSeconds: Math.max(0, found?.oldest ?? 0) };
+  }
+
   async insert(manager: EntityManager, job: NewJob): Promise<void> {
     await manager.query(
       `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)

@@ -18,6 +18,7 @@ import { itemCredits } from './pricing';
 import { itemProcessingSeconds } from './processing-time';
 import { RegionHealth } from './region-health';
 import { SourcesService } from './sources.service';
+import { jobSubmitted } from '../metrics/job-metrics';
 
 export type SubmitRequest = RequestedOutput & {
   inputs: JobInputDto[];
@@ -244,6 +245,7 @@ export class JobsService {
       });
       return this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
     });
+    jobSubmitted(submit.job.api);
     return toJobView(created!.job, created!.items, this.links());
   }
 

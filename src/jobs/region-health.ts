@@ -14,6 +14,11 @@ export class RegionHealth {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Workers of the region with a fresh heartbeat (for the metrics). */
+  liveWorkers(region: string): Promise<number> {
+    return this.redis.zcount(workersKey(this.config, region), Date.now() - HEARTBEAT_WINDOW_MS, '+inf');
+  }
+
   async isHealthy(region: string): Promise<boolean> {
     const alive = await this.redis.zrangebyscore(
       workersKey(this.config, region),

@@ -1,20 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-
-export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry });
+import { Counter, Histogram } from 'prom-client';
+import { metricsRegistry } from './registry';
 
 const labelNames = ['method', 'route', 'status', 'code'] as const;
 
 const requests = new Counter({
-  name: 'http_requests_total',
+  name: 'mediajobs_http_requests_total',
   help: 'HTTP requests by route, status and error code',
   labelNames,
   registers: [metricsRegistry],
 });
 
 const duration = new Histogram({
-  name: 'http_request_duration_seconds',
+  name: 'mediajobs_http_request_duration_seconds',
   help: 'HTTP request latency by route, status and error code',
   labelNames,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],

@@ -9,6 +9,7 @@ import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../co
 import { JobLifecycle } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
+import { mediaRun } from '../metrics/job-metrics';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
 import { ProcessingRepository } from './processing.repository';
 import { planSettlement, type ItemResult } from './settlement';
@@ -131,7 +132,11 @@ export class JobProcessor {
             targetHeight: item.height ? outputHeight(item.height, output.output.resolution) : undefined,
           }
         : { ...common, ...output };
-    return this.runner.run(request);
+    const started = performance.now();
+    const result = await this.runner.run(request);
+    if (result.ok)
+      mediaRun(job.api, result.processedSeconds, (performance.now() - started) / 1000, result.outputHeight);
+    return result;
   }
 
   private async resolveInput(

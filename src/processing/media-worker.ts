@@ -10,10 +10,12 @@ import {
   enqueueMediaJob,
   mediaQueueName,
   queueDispatcher,
+  regionsKey,
   workersKey,
   type MediaJobData,
 } from '../common/queues';
 import { STORAGE, type Storage } from '../common/storage/storage';
+import { jobsRunning } from '../metrics/job-metrics';
 import { JobProcessor } from './job-processor';
 import { ProcessingRepository } from './processing.repository';
 
@@ -99,10 +101,12 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async handle(job: Job<MediaJobData>): Promise<void> {
     const controller = new AbortController();
     this.running.set(job.data.jobId, controller);
+    jobsRunning.inc();
     try {
       await this.processor.process(job.data.jobId, controller.signal);
     } finally {
       this.running.delete(job.data.jobId);
+      jobsRunning.dec();
     }
   }
 
@@ -126,6 +130,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     await this.commands!.multi()
       .zadd(key, Date.now(), this.workerId)
       .zremrangebyscore(key, '-inf', Date.now() - 5 * 60_000)
+      .sadd(regionsKey(this.config), this.config.region)
       .exec();
   }
 

@@ -11,6 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
 import { bullConnection, queueDispatcher, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
+import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
 import { nextAttemptDelayMs } from './retry-policy';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
 import { type AttemptOutcome, type DueDelivery, WebhooksRepository } from './webhooks.repository';
@@ -195,13 +196,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       outcome,
       result.verdict === 'gone' ? 'The endpoint answered HTTP 410 Gone.' : undefined,
     );
+    const outcomeClass = attemptOutcome(result.statusCode, result.error);
+    if (recorded) webhookAttempted(outcomeClass, claimed.event_created_at, outcome.state === 'delivered');
     this.logger.log(
       {
         delivery_id: deliveryId,
         event_id: claimed.event_id,
+        endpoint_id: claimed.endpoint_id,
         attempt: attemptsMade,
         status: result.statusCode,
+        outcome: outcomeClass,
+        duration_ms: result.durationMs,
         state: outcome.state,
+        ...(result.error ? { error: result.error } : {}),
       },
       'webhook attempt',
     );

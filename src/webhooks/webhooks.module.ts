@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OutboxWriter } from './outbox.writer';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhooksMetrics } from './webhooks-metrics';
 import { EventsController, WebhookEndpointsController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -12,7 +13,7 @@ export class WebhooksModule {}
 /** API process: endpoint registry, events, delivery log and redelivery (scope `webhooks`). */
 @Module({
   controllers: [WebhookEndpointsController, EventsController],
-  providers: [WebhooksService, WebhooksRepository],
+  providers: [WebhooksService, WebhooksRepository, WebhooksMetrics],
 })
 export class WebhooksApiModule {}
 

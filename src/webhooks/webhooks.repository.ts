@@ -60,6 +60,8 @@ export interface ClaimedDelivery {
   previous_secret: string | null;
   disabled: boolean;
   payload: EventPayload;
+  /** When the event was written (its delivery lag is measured from here). */
+  event_created_at: Date;
 }
 
 /** A delivery that is due and should be on the queue; `attempts` names its queue job. */
@@ -87,6 +89,16 @@ const DELIVERY_COLUMNS = `d.id, d.endpoint_id, d.event_id, o.event, d.origin, d.
 @Injectable()
 export class WebhooksRepository {
   constructor(private readonly db: DataSource) {}
+
+  /** For the metrics: deliveries waiting for a (re)try (the due index) and disabled endpoints. */
+  async backlog(): Promise<{ pending: number; endpointsDisabled: number }> {
+    const found = await row<{ pending: number; disabled: number }>(
+      this.db,
+      `SELECT (SELECT count(*) FROM webhook_deliveries WHERE state = 'pending')::int AS pending,
+              (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL)::int AS disabled`,
+    );
+    return { pending: found?.pending ?? 0, endpointsDisabled: found?.disabled ?? 0 };
+  }
 
   // ---- endpoints ----
 
@@ -308,7 +320,7 @@ export class WebhooksRepository {
           RETURNING id, attempts, event_id, endpoint_id)
        SELECT c.id, c.attempts, c.event_id, c.endpoint_id, e.url, e.secret,
               CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret,
-              e.disabled_at IS NOT NULL AS disabled, o.payload
+              e.disabled_at IS NOT NULL AS disabled, o.payload, o.created_at AS event_created_at
          FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN outbox_events o ON o.id = c.event_id`,
       [id, token, leaseSeconds],
     );

@@ -99,11 +99,12 @@ describe('health, metrics and request ids', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     const after = response.body as string;
-    expect(after).toContain('# TYPE http_requests_total counter');
-    expect(after).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(after).toContain('# TYPE mediajobs_http_requests_total counter');
+    expect(after).toContain('# TYPE mediajobs_http_request_duration_seconds histogram');
 
     const delta = (labels: Record<string, string>) =>
-      counterValue(after, 'http_requests_total', labels) - counterValue(before, 'http_requests_total', labels);
+      counterValue(after, 'mediajobs_http_requests_total', labels) -
+      counterValue(before, 'mediajobs_http_requests_total', labels);
     expect(delta({ method: 'GET', route: '/v1/account/credits', status: '200', code: '' })).toBe(2);
     expect(delta({ method: 'GET', route: '/v1/account/credits', status: '401', code: 'missing_api_key' })).toBe(1);
     expect(delta({ method: 'GET', status: '404', code: 'route_not_found' })).toBe(1);
@@ -113,7 +114,9 @@ describe('health, metrics and request ids', () => {
     ).toBe(1);
     expect(after).not.toContain('key_doesnotexist0000000');
     expect(after).not.toContain('definitely-not-a-route');
-    expect(after).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/v1\/account\/credits"[^}]*\} \d+/);
+    expect(after).toMatch(
+      /mediajobs_http_request_duration_seconds_bucket\{[^}]*route="\/v1\/account\/credits"[^}]*\} \d+/,
+    );
   });
 });
 

@@ -44,6 +44,13 @@ export interface AppConfig {
   /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
   licenseRateLimitPerSecond: number;
   logLevel: string;
+  /** `pretty` (readable lines, for a terminal) or `json`; default pretty only on a TTY outside production. */
+  logFormat: 'json' | 'pretty';
+  /** When set, `/metrics` (API and workers) requires `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
+  /** The worker's own `GET /metrics` port; null = off. */
+  workerMetricsPort: number | null;
+  workerMetricsHost: string;
   ffmpegPath: string;
   ffprobePath: string;
   assetUrlSecret: string;
@@ -133,6 +140,10 @@ export function parseConfig(env: Env = process.env): AppConfig {
       `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`,
     );
   }
+  const logFormat = env.LOG_FORMAT || (nodeEnv !== 'production' && process.stdout.isTTY ? 'pretty' : 'json');
+  if (logFormat !== 'json' && logFormat !== 'pretty')
+    throw new ConfigError(`LOG_FORMAT must be json or pretty; got "${logFormat}".`);
+  const metrics = metricsConfig(env, nodeEnv);
   const allowPrivateUrls = list(env, 'ALLOW_PRIVATE_URLS');
   try {
     createAddressPolicy(allowPrivateUrls);
@@ -173,6 +184,8 @@ export function parseConfig(env: Env = process.env): AppConfig {
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
     licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),
     logLevel,
+    logFormat,
+    ...metrics,
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     assetUrlSecret,
@@ -217,6 +230,29 @@ function storageConfig(env: Env): AppConfig['storage'] {
     forcePathStyle: pathStyle === 'true',
     credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
   };
+}
+
+const LOOPBACK_HOSTS = ['127.0.0.1', '::1', 'localhost'];
+
+/**
+ * Metrics: an optional bearer token for `/metrics`, and the worker's own metrics port. In production
+ * without a token, metrics stay on loopback: the worker may not bind elsewhere (and the API answers
+ * only loopback clients, see metrics-access.ts).
+ */
+function metricsConfig(
+  env: Env,
+  nodeEnv: string,
+): Pick<AppConfig, 'metricsToken' | 'workerMetricsPort' | 'workerMetricsHost'> {
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && metricsToken.length < 16)
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters.');
+  const port = env.WORKER_METRICS_PORT ? int(env, 'WORKER_METRICS_PORT', 0, 0, 65535) : null;
+  const host = env.WORKER_METRICS_HOST || '127.0.0.1';
+  if (nodeEnv === 'production' && port !== null && !metricsToken && !LOOPBACK_HOSTS.includes(host))
+    throw new ConfigError(
+      `WORKER_METRICS_HOST=${host} exposes metrics beyond loopback: set METRICS_TOKEN too (production).`,
+    );
+  return { metricsToken, workerMetricsPort: port, workerMetricsHost: host };
 }
 
 /** The dashboard's settings: mail, sessions, sign-in limits and where the built app is. */

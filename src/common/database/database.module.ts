@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { AfterCommitSubscriber } from './after-commit';
 
 @Global()
 @Module({
@@ -12,6 +13,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
         type: 'postgres' as const,
         url: config.databaseUrl,
         migrations: MIGRATIONS,
+        subscribers: [AfterCommitSubscriber],
         synchronize: false,
         migrationsRun: false,
         retryAttempts: 10,

@@ -1,0 +1,40 @@
+// The API's scrape-time reads of what the jobs module owns: each region's queue and live workers, and
+// the credit holds of open jobs (src/metrics/system-gauges.ts turns them into gauges).
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { registerSnapshotReader, unregisterSnapshotReader, type SystemSnapshot } from '../metrics/system-gauges';
+import { JobQueue } from './job-queue';
+import { JobsRepository } from './jobs.repository';
+import { RegionHealth } from './region-health';
+
+@Injectable()
+export class JobsMetrics implements OnModuleInit, OnModuleDestroy {
+  private readonly reader = (): Promise<SystemSnapshot> => this.read();
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly queue: JobQueue,
+    private readonly regions: RegionHealth,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    registerSnapshotReader('jobs', this.reader);
+  }
+
+  onModuleDestroy(): void {
+    unregisterSnapshotReader('jobs', this.reader);
+  }
+
+  private async read(): Promise<SystemSnapshot> {
+    const [holds, known] = await Promise.all([this.jobs.openHolds(), this.queue.regions()]);
+    const regions = [...new Set([...known, this.config.region])].sort();
+    const queues = await Promise.all(
+      regions.map(async (region) => {
+        const [depth, workers] = await Promise.all([this.queue.depth(region), this.regions.liveWorkers(region)]);
+        return { region, ...depth, workers };
+      }),
+    );
+    return { holds, queues };
+  }
+}
