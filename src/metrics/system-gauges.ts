@@ -31,6 +31,7 @@ const SHARE_MS = 1000;
 
 /** A module's reader (replaced when registered again under the same name, e.g. a second app in tests). */
 export function registerSnapshotReader(name: string, reader: SnapshotReader): void {
+  defineGauges();
   readers.set(name, reader);
   current = undefined;
 }
@@ -85,58 +86,72 @@ function scraped<L extends string>(
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+let defined = false;
 
-scraped('mediajobs_queue_jobs', 'Media jobs in each region queue by BullMQ state', ['region', 'state'], (gauge, s) => {
-  if (!s.queues) return;
-  gauge.reset();
-  for (const queue of s.queues)
-    for (const state of QUEUE_STATES) gauge.set({ region: queue.region, state }, queue[state]);
-});
+/**
+ * Defined with the first reader, so only a process that reads them (the API) exports these series: a
+ * worker showing `mediajobs_holds_open 0` would be a wrong answer, not a missing one.
+ */
+function defineGauges(): void {
+  if (defined) return;
+  defined = true;
+  scraped(
+    'mediajobs_queue_jobs',
+    'Media jobs in each region queue by BullMQ state',
+    ['region', 'state'],
+    (gauge, s) => {
+      if (!s.queues) return;
+      gauge.reset();
+      for (const queue of s.queues)
+        for (const state of QUEUE_STATES) gauge.set({ region: queue.region, state }, queue[state]);
+    },
+  );
 
-scraped(
-  'mediajobs_queue_oldest_waiting_seconds',
-  "Age of the oldest media job waiting in the region's queue (0 when none waits)",
-  ['region'],
-  (gauge, s) => {
-    if (!s.queues) return;
-    gauge.reset();
-    for (const queue of s.queues) gauge.set({ region: queue.region }, queue.oldestWaitingSeconds);
-  },
-);
+  scraped(
+    'mediajobs_queue_oldest_waiting_seconds',
+    "Age of the oldest media job waiting in the region's queue (0 when none waits)",
+    ['region'],
+    (gauge, s) => {
+      if (!s.queues) return;
+      gauge.reset();
+      for (const queue of s.queues) gauge.set({ region: queue.region }, queue.oldestWaitingSeconds);
+    },
+  );
 
-scraped(
-  'mediajobs_region_workers',
-  'Workers of the region whose heartbeat is fresh (0: the region answers region_unavailable)',
-  ['region'],
-  (gauge, s) => {
-    if (!s.queues) return;
-    gauge.reset();
-    for (const queue of s.queues) gauge.set({ region: queue.region }, queue.workers);
-  },
-);
+  scraped(
+    'mediajobs_region_workers',
+    'Workers of the region whose heartbeat is fresh (0: the region answers region_unavailable)',
+    ['region'],
+    (gauge, s) => {
+      if (!s.queues) return;
+      gauge.reset();
+      for (const queue of s.queues) gauge.set({ region: queue.region }, queue.workers);
+    },
+  );
 
-scraped('mediajobs_holds_open', 'Credit holds not yet settled or released (open jobs)', [], (gauge, s) => {
-  if (s.holds) gauge.set(s.holds.open);
-});
+  scraped('mediajobs_holds_open', 'Credit holds not yet settled or released (open jobs)', [], (gauge, s) => {
+    if (s.holds) gauge.set(s.holds.open);
+  });
 
-scraped(
-  'mediajobs_holds_oldest_age_seconds',
-  'Age of the oldest open credit hold (0 when none is open); beyond the job time limit it is a leak',
-  [],
-  (gauge, s) => {
-    if (s.holds) gauge.set(s.holds.oldestSeconds);
-  },
-);
+  scraped(
+    'mediajobs_holds_oldest_age_seconds',
+    'Age of the oldest open credit hold (0 when none is open); beyond the job time limit it is a leak',
+    [],
+    (gauge, s) => {
+      if (s.holds) gauge.set(s.holds.oldestSeconds);
+    },
+  );
 
-scraped('mediajobs_webhook_deliveries_pending', 'Webhook deliveries waiting for a (re)try', [], (gauge, s) => {
-  if (s.webhooks) gauge.set(s.webhooks.pending);
-});
+  scraped('mediajobs_webhook_deliveries_pending', 'Webhook deliveries waiting for a (re)try', [], (gauge, s) => {
+    if (s.webhooks) gauge.set(s.webhooks.pending);
+  });
 
-scraped(
-  'mediajobs_webhook_endpoints_disabled',
-  'Webhook endpoints disabled (HTTP 410, or by their owner)',
-  [],
-  (gauge, s) => {
-    if (s.webhooks) gauge.set(s.webhooks.endpointsDisabled);
-  },
-);
+  scraped(
+    'mediajobs_webhook_endpoints_disabled',
+    'Webhook endpoints disabled (HTTP 410, or by their owner)',
+    [],
+    (gauge, s) => {
+      if (s.webhooks) gauge.set(s.webhooks.endpointsDisabled);
+    },
+  );
+}
