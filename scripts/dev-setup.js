@@ -22,6 +22,7 @@ function ed25519PrivateKey() {
 const GENERATED = [
   ['ADMIN_TOKEN', 'operator token: send it as X-Admin-Token to /v1/admin/*', randomSecret],
   ['ASSET_URL_SECRET', 'signs the expiring download links of outputs', randomSecret],
+  ['METRICS_TOKEN', 'bearer token Prometheus sends to /metrics (API and workers)', randomSecret],
   ['LICENSE_SIGNING_KEY', 'Ed25519 private key (base64 PKCS#8 DER) that signs licence tokens', ed25519PrivateKey],
 ];
 

@@ -1,9 +1,9 @@
 // Debian's `prometheus` (apt package `prometheus`) for a test: its own temp folder (config, TSDB), a free
 // loopback port, a short scrape interval, killed in teardown; PromQL through its HTTP API.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from './app';
 
 export const PROMETHEUS = process.env.PROMETHEUS_PATH ?? '/usr/bin/prometheus';
@@ -106,4 +106,14 @@ export async function startPrometheus(jobs: ScrapeJob[], intervalSeconds = 1): P
       return body.data!.result.map((entry) => ({ metric: entry.metric, value: Number(entry.value[1]) }));
     },
   };
+}
+
+/** Every PromQL expression of the dashboard's panels. */
+export async function dashboardExpressions(): Promise<{ title: string; expr: string }[]> {
+  const dashboard = JSON.parse(
+    await readFile(resolve(__dirname, '../../ops/grafana/dashboards/mediajobs.json'), 'utf8'),
+  ) as {
+    panels: { title: string; targets?: { expr: string }[] }[];
+  };
+  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map(({ expr }) => ({ title: panel.title, expr })));
 }
