@@ -29,5 +29,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
+  // Checks every JSON response of the test APIs against the OpenAPI document (test/support/openapi-validation.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/openapi-report.ts'],
   testTimeout: 60000,
 };

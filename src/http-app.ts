@@ -1,7 +1,7 @@
 // Builds the HTTP application (used by main.ts and by the tests): Fastify, request ids, the error
 // envelope for everything, validation, metrics and the API docs.
 import { NestFactory } from '@nestjs/core';
-import type { FastifyError, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';
@@ -16,7 +16,12 @@ import { setupDashboard } from './dashboard/setup-dashboard';
 import { setupDocs } from './docs/setup-docs';
 import { registerMetricsHooks } from './metrics/http-metrics';
 
-export async function createHttpApp(config: AppConfig): Promise<NestFastifyApplication> {
+export interface HttpAppOptions {
+  /** Called with the Fastify instance before any route exists (the tests add their response checks here). */
+  instrument?: (fastify: FastifyInstance) => void;
+}
+
+export async function createHttpApp(config: AppConfig, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createLogger(config, 'api', { buffered: true });
   const routes = new RouteTable();
   const errorContext = { docsUrl: config.docsUrl, routes, logger };
@@ -39,6 +44,7 @@ export async function createHttpApp(config: AppConfig): Promise<NestFastifyAppli
     done();
   });
   registerRequestLog(fastify, logger);
+  options.instrument?.(fastify);
   // Nest routes Fastify's own errors (body parsing, unknown routes) through this filter too.
   registerMetricsHooks(fastify);
   // Media bodies are handed to the upload route as a stream (never buffered); elsewhere they are refused.

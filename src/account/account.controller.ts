@@ -8,8 +8,12 @@ import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
 import { AccountService } from './account.service';
 import type { AccountView } from './account-view';
+import { ApiPage, ApiSuccess } from '../docs/api-success';
 import {
+  ApiKeyResponse,
+  ApiKeyWithSecretResponse,
   CreditBalanceResponse,
+  LedgerEntryResponse,
   OwnAccountResponse,
   PatchOwnAccountDto,
   UsageQuery,
@@ -68,6 +72,7 @@ export class AccountController {
   @Get('ledger')
   @RequireScope('account')
   @ApiOperation({ summary: 'Every credit movement (grant, authorise, capture, release), newest first' })
+  @ApiPage(LedgerEntryResponse)
   @ApiErrorResponses('auth', 'rate', 'invalid')
   ledger(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<LedgerEntry>> {
     return this.billing.ledger(caller.accountId, query.limit, query.starting_after);
@@ -76,6 +81,7 @@ export class AccountController {
   @Post('api-keys')
   @RequireScope('keys')
   @ApiOperation({ summary: 'Create an API key (the full key is shown once, in this response)' })
+  @ApiSuccess(201, ApiKeyWithSecretResponse, 'The new key, with its secret (shown only here)')
   @ApiErrorResponses('auth', 'rate', 'invalid')
   createKey(@Caller() caller: AuthContext, @Body() body: CreateApiKeyDto): Promise<ApiKeyView> {
     return this.keys.create(caller.accountId, body.scopes, body.expires_at ? new Date(body.expires_at) : null, caller);
@@ -84,6 +90,7 @@ export class AccountController {
   @Get('api-keys')
   @RequireScope('keys')
   @ApiOperation({ summary: "List the account's API keys (never the keys themselves)" })
+  @ApiPage(ApiKeyResponse)
   @ApiErrorResponses('auth', 'rate', 'invalid')
   listKeys(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<ApiKeyView>> {
     return this.keys.list(caller.accountId, query.limit, query.starting_after);
@@ -92,6 +99,7 @@ export class AccountController {
   @Delete('api-keys/:id')
   @RequireScope('keys')
   @ApiOperation({ summary: 'Revoke an API key (revoked_api_key from then on, on every instance)' })
+  @ApiSuccess(200, ApiKeyResponse, 'The revoked key')
   @ApiErrorResponses('auth', 'rate', 'missing')
   revokeKey(@Caller() caller: AuthContext, @Param('id') id: string): Promise<ApiKeyView> {
     return this.keys.revoke(caller.accountId, id);
@@ -103,6 +111,7 @@ export class AccountController {
   @ApiOperation({
     summary: 'Replace a key with a new one of the same scopes; the old one is revoked after an optional grace',
   })
+  @ApiSuccess(201, ApiKeyWithSecretResponse, 'The new key, with its secret (shown only here)')
   @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
   rotateKey(
     @Caller() caller: AuthContext,

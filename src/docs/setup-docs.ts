@@ -20,6 +20,7 @@ import type { AppConfig } from '../common/config/config';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode } from '../common/errors/catalogue';
 import { ALWAYS, EXAMPLE_DOCS_URL, groupCodes, mergeErrorResponses } from './api-error-responses';
 import { renderErrorsPage } from './errors-page';
+import { addSuccessExamples } from './success-examples';
 
 type AccessKind = Access['kind'];
 
@@ -40,22 +41,28 @@ const IMPLIED_ERRORS: Record<AccessKind, ErrorCode[]> = {
   operational: [],
 };
 
-/** Descriptions of the tags controllers use; a tag missing here fails the OpenAPI lint test. */
+/**
+ * Descriptions of the tags controllers use, in the order of a user's journey (upload, submit, read the
+ * account, get told by webhooks, …, operators last): the document's `tags` and Swagger UI follow it.
+ * A tag missing here fails the OpenAPI lint test.
+ */
 const TAGS: Record<string, string> = {
-  account: 'Credit balance, ledger and API keys of the calling account (X-API-Key).',
+  uploads: 'Direct upload of a source file, referenced by upload_id in a job.',
   sdr2hdr: 'SDR video to HDR10 (HEVC Main10, BT.2020, PQ) jobs: submit, read, list, cancel.',
   audio: 'Speech loudness normalisation jobs: submit, read, list, cancel.',
-  uploads: 'Direct upload of a source file, referenced by upload_id in a job.',
   assets: 'Outputs of finished jobs, through signed expiring links.',
+  account: 'Credit balance, ledger and API keys of the calling account (X-API-Key).',
   webhooks: 'Webhook endpoints (Standard Webhooks signatures) and their delivery log.',
   events: 'Events sent to webhook endpoints, and their redelivery.',
   license: 'Plugin licence activation, validation and offline tokens (Ed25519).',
-  admin: 'Operator endpoints (X-Admin-Token): accounts, credits, plans, maintenance, blocked content.',
+  licenses: "The account's plugin licences and their activated devices.",
   sessions: 'Dashboard sign-in and sign-out (session cookie and CSRF token), and one-time set-password links.',
   members: 'The people of an account and their roles (owners, signed in to the dashboard).',
-  licenses: "The account's plugin licences and their activated devices.",
   operations: 'Liveness and readiness probes.',
+  admin: 'Operator endpoints (X-Admin-Token): accounts, credits, plans, maintenance, blocked content.',
 };
+const TAG_ORDER = Object.keys(TAGS);
+const tagRank = (name: string): number => (TAG_ORDER.includes(name) ? TAG_ORDER.indexOf(name) : TAG_ORDER.length);
 
 const HEADERS: HeadersObject = {
   'X-Request-Id': {
@@ -171,6 +178,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
         `then on \`error.code\`. See the [error reference](${config.docsUrl}/errors.html).`,
     )
     .setVersion('1')
+    // 3.1: JSON Schema 2020-12 (null as a type, validated by any JSON Schema tool) and `webhooks`.
+    .setOpenAPIVersion('3.1.0')
     .addServer(config.publicBaseUrl)
     .addApiKey(
       { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (`mjk_…`) of an account.' },
@@ -217,7 +226,9 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
       for (const tag of operation.tags ?? []) usedTags.add(tag);
     }
   }
-  document.tags = [...usedTags].sort().map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name }));
+  document.tags = [...usedTags]
+    .sort((a, b) => tagRank(a) - tagRank(b) || a.localeCompare(b))
+    .map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name }));
 
   document.components = document.components ?? {};
   document.components.headers = { ...document.components.headers, ...HEADERS };
@@ -231,8 +242,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
         code: { type: 'string', enum: [...ERROR_CODES], description: 'Permanent machine-readable code.' },
         message: { type: 'string', description: 'How to recover, for people; never parse it.' },
         param: {
-          type: 'string',
-          nullable: true,
+          type: ['string', 'null'],
           description: 'The offending field as a path, e.g. inputs[0].source_url.',
         },
         request_id: { type: 'string', description: 'Equals the X-Request-Id response header.' },
@@ -247,6 +257,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
       properties: { error: { $ref: '#/components/schemas/ErrorObject' } },
     },
   };
+  addSuccessExamples(document);
   return document;
 }
 
@@ -262,6 +273,7 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'mediajobs API',
     // No badge from validator.swagger.io: the docs page makes no third-party requests.
-    swaggerOptions: { validatorUrl: null, displayOperationId: true },
+    // persistAuthorization: the API key typed into "Authorize" survives a reload (kept in the browser only).
+    swaggerOptions: { validatorUrl: null, displayOperationId: true, persistAuthorization: true },
   });
 }

@@ -109,6 +109,14 @@ describe('OpenAPI document at /docs/openapi.json', () => {
     expect(result.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
+  it("is OpenAPI 3.1 with its tags in the order of a user's journey, admin last", () => {
+    expect(document.openapi).toBe('3.1.0');
+    const tags = document.tags.map((tag: { name: string }) => tag.name);
+    const journey = ['uploads', 'sdr2hdr', 'audio', 'account', 'webhooks', 'events', 'license'];
+    expect(tags.filter((tag: string) => journey.includes(tag))).toEqual(journey);
+    expect(tags[tags.length - 1]).toBe('admin');
+  });
+
   it('is also served as YAML', async () => {
     const response = await fetch(`${api.url}/docs/openapi.yaml`);
     expect(response.status).toBe(200);

@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { AdminService } from '../../src/admin/admin.service';
 import { parseConfig, type AppConfig } from '../../src/common/config/config';
 import { createHttpApp } from '../../src/http-app';
+import { observe, ResponseValidator, VALIDATION_MODE } from './openapi-validation';
 
 export interface TestApi {
   app: NestFastifyApplication;
@@ -25,9 +26,49 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   const port = overrides.PORT ? Number(overrides.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = parseConfig({ ...process.env, PORT: String(port), PUBLIC_BASE_URL: url, ...overrides });
-  const app = await createHttpApp(config);
+  let validator: ResponseValidator | undefined;
+  const app = await createHttpApp(config, {
+    // Every JSON response is checked against the document this API serves (openapi-validation.ts).
+    instrument: (fastify) => {
+      if (VALIDATION_MODE === 'off') return;
+      fastify.addHook('onSend', async (request, reply, payload) => {
+        if (validator)
+          observe(validator, {
+            method: request.method,
+            routeUrl: request.routeOptions.url,
+            status: reply.statusCode,
+            contentType: reply.getHeader('content-type') as string | undefined,
+            payload,
+          });
+        return payload;
+      });
+    },
+  });
   await app.listen({ port, host: '127.0.0.1' });
+  if (VALIDATION_MODE !== 'off') {
+    try {
+      validator = await liveValidator(url);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
   return { app, url, config, close: () => app.close() };
+}
+
+const validators = new Map<string, ResponseValidator>();
+
+/** The validator of the document the API at `url` serves (compiled once per distinct document). */
+async function liveValidator(url: string): Promise<ResponseValidator> {
+  const response = await fetch(`${url}/docs/openapi.json`);
+  if (response.status !== 200) throw new Error(`GET /docs/openapi.json answered ${response.status}`);
+  const text = (await response.text()).split(url).join('{PUBLIC_BASE_URL}');
+  let validator = validators.get(text);
+  if (!validator) {
+    validator = new ResponseValidator(JSON.parse(text) as Record<string, unknown>);
+    validators.set(text, validator);
+  }
+  return validator;
 }
 
 export interface TestAccount {

@@ -3,6 +3,8 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
+import { rmSync } from 'node:fs';
+import { reportDir } from './openapi-validation';
 import { applyTestEnv } from './test-env';
 
 export async function adminQuery(sql: string): Promise<void> {
@@ -18,6 +20,7 @@ export async function adminQuery(sql: string): Promise<void> {
 export default async function globalSetup(): Promise<void> {
   applyTestEnv();
   const name = process.env.TEST_DATABASE!;
+  rmSync(reportDir(), { recursive: true, force: true });
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
   const dataSource = new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, migrations: MIGRATIONS });

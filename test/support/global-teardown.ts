@@ -1,6 +1,32 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { adminQuery } from './global-setup';
+import { reportDir, type Mismatch } from './openapi-validation';
+
+/** Adds up what each test file checked against the OpenAPI document and prints one line (plus mismatches). */
+function printOpenApiReport(): void {
+  const file = join(reportDir(), 'results.jsonl');
+  if (!existsSync(file)) return;
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { file: string; validated: number; skipped: number; mismatches: Mismatch[] });
+  const validated = rows.reduce((sum, row) => sum + row.validated, 0);
+  const mismatches = rows.flatMap((row) => row.mismatches.map((m) => ({ ...m, file: row.file })));
+  const distinct = new Map(mismatches.map((m) => [`${m.where}: ${m.problem}`, m]));
+  if (distinct.size > 0) {
+    process.stdout.write(`\nOpenAPI mismatches (${mismatches.length}, ${distinct.size} distinct):\n`);
+    for (const [line, m] of distinct) process.stdout.write(`  ${line}\n    ${m.file}\n    body: ${m.body}\n`);
+  }
+  process.stdout.write(
+    `\nOpenAPI validation: ${validated} JSON responses checked against /docs/openapi.json in ${rows.length} test ` +
+      `files, ${mismatches.length} mismatches\n`,
+  );
+  rmSync(reportDir(), { recursive: true, force: true });
+}
 
 export default async function globalTeardown(): Promise<void> {
+  printOpenApiReport();
   if (process.env.TEST_DATABASE)
     await adminQuery(`DROP DATABASE IF EXISTS "${process.env.TEST_DATABASE}" WITH (FORCE)`);
 }

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { SCOPES, type Scope } from '../../auth/auth-context';
+import type { LedgerKind } from '../../billing/billing.repository';
 import { SpendLimitUsd } from '../../billing/spend-limit.dto';
 
 export class PatchOwnAccountDto {
@@ -76,4 +78,47 @@ export class CreditBalanceResponse {
   running_jobs: number;
   @ApiProperty({ type: PlanLimitsResponse, description: "The plan's limits, to show current use against them." })
   limits: PlanLimitsResponse;
+}
+
+const LEDGER_KINDS = Object.keys({ grant: 0, authorise: 0, capture: 0, release: 0 } satisfies Record<LedgerKind, 0>);
+
+export class LedgerEntryResponse {
+  @ApiProperty({ enum: ['ledger_entry'] }) object: 'ledger_entry';
+  @ApiProperty({ example: 'led_0Qx3cA1b2C3d4E5f6G7h8i9' }) id: string;
+  @ApiProperty({
+    enum: LEDGER_KINDS,
+    example: 'capture',
+    description:
+      'grant: credits added; authorise: a hold for a job; capture: the part of a hold charged; release: the rest of a hold returned.',
+  })
+  kind: LedgerKind;
+  @ApiProperty({ type: 'integer', example: 24, description: 'Credits moved by this entry (never negative).' })
+  credits: number;
+  @ApiProperty({ type: String, nullable: true, example: 'job_0Qx3cA1b2C3d4E5f6G7h8i9' }) job_id: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Why, for grants made by an operator.' })
+  reason: string | null;
+  @ApiProperty({ type: 'integer', example: 4976 }) balance_after: number;
+  @ApiProperty({ type: 'integer', example: 0 }) reserved_after: number;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class ApiKeyResponse {
+  @ApiProperty({ enum: ['api_key'] }) object: 'api_key';
+  @ApiProperty({ example: 'key_0Qx3cA1b2C3d4E5f6G7h8i9' }) id: string;
+  @ApiProperty({ example: 'mjk_fTtnFTta', description: 'The first characters of the key, to recognise it.' })
+  prefix: string;
+  @ApiProperty({ enum: SCOPES, isArray: true, example: ['sdr2hdr', 'account'] }) scopes: Scope[];
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null }) expires_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null }) revoked_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_used_at: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+/** The answer to create and rotate: the only time the full key is shown. */
+export class ApiKeyWithSecretResponse extends ApiKeyResponse {
+  @ApiProperty({
+    example: 'mjk_fTtnFTtaYbrPtILwFlpR2cSFfg9I3pzDDouHmGWv',
+    description: 'The full key, shown only in this response: store it now.',
+  })
+  key: string;
 }

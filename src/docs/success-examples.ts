@@ -1,0 +1,74 @@
+// An example body for every success response of the document, assembled from its schema: each
+// property's own `example`, else the first enum value, else a value of its type and format. So an
+// example cannot disagree with its schema, and a class author writes examples once, per property.
+import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
+
+type Schema = Record<string, unknown>;
+
+const SAMPLE_BY_FORMAT: Record<string, string> = {
+  'date-time': '2026-01-15T09:30:00.000Z',
+  date: '2026-01-15',
+  uri: 'https://api.mediajobs.example/v1/resource',
+  email: 'ada@example.com',
+};
+
+function typesOf(schema: Schema): string[] {
+  if (Array.isArray(schema.type)) return schema.type as string[];
+  return typeof schema.type === 'string' ? [schema.type] : [];
+}
+
+export function exampleFromSchema(schema: Schema | undefined, schemas: Record<string, Schema>, depth = 0): unknown {
+  if (!schema || depth > 12) return null;
+  if (typeof schema.$ref === 'string') {
+    return exampleFromSchema(schemas[schema.$ref.replace('#/components/schemas/', '')], schemas, depth + 1);
+  }
+  if ('example' in schema) return schema.example;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const members = schema[key] as Schema[] | undefined;
+    if (!Array.isArray(members)) continue;
+    if (key === 'allOf') {
+      return Object.assign({}, ...members.map((member) => exampleFromSchema(member, schemas, depth + 1) as object));
+    }
+    const first = members.find((member) => !typesOf(member).includes('null') || typesOf(member).length > 1);
+    return exampleFromSchema(first ?? members[0], schemas, depth + 1);
+  }
+  const types = typesOf(schema).filter((type) => type !== 'null');
+  const type = types[0] ?? (schema.properties ? 'object' : undefined);
+  switch (type) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      return Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, exampleFromSchema(property, schemas, depth + 1)]),
+      );
+    }
+    case 'array':
+      return [exampleFromSchema(schema.items as Schema | undefined, schemas, depth + 1)];
+    case 'string':
+      return SAMPLE_BY_FORMAT[schema.format as string] ?? 'string';
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 0;
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
+}
+
+/** Gives every 2xx JSON response without an example one built from its schema. */
+export function addSuccessExamples(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem as Record<string, { responses?: Record<string, unknown> }>)) {
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        if (!/^2/.test(status) || !response || '$ref' in (response as object)) continue;
+        const media = (response as ResponseObject).content?.['application/json'];
+        if (!media?.schema || media.example !== undefined || media.examples) continue;
+        media.example = exampleFromSchema(media.schema as Schema, schemas);
+      }
+    }
+  }
+}
