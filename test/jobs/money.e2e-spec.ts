@@ -256,6 +256,50 @@ describe('limits and money under concurrency', () => {
       expect(good.headers.get('idempotent-replayed')).toBeNull();
     });
 
+    it('the response is stored by the job’s own transaction: an API dying after the commit cannot make a retry create a second job (issue 12 item 5)', async () => {
+      const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+      const uploadId = await clip(account.apiKey);
+      // Stands in for an API process that dies right after the job's commit: PostgreSQL refuses to store
+      // this account's response unless the same transaction inserted the job. A response stored after
+      // the commit, in a transaction of its own, is then never stored — as when the process died.
+      const name = `late_response_${account.accountId.replace(/\W/g, '_')}`;
+      await db.query(`
+        CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.state = 'done' AND NOT EXISTS (
+            SELECT 1 FROM jobs WHERE account_id = NEW.account_id AND xmin::text::bigint = txid_current() % 4294967296
+          ) THEN
+            RAISE EXCEPTION 'the API died between the job''s commit and storing its response';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await db.query(
+        `CREATE TRIGGER ${name} BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+           WHEN (NEW.account_id = '${account.accountId}') EXECUTE FUNCTION ${name}()`,
+      );
+      try {
+        const headers = { 'idempotency-key': `crash-${Date.now()}` };
+        const first = await submit(account.apiKey, uploadId, headers);
+        expect(first.status).toBe(202);
+        // The client saw no answer (the process died) and retries after the claim counts as abandoned.
+        await db.query(
+          `UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE account_id = $1 AND state = 'in_flight'`,
+          [account.accountId],
+        );
+        const retry = await submit(account.apiKey, uploadId, headers);
+        expect(retry.status).toBe(202);
+        expect(retry.headers.get('idempotent-replayed')).toBe('true');
+        expect(retry.body.job_id).toBe(first.body.job_id);
+        const [{ jobs }] = await db.query('SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1', [
+          account.accountId,
+        ]);
+        expect(jobs).toBe(1);
+      } finally {
+        await db.query(`DROP TRIGGER ${name} ON idempotency_keys`);
+        await db.query(`DROP FUNCTION ${name}()`);
+      }
+    });
+
     it('a stored 402 is replayed with this request’s id', async () => {
       const account = await createAccount(api, { credits: 0 });
       const uploadId = await clip(account.apiKey);
