@@ -7,6 +7,8 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
+import { startMediaOrigin } from '../support/media-origin';
+import { waitUntil } from '../foundation/helpers';
 import { clipOfDuration, sdrMp4 } from '../fixtures/media';
 
 // No worker consumes this region's queue, so submitted jobs stay queued and keep their holds; the
@@ -18,7 +20,11 @@ describe('limits and money under concurrency', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    api = await startApi({ REGION, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-money-')) });
+    api = await startApi({
+      REGION,
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-money-')),
+      ALLOW_PRIVATE_URLS: '127.0.0.1',
+    });
     db = api.app.get(DataSource);
     const redis = new (await import('ioredis')).Redis(api.config.redisUrl);
     await redis.zadd(`${api.config.redisPrefix}:workers:${REGION}`, Date.now() + 3600_000, 'test-heartbeat');
@@ -297,6 +303,48 @@ describe('limits and money under concurrency', () => {
       } finally {
         await db.query(`DROP TRIGGER ${name} ON idempotency_keys`);
         await db.query(`DROP FUNCTION ${name}()`);
+      }
+    });
+
+    it('a retry that takes over a claim that looks abandoned while the first request still runs: one job, one 409 (issue 12 item 5)', async () => {
+      const origin = await startMediaOrigin();
+      try {
+        const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+        // A slow source keeps the first request busy (probing) long enough to be taken over.
+        origin.serve('slow.mp4', await clipOfDuration(1));
+        origin.delay('slow.mp4', 1000);
+        const send = () =>
+          call(api, 'POST', '/v1/sdr2hdr/jobs', {
+            key: account.apiKey,
+            body: { inputs: [{ source_url: origin.url('slow.mp4') }] },
+            headers: { 'idempotency-key': 'takeover' },
+          });
+        const claimed = async () =>
+          (await db.query('SELECT 1 FROM idempotency_keys WHERE account_id = $1', [account.accountId])).length > 0;
+        const first = send();
+        await waitUntil(claimed, 10_000);
+        // The first request's process looks dead (its claim is older than the abandonment limit): a retry takes over.
+        await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE account_id = $1`, [
+          account.accountId,
+        ]);
+        const responses = await Promise.all([first, send()]);
+        expect(responses.map((response) => response.status).sort()).toEqual([202, 409]);
+        const accepted = responses.find((response) => response.status === 202)!;
+        expect(responses.find((response) => response.status === 409)!.body.error).toMatchObject({
+          code: 'resource_locked',
+          param: 'Idempotency-Key',
+          retryable: true,
+        });
+        const [{ jobs }] = await db.query('SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1', [
+          account.accountId,
+        ]);
+        expect(jobs).toBe(1);
+        const later = await send();
+        expect(later.status).toBe(202);
+        expect(later.headers.get('idempotent-replayed')).toBe('true');
+        expect(later.body.job_id).toBe(accepted.body.job_id);
+      } finally {
+        await origin.close();
       }
     });
 
