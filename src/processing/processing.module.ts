@@ -5,11 +5,18 @@ import { JobProcessor } from './job-processor';
 import { MEDIA_RUNNER } from './media-runner';
 import { MediaWorker } from './media-worker';
 import { ProcessingRepository } from './processing.repository';
+import { StorageSweeper } from './storage-sweeper';
 
 /** Loaded only by the worker process: the API never runs media pipelines. */
 @Module({
   imports: [JobLifecycleModule],
-  providers: [ProcessingRepository, JobProcessor, MediaWorker, { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner }],
+  providers: [
+    ProcessingRepository,
+    JobProcessor,
+    MediaWorker,
+    StorageSweeper,
+    { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner },
+  ],
   exports: [JobProcessor],
 })
 export class ProcessingModule {}
