@@ -12,6 +12,8 @@ import { createValidationPipe, illFormedTextPath, jsonDeeperThan, MAX_JSON_DEPTH
 import { ApiError } from './common/errors';
 import { newId } from './common/ids';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
+import { setupQueueBoard } from './admin/queue-board';
+import { REDIS } from './common/redis/redis.module';
 import { setupDashboard } from './dashboard/setup-dashboard';
 import { setupDocs } from './docs/setup-docs';
 import { registerMetricsHooks } from './metrics/http-metrics';
@@ -113,6 +115,10 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   app.enableShutdownHooks();
   setupDocs(app, config);
   setupDashboard(app, config, (error, request, reply) => sendError(error, request, reply, errorContext));
+  const board = await setupQueueBoard(app, config, app.get(REDIS), (error, request, reply) =>
+    sendError(error, request, reply, errorContext),
+  );
+  fastify.addHook('onClose', () => board.close());
   await app.init();
   await fastify.ready();
   return app;
