@@ -6,6 +6,7 @@ import { ROOT } from './lib/environment';
 import { machine, type BenchContext, type BenchResult } from './lib/report';
 import { median, round } from './lib/stats';
 import { benchReads } from './reads';
+import { benchFanout } from './fanout';
 import { benchMemory } from './memory';
 import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
@@ -21,6 +22,7 @@ const BENCHES: Record<string, Bench> = {
   pipeline: async (context) => [await benchPipeline(context)],
   memory: async (context) => [await benchMemory(context)],
   presets: benchPresets,
+  fanout: async (context) => [await benchFanout(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */
