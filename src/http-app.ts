@@ -8,7 +8,13 @@ import type { AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { sendClientError, sendError } from './common/http/error-response';
 import { RouteTable } from './common/http/route-table';
-import { createValidationPipe, illFormedTextPath, jsonDeeperThan, MAX_JSON_DEPTH } from './common/http/validation';
+import {
+  createValidationPipe,
+  illFormedTextPath,
+  jsonDeeperThan,
+  MAX_JSON_DEPTH,
+  NotJsonBody,
+} from './common/http/validation';
 import { ApiError } from './common/errors';
 import { newId } from './common/ids';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
@@ -96,18 +102,13 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   );
   // Only JSON bodies (and the upload route's media) are taken. A form (curl -d without a
   // Content-Type) would otherwise be parsed into one odd key, and text/plain into a string: both
-  // then fail validation with a message about the wrong thing.
-  app.useBodyParser<RawServerDefault>(['application/x-www-form-urlencoded', 'text/plain'], {}, (request, _body, done) =>
-    done(
-      new ApiError('unsupported_content_type', {
-        param: 'Content-Type',
-        message:
-          request.routeOptions.url === '/v1/uploads'
-            ? 'Send the file as the raw body with a media Content-Type (video/*, audio/* or application/octet-stream).'
-            : 'This endpoint takes JSON: send the body with Content-Type: application/json.',
-      }),
-      undefined,
-    ),
+  // then fail validation with a message about the wrong thing. Kept unparsed and refused with 415 by
+  // the validation pipe, after the access guard (see NotJsonBody); the upload route refuses it itself.
+  app.useBodyParser<RawServerDefault>(
+    ['application/x-www-form-urlencoded', 'text/plain'],
+    {},
+    (_request, _body, done) =>
+      done(null, new NotJsonBody('This endpoint takes JSON: send the body with Content-Type: application/json.')),
   );
   app.useLogger(new NestPinoLogger(logger));
   app.useGlobalFilters(new AllExceptionsFilter(errorContext));

@@ -1,4 +1,9 @@
-import { ValidationPipe, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
+import {
+  ValidationPipe,
+  type ArgumentMetadata,
+  type ValidationError,
+  type ValidationPipeOptions,
+} from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
 
 interface Violation {
@@ -65,7 +70,23 @@ export function strippedKeyPath(value: unknown): string | null {
  * Nest's pipe silently deletes `constructor` and `prototype` keys at every depth, so a client's
  * `metadata: {constructor: "…"}` would vanish without a word. Refused instead, with the key's path.
  */
+/**
+ * A body sent as a form or as text/plain, kept unparsed (src/http-app.ts). Refused with 415 here, at the
+ * request-shape step (API.md §2), rather than at parse time: parsing runs before the access guard, so a
+ * refusal there would answer a cross-origin form post (the classic CSRF) with 415 instead of the
+ * 403 `csrf_check_failed` the session check owes it, and an unauthenticated caller with 415 before 401.
+ */
+export class NotJsonBody {
+  constructor(readonly message: string) {}
+}
+
 class RefusingValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (value instanceof NotJsonBody)
+      throw new ApiError('unsupported_content_type', { param: 'Content-Type', message: value.message });
+    return super.transform(value, metadata);
+  }
+
   protected override stripProtoKeys(value: unknown): void {
     const path = strippedKeyPath(value);
     if (path !== null) {
