@@ -154,7 +154,9 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     expect(job.status).toBe('succeeded');
     const output = job.items[0].output;
     const keys = await objectKeys(`outputs/`);
-    expect(keys.filter((key) => key.includes(job.job_id))).toEqual([expect.stringMatching(/\/0\.mp4$/)]);
+    expect(keys.filter((key) => key.includes(job.job_id))).toEqual([
+      expect.stringMatching(/\/0(-[0-9A-Za-z]+)?\.mp4$/),
+    ]); // item 0, of the run that ended it
 
     const whole = await fetch(output.url);
     expect(whole.status).toBe(200);
