@@ -23,7 +23,7 @@ describe('signed asset links: Range and logs', () => {
   let link = '';
   let size = 0;
 
-  async function send(method: string, path: string, headers: Record<string, string> = {}, body?: BodyInit) {
+  async function send(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer) {
     const response = await fetch(`${base}${path}`, { method, headers, body });
     const text = await response.text();
     let parsed: any = text;
