@@ -26,8 +26,10 @@ export {
   RETRY_CAPS,
   MAX_RETRY_AFTER_SECONDS,
   RETRY_STOP_REASONS,
+  OFFLINE_GRACE_EXPIRED,
 } from './retry.js';
 export type { RetryContext, RetryDecision, RetryStopReason } from './retry.js';
+export type { LicenseRevalidation } from './resources.js';
 export { verifyWebhook, signWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS } from './webhooks.js';
 export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
 export { verifyLicenseToken, LICENSE_TOKEN_TYP, MAX_CLOCK_SKEW_SECONDS } from './license-token.js';

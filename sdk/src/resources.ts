@@ -1,8 +1,10 @@
 // Resource namespaces: each method is one endpoint of API.md, nothing more.
 
 import { createReadStream } from 'node:fs';
-import type { ApiPromise, PagePromise } from './api-promise.js';
+import { ApiPromise, type PagePromise } from './api-promise.js';
+import { LicenseError } from './errors.js';
 import type { HttpClient, UploadBody } from './http.js';
+import { OFFLINE_GRACE_EXPIRED } from './retry.js';
 import { verifyLicenseToken, type VerifiedLicense, type VerifyOfflineOptions } from './license-token.js';
 import type {
   Api,
@@ -182,6 +184,14 @@ export class EventsResource {
   }
 }
 
+/** What license.retrieve needs to renew an expired offline grace by itself (validate online, then retry). */
+export interface LicenseRevalidation {
+  license_key: string;
+  device_id: string;
+  /** Receives the fresh activation (its `token` replaces the old one; store it for offline use). */
+  onValidated?: (activation: LicenseActivation) => void;
+}
+
 export class LicenseResource {
   constructor(private readonly http: HttpClient) {}
 
@@ -203,9 +213,39 @@ export class LicenseResource {
     return this.http.request({ method: 'POST', path: '/v1/license/deactivate', json: params, options });
   }
 
-  /** The licence's entitlements for a token from activate/validate. */
-  retrieve(token: string, options?: RequestOptions): ApiPromise<Record<string, unknown>> {
-    return this.http.request({ method: 'GET', path: '/v1/license', headers: { 'x-license-token': token }, options });
+  /**
+   * The licence's entitlements for a token from activate/validate. With `revalidate` (the licence key
+   * and device id), a token past its offline grace (403 offline_grace_expired, retryable) is retried
+   * as table 7.11 and the specification's SDK column say: the client validates online once, hands
+   * the fresh activation to `onValidated` (keep its token), and retries with the new token.
+   */
+  retrieve(
+    token: string,
+    options?: RequestOptions & { revalidate?: LicenseRevalidation },
+  ): ApiPromise<Record<string, unknown>> {
+    const { revalidate, ...requestOptions } = options ?? {};
+    const read = (current: string) =>
+      this.http
+        .request<Record<string, unknown>>({
+          method: 'GET',
+          path: '/v1/license',
+          headers: { 'x-license-token': current },
+          options: requestOptions,
+        })
+        .withResponse();
+    if (!revalidate) return new ApiPromise(read(token));
+    return new ApiPromise(
+      read(token).catch(async (error: unknown) => {
+        if (!(error instanceof LicenseError) || error.code !== OFFLINE_GRACE_EXPIRED) throw error;
+        const fresh = await this.validate(
+          { license_key: revalidate.license_key, device_id: revalidate.device_id },
+          requestOptions,
+        );
+        revalidate.onValidated?.(fresh);
+        const again = await read(fresh.token);
+        return { ...again, response: { ...again.response, retries: again.response.retries + 1 } };
+      }),
+    );
   }
 
   /** The Ed25519 JWK that verifies licence tokens offline. */

@@ -11,7 +11,15 @@ export const RETRY_CAPS = {
   conflict: 2,
   /** No response at all (connection dropped, timeout): resent with the same Idempotency-Key. */
   noResponse: 2,
+  /**
+   * retryable true with 403 offline_grace_expired: one retry, after validating online (the same
+   * request with the same token would fail again). license.retrieve does it when given `revalidate`.
+   */
+  offlineGraceExpired: 1,
 } as const;
+
+/** The retryable licence code whose retry needs a fresh token first (validate online). */
+export const OFFLINE_GRACE_EXPIRED = 'offline_grace_expired';
 
 /** A Retry-After longer than this is raised at once rather than slept through. */
 export const MAX_RETRY_AFTER_SECONDS = 60;
@@ -61,7 +69,8 @@ export function retryCap(status: number | null, retryable: boolean): number | nu
   if (status === 429 || status === 503 || status === 504) return RETRY_CAPS.throttledOrUnavailable;
   if (status === 500 || status === 502) return RETRY_CAPS.serverError;
   if (status === 409) return RETRY_CAPS.conflict;
-  // e.g. 403 offline_grace_expired: the same request fails again until the caller validates online.
+  // 403 offline_grace_expired: the same request fails again until a new token is fetched, so this
+  // generic loop does not resend it; license.retrieve({ revalidate }) validates online and retries.
   return null;
 }
 

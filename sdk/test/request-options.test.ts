@@ -74,6 +74,46 @@ describe('the retry stop reason on a raised error', () => {
     const { client } = await setup(sequence(envelope(403, 'license_error', 'offline_grace_expired', true)));
     assert.equal((await rejection(submit(client))).retryStopReason, 'status_not_retried');
   });
+
+  test('offline_grace_expired on license.retrieve with revalidate: validate online once, then the retry with the fresh token', async () => {
+    const { client, server } = await setup(
+      sequence(
+        envelope(403, 'license_error', 'offline_grace_expired', true),
+        {
+          status: 200,
+          json: { activation_id: 'act_1', token: 'fresh.token.sig', license: {}, offline_grace_until: '' },
+        },
+        { status: 200, json: { object: 'license', id: 'lic_1' } },
+      ),
+    );
+    const renewed: string[] = [];
+    const { data, response } = await client.license
+      .retrieve('old.token.sig', {
+        revalidate: {
+          license_key: 'mjl_x',
+          device_id: 'd1',
+          onValidated: (activation) => renewed.push(activation.token),
+        },
+      })
+      .withResponse();
+    assert.deepEqual(data, { object: 'license', id: 'lic_1' });
+    assert.deepEqual(renewed, ['fresh.token.sig']);
+    assert.equal(response.retries, 1);
+    assert.deepEqual(
+      server.requests.map(
+        (request) => `${request.method} ${request.path} ${String(request.headers['x-license-token'] ?? '')}`,
+      ),
+      ['GET /v1/license old.token.sig', 'POST /v1/license/validate ', 'GET /v1/license fresh.token.sig'],
+    );
+    assert.deepEqual(JSON.parse(server.requests[1]!.body.toString()), { license_key: 'mjl_x', device_id: 'd1' });
+  });
+
+  test('offline_grace_expired on license.retrieve without revalidate: raised at once (the same token would fail again)', async () => {
+    const { client, server } = await setup(sequence(envelope(403, 'license_error', 'offline_grace_expired', true)));
+    const error = await rejection(client.license.retrieve('old.token.sig'));
+    assert.equal(error.code, 'offline_grace_expired');
+    assert.equal(server.requests.length, 1);
+  });
 });
 
 describe('per-request options', () => {

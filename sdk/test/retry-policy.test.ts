@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { backoffDelayMs, decideRetry, parseRetryAfter, retryCap } from '../src/retry.js';
+import { backoffDelayMs, decideRetry, parseRetryAfter, retryCap, RETRY_CAPS } from '../src/retry.js';
 import type { RetryContext } from '../src/retry.js';
 
 const context = (overrides: Partial<RetryContext>): RetryContext => ({
@@ -44,6 +44,11 @@ describe('retry policy (table 7.11)', () => {
     assert.equal(retriesAllowed({ status: 409 }), 2);
     assert.deepEqual(decideRetry(context({ status: 403 })), { retry: false, reason: 'status_not_retried' });
     assert.equal(retryCap(422, true), null);
+  });
+
+  test('offline_grace_expired: one retry, made by license.retrieve after validating online (not by the generic loop)', () => {
+    assert.equal(RETRY_CAPS.offlineGraceExpired, 1);
+    assert.equal(retryCap(403, true), null);
   });
 
   test('maxRetries lowers the caps but never raises them', () => {

@@ -14,6 +14,35 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
+/**
+ * Query parameters that carry credentials: the signature of an asset link (a download for an hour),
+ * S3 presigned-URL signatures and credentials, and an API key or token sent in the URL by mistake.
+ */
+const SECRET_QUERY_PARAMS =
+  /^(signature|sig|api[_-]?key|key|token|access[_-]?token|x-amz-signature|x-amz-credential|x-amz-security-token)$/i;
+
+/** `url` with the values of credential-carrying query parameters replaced by `[redacted]`. */
+export function redactUrl(url: string): string {
+  const queryAt = url.indexOf('?');
+  if (queryAt < 0) return url;
+  const query = url
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawName = equals < 0 ? pair : pair.slice(0, equals);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // A malformed escape: judge the name as sent.
+      }
+      return SECRET_QUERY_PARAMS.test(name.trim()) ? `${rawName}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, queryAt)}?${query}`;
+}
+
 /** How long a log line may wait in the buffer at low traffic before it is written. */
 const FLUSH_INTERVAL_MS = 250;
 
@@ -57,7 +86,7 @@ export function registerRequestLog(fastify: FastifyInstance, logger: Logger): vo
   fastify.addHook('onResponse', (request, reply, done) => {
     if (!/^\/(health|metrics)/.test(request.url)) {
       const line = {
-        req: { id: request.id, method: request.method, url: request.url },
+        req: { id: request.id, method: request.method, url: redactUrl(request.url) },
         res: { statusCode: reply.statusCode },
         responseTime: Math.round(reply.elapsedTime),
       };

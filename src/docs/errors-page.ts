@@ -8,6 +8,15 @@ const escapeHtml = (text: string): string =>
     (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char,
   );
 
+/**
+ * How the official client retries a code whose retry is more than resending the request (sdk/src/retry.ts
+ * and the SDK README's table say the same).
+ */
+const HOW_RETRIED: Partial<Record<string, string>> = {
+  offline_grace_expired:
+    'yes — the official client validates online (<code>license.retrieve(token, { revalidate })</code>) and retries once with the fresh token; the same token alone fails again',
+};
+
 export function renderErrorsPage(): string {
   const families = ERROR_TYPES.map((type) => {
     const sections = ERROR_CODES.filter((code) => CATALOGUE[code].type === type)
@@ -19,7 +28,7 @@ export function renderErrorsPage(): string {
       <dl>
         <dt>Family (<code>type</code>)</dt><dd><code>${row.type}</code></dd>
         <dt>HTTP status</dt><dd>${row.status}</dd>
-        <dt>Retryable</dt><dd>${row.retryable ? 'yes — the official client retries it automatically' : 'no — fix the cause first'}</dd>
+        <dt>Retryable</dt><dd>${row.retryable ? (HOW_RETRIED[code] ?? 'yes — the official client retries it automatically') : 'no — fix the cause first'}</dd>
         <dt>Condition</dt><dd>${escapeHtml(row.condition)}</dd>
         <dt>What to do</dt><dd>${escapeHtml(row.message)}</dd>
       </dl>

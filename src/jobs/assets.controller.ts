@@ -10,13 +10,21 @@ import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { verifyAssetSignature } from './asset-url';
 
-/** Parses a single `bytes=` range; null when absent, 'invalid' when it cannot be served. */
+/**
+ * Parses a single `bytes=` range: null when there is none to honour, 'invalid' when it cannot be
+ * served (416). RFC 9110 §14.2: a Range in a unit the server does not understand is ignored (the
+ * whole body, 200), and a server may ignore a multi-range request rather than send multipart.
+ */
 export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | 'invalid' {
   if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  const unit = /^\s*([^=\s]+)\s*=/.exec(header);
+  if (!unit || unit[1].toLowerCase() !== 'bytes') return null;
+  const spec = header.slice(unit[0].length).trim();
+  if (spec.includes(',')) return null;
+  const match = /^(\d*)-(\d*)$/.exec(spec);
   if (!match || (match[1] === '' && match[2] === '')) return 'invalid';
   let start: number;
   let end: number;

@@ -8,12 +8,14 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { catchError, from, mergeMap, type Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ApiError, toErrorObject } from '../errors/api-error';
 import { CATALOGUE } from '../errors/catalogue';
 import { requestHash } from './canonical-hash';
 import { IdempotencyRepository } from './idempotency.repository';
+import { hashingTap, hashWhole, STREAM_CLAIM_HASH, streamRequestHash, type HashingTap } from './stream-body';
 import { IdempotencyKeyConflict, STORES_OWN_RESPONSE } from './idempotent-response';
 
 /** Thrown to answer with a stored response; the global filter writes it. */
@@ -56,7 +58,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const header = request.headers['idempotency-key'];
     const auth = request.auth;
-    if (request.method !== 'POST' || header === undefined || !auth || isStream(request.body)) return next.handle();
+    if (request.method !== 'POST' || header === undefined || !auth) return next.handle();
     const key = Array.isArray(header) ? header[0] : header;
     if (key.length === 0 || key.length > 255) {
       throw new ApiError('invalid_parameter', {
@@ -64,8 +66,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         message: 'Idempotency-Key must be 1 to 255 characters.',
       });
     }
-    const hash = requestHash(request.method, request.url.split('?')[0], request.body);
     const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+    if (isStream(request.body)) return this.interceptStream(request, reply, auth.accountId, key, successStatus, next);
+    const hash = requestHash(request.method, request.url.split('?')[0], request.body);
     const storesOwnResponse = Reflect.getMetadata(STORES_OWN_RESPONSE, context.getHandler()) === true;
 
     return from(this.begin(auth.accountId, key, hash)).pipe(
@@ -118,6 +121,78 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         throw error;
       }),
+    );
+  }
+
+  /**
+   * A streamed body (an upload): claimed before it is read, hashed on its way to the handler, stored
+   * with that hash. Any failure releases the key (the body's hash may be unknown then), so a retry runs
+   * again; only a success is replayed.
+   */
+  private interceptStream(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    accountId: string,
+    key: string,
+    successStatus: number,
+    next: CallHandler,
+  ): Observable<unknown> {
+    const path = request.url.split('?')[0];
+    const contentType = request.headers['content-type'] ?? '';
+    return from(this.beginStream(accountId, key, request.body as Readable, path, contentType)).pipe(
+      mergeMap((tap) => {
+        request.body = tap.stream;
+        return next.handle().pipe(
+          mergeMap(async (body: unknown) => {
+            const headers: Record<string, string> = {};
+            for (const name of REPLAYED_HEADERS) {
+              const value = reply.getHeader(name);
+              if (typeof value === 'string') headers[name] = value;
+            }
+            const hash = streamRequestHash(path, contentType, tap.digest());
+            await this.store.complete(accountId, key, successStatus, body, headers, hash).catch((failure: unknown) => {
+              this.logger.warn(
+                { request_id: request.id, account_id: accountId, err: failure },
+                'idempotent response not stored; the key stays claimed until it counts as abandoned',
+              );
+            });
+            return body;
+          }),
+          catchError(async (error: unknown) => {
+            await this.store.release(accountId, key).catch((failure: unknown) =>
+              // Unreleased, the key stays claimed (resource_locked, retryable) until it counts as abandoned.
+              this.logger.warn({ request_id: request.id, err: failure }, 'idempotency key not released'),
+            );
+            throw error;
+          }),
+        );
+      }),
+    );
+  }
+
+  private async beginStream(
+    accountId: string,
+    key: string,
+    body: Readable,
+    path: string,
+    contentType: string,
+  ): Promise<HashingTap> {
+    if (await this.store.claim(accountId, key, STREAM_CLAIM_HASH)) return hashingTap(body);
+    const existing = await this.store.find(accountId, key);
+    if (!existing && (await this.store.claim(accountId, key, STREAM_CLAIM_HASH))) return hashingTap(body);
+    if (!existing || existing.state === 'in_flight') {
+      body.resume(); // drain, so the connection can answer
+      throw new IdempotencyKeyConflict('resource_locked');
+    }
+    // Stored: this request's own bytes decide between the stored answer and a conflict.
+    const sha256 = await hashWhole(body, this.config.maxUploadBytes);
+    if (sha256 === null || streamRequestHash(path, contentType, sha256) !== existing.request_hash) {
+      throw new IdempotencyKeyConflict('idempotency_conflict');
+    }
+    throw new IdempotentReplay(
+      existing.response_status ?? 200,
+      existing.response_body,
+      existing.response_headers ?? {},
     );
   }
 

@@ -71,11 +71,14 @@ export class IdempotencyRepository implements OnApplicationShutdown {
     status: number,
     body: unknown,
     headers: Record<string, string>,
+    /** The request's hash, when it was not known at the claim (a streamed body: stream-body.ts). */
+    requestHash?: string,
   ): Promise<void> {
     await this.db.query(
-      `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, response_headers = $5
+      `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, response_headers = $5,
+              request_hash = COALESCE($6, request_hash)
         WHERE account_id = $1 AND key = $2`,
-      [accountId, key, status, JSON.stringify(body), headers],
+      [accountId, key, status, JSON.stringify(body), headers, requestHash ?? null],
     );
   }
 
