@@ -44,6 +44,13 @@ export function sameErrors(job: Job, event: Event): Envelope['error'][] {
   return all.filter((error): error is Envelope['error'] => error !== null);
 }
 
+/** A source is a URL or an upload, told apart by type. */
+export function sourceOf(job: Job): string | undefined {
+  const source = job.items[0]?.source;
+  if (!source) return undefined;
+  return source.type === 'url' ? source.url : source.upload_id;
+}
+
 export function nextCursor(page: JobPage): string | null {
   return page.has_more ? page.next_cursor : null;
 }

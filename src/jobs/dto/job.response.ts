@@ -1,5 +1,5 @@
 // Success bodies of the job and upload routes, for the OpenAPI document (job-view.ts builds them).
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrorObjectOrNull } from '../../docs/api-success';
 import { QUALITY_CHOICES } from '../../media/quality-presets';
 import type { ErrorObject } from '../../common/errors';
@@ -16,13 +16,25 @@ const ITEM_STATUSES = Object.keys({
 } satisfies Record<ItemStatus, 0>);
 const BILLING_STATES = Object.keys({ authorised: 0, settled: 0, released: 0 } satisfies Record<BillingState, 0>);
 
-export class ItemSourceResponse {
-  @ApiProperty({ enum: ['url', 'upload'], example: 'url' }) type: 'url' | 'upload';
-  @ApiPropertyOptional({ format: 'uri', example: 'https://media.example.com/clips/intro.mp4', description: 'type url' })
-  url?: string;
-  @ApiPropertyOptional({ description: 'type upload: the upl_… id' })
-  upload_id?: string;
+export class UrlSourceResponse {
+  @ApiProperty({ enum: ['url'] }) type: 'url';
+  @ApiProperty({ format: 'uri', example: 'https://media.example.com/clips/intro.mp4' }) url: string;
 }
+
+export class UploadSourceResponse {
+  @ApiProperty({ enum: ['upload'] }) type: 'upload';
+  @ApiProperty({ example: 'upl_0Qx3cA1b2C3d4E5f6G7h8i9' }) upload_id: string;
+}
+
+/** An item's source: a URL or an upload (one of the two shapes, told apart by `type`). */
+const ApiItemSource = () =>
+  ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(UrlSourceResponse) }, { $ref: getSchemaPath(UploadSourceResponse) }],
+    discriminator: {
+      propertyName: 'type',
+      mapping: { url: getSchemaPath(UrlSourceResponse), upload: getSchemaPath(UploadSourceResponse) },
+    },
+  });
 
 export class VideoOutputMediaResponse {
   @ApiProperty({ enum: ['hevc'] }) codec: 'hevc';
@@ -64,10 +76,11 @@ export class ItemOutputResponse {
   @ApiProperty({ format: 'date-time' }) expires_at: string;
 }
 
+@ApiExtraModels(UrlSourceResponse, UploadSourceResponse)
 export class JobItemResponse {
   @ApiProperty({ type: 'integer', example: 0, description: 'Position in the submitted inputs.' }) index: number;
   @ApiProperty({ enum: ITEM_STATUSES, example: 'succeeded' }) status: ItemStatus;
-  @ApiProperty({ type: ItemSourceResponse }) source: ItemSourceResponse;
+  @ApiItemSource() source: UrlSourceResponse | UploadSourceResponse;
   @ApiProperty({ example: 12.5, description: 'Duration of the source, from its probe.' }) duration_seconds: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
@@ -132,9 +145,10 @@ export class UploadResponse {
   @ApiProperty({ format: 'date-time', description: 'Reference it in a job before then.' }) expires_at: string;
 }
 
+@ApiExtraModels(UrlSourceResponse, UploadSourceResponse)
 export class JobEstimateItemResponse {
   @ApiProperty({ type: 'integer', example: 0 }) index: number;
-  @ApiProperty({ type: ItemSourceResponse }) source: ItemSourceResponse;
+  @ApiItemSource() source: UrlSourceResponse | UploadSourceResponse;
   @ApiProperty({ example: 12.5 }) duration_seconds: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
