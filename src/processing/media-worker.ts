@@ -124,22 +124,16 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     const { jobId, index } = job.data;
     if (index === undefined) throw new Error(`${PROCESS_ITEM} unit ${job.id} has no item index`);
     const controller = new AbortController();
-    let controllers = this.running.get(jobId);
-    if (!controllers) {
-      controllers = new Set<AbortController>();
-      this.running.set(jobId, controllers);
-      // A job counts once here however many of its items this worker runs.
-      jobsRunning.inc();
-    }
+    const controllers = this.running.get(jobId) ?? new Set<AbortController>();
     controllers.add(controller);
+    this.running.set(jobId, controllers);
+    jobsRunning.inc();
     try {
       await this.processor.processItem(jobId, index, this.workerId, controller.signal, () => controller.abort());
     } finally {
       controllers.delete(controller);
-      if (controllers.size === 0) {
-        this.running.delete(jobId);
-        jobsRunning.dec();
-      }
+      if (controllers.size === 0) this.running.delete(jobId);
+      jobsRunning.dec();
     }
   }
 
