@@ -17,6 +17,7 @@ import { SubmitLimits } from './limits';
 import { outputHeight, RESOLUTIONS, resolveOutput, type JobOutput, type RequestedOutput } from './output-options';
 import { itemCredits } from './pricing';
 import { itemProcessingSeconds } from './processing-time';
+import { QUALITY_PRESETS } from '../media/quality-presets';
 import { RegionHealth } from './region-health';
 import { SourcesService } from './sources.service';
 import { jobSubmitted } from '../metrics/job-metrics';
@@ -86,14 +87,18 @@ export class JobsService {
       const account = await readAccount(manager, caller.accountId);
       return this.limits.refusal(manager, caller, account, { region, estimatedCredits, estimatedSeconds });
     });
-    const targetLines =
-      job.api === 'sdr2hdr' && job.output.resolution !== 'source' ? RESOLUTIONS[job.output.resolution] : undefined;
+    const video = job.api === 'sdr2hdr' ? job.output : null;
+    const targetLines = video && video.resolution !== 'source' ? RESOLUTIONS[video.resolution] : undefined;
+    const preset = video ? QUALITY_PRESETS[video.quality].preset : undefined;
     return toJobEstimate(
       {
         api: job.api,
         region,
         usdPerCredit: caller.plan.usdPerCredit,
-        items: items.map((item) => ({ ...item, processingSeconds: itemProcessingSeconds(job.api, item, targetLines) })),
+        items: items.map((item) => ({
+          ...item,
+          processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
+        })),
       },
       refusal &&
         toErrorObject(

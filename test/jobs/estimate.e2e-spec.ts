@@ -91,6 +91,20 @@ describe('POST /v1/{api}/jobs/estimate', () => {
     expect(submitted.body.billing.estimated_credits).toBe(response.body.estimated_credits);
   });
 
+  it('output.quality changes the processing time (its encoder preset), not the price', async () => {
+    const account = await createAccount(api, { plan: 'pro', credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, clipPath);
+    const at = async (quality: string) =>
+      (await estimate(account, body(uploadId, { output: { quality } }))).body as {
+        estimated_credits: number;
+        estimated_seconds: number;
+      };
+    const [fast, balanced, best] = await Promise.all([at('fast'), at('balanced'), at('best')]);
+    expect(new Set([fast.estimated_credits, balanced.estimated_credits, best.estimated_credits])).toEqual(new Set([2]));
+    expect(fast.estimated_seconds).toBeLessThan(balanced.estimated_seconds);
+    expect(balanced.estimated_seconds).toBeLessThanOrEqual(best.estimated_seconds);
+  });
+
   it('audio: a credit per started 10 s of speech, at the starter price', async () => {
     const account = await createAccount(api, { plan: 'starter', credits: 100 });
     const uploadId = await upload(api, account.apiKey, await speechWav(), 'audio/wav');
