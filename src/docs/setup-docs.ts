@@ -38,7 +38,8 @@ const SECURITY: Record<AccessKind, SecurityRequirementObject[]> = {
 /** Errors every route of an access kind can answer, before anything particular to the route (API.md §2). */
 const IMPLIED_ERRORS: Record<AccessKind, ErrorCode[]> = {
   api_key: groupCodes(['auth', 'session', 'rate', 'maintenance']),
-  admin: groupCodes(['admin']),
+  // A wrong token spends the address's failed-credential budget (rate_limit_exceeded) like a wrong key.
+  admin: groupCodes(['admin', 'rate']),
   public: groupCodes(['rate', 'maintenance']),
   operational: [],
 };
@@ -323,7 +324,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
 
 /** Swagger UI at /docs, the OpenAPI JSON at /docs/openapi.json, the error reference at /docs/errors.html. */
 export function setupDocs(app: NestFastifyApplication, config: AppConfig): void {
-  const errorsPage = renderErrorsPage();
+  const errorsPage = renderErrorsPage(config.docsUrl);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.get('/docs/errors.html', (_request, reply) => {
     void reply.type('text/html; charset=utf-8').send(errorsPage);
