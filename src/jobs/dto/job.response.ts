@@ -76,6 +76,13 @@ export class JobItemResponse {
   @ApiProperty({ type: ItemOutputResponse, nullable: true, description: 'Set when the item succeeded.' })
   output: ItemOutputResponse | null;
   @ApiErrorObjectOrNull('Why this item failed; null otherwise.') error: ErrorObject | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'wkr_9f2c41d7',
+    description: 'An opaque id of the worker that ran the item; null until a worker takes it.',
+  })
+  worker: string | null;
 }
 
 export class JobBillingResponse {
