@@ -13,10 +13,10 @@ import { allowedDetailFields } from '../../src/docs/error-details';
 
 type Json = Record<string, unknown>;
 
-/** `strict`: a mismatch fails the test. `report` (default for now): mismatches are printed at the end of the run. `off`. */
+/** `strict` (default): a mismatch fails the test. `report`: mismatches are only printed at the end of the run. `off`. */
 export type ValidationMode = 'strict' | 'report' | 'off';
 export const VALIDATION_MODE: ValidationMode = ((): ValidationMode => {
-  const mode = process.env.OPENAPI_VALIDATION ?? 'report';
+  const mode = process.env.OPENAPI_VALIDATION ?? 'strict';
   if (mode === 'strict' || mode === 'report' || mode === 'off') return mode;
   throw new Error(`OPENAPI_VALIDATION must be strict, report or off (not ${mode})`);
 })();
