@@ -166,7 +166,8 @@ export function observe(
     return;
   }
   tally.validated++;
-  problem ??= undocumentedDetails(body);
+  // Error responses only: a job view's `error` (a partial failure's breakdown) is described on the page apart.
+  if (response.status >= 400) problem ??= undocumentedDetails(body);
   if (problem) record({ where, problem, body: text.slice(0, 2000) });
 }
 
