@@ -10,4 +10,6 @@ module.exports = {
   testMatch: ['<rootDir>/test/chaos/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   testTimeout: 180000,
+  // Responses are checked against the OpenAPI document in report mode here (test/chaos/openapi-report-mode.ts).
+  setupFiles: [...base.setupFiles, '<rootDir>/test/chaos/openapi-report-mode.ts'],
 };

@@ -8,6 +8,7 @@ import { median, round } from './lib/stats';
 import { benchReads } from './reads';
 import { benchFanout } from './fanout';
 import { benchMemory } from './memory';
+import { benchMetrics } from './metrics';
 import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
@@ -23,6 +24,7 @@ const BENCHES: Record<string, Bench> = {
   memory: async (context) => [await benchMemory(context)],
   presets: benchPresets,
   fanout: async (context) => [await benchFanout(context)],
+  metrics: async (context) => [await benchMetrics(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

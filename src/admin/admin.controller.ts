@@ -7,13 +7,18 @@ import { AdminService } from './admin.service';
 import { OperatorPasswordLinkResponse } from '../members/dto/responses';
 import {
   BlockedContentDto,
+  BlockedContentResponse,
   CreateAccountDto,
   CreatedAccountResponse,
   GrantCreditsDto,
   MaintenanceDto,
+  MaintenanceResponse,
   PasswordLinkRequestDto,
   PatchAccountDto,
+  UnblockedContentResponse,
 } from './dto/admin.dto';
+import { LedgerEntryResponse, OwnAccountResponse } from '../account/dto/account.dto';
+import { ApiPage, ApiSuccess } from '../docs/api-success';
 
 @ApiTags('admin')
 @ApiSecurity('admin_token')
@@ -45,6 +50,7 @@ export class AdminController {
 
   @Get('accounts')
   @ApiOperation({ summary: 'List accounts, newest first' })
+  @ApiPage(OwnAccountResponse)
   @ApiErrorResponses('admin', 'invalid')
   listAccounts(@Query() query: ListQuery) {
     return this.admin.listAccounts(query.limit, query.starting_after);
@@ -52,6 +58,7 @@ export class AdminController {
 
   @Get('accounts/:id')
   @ApiOperation({ summary: 'Read an account' })
+  @ApiSuccess(200, OwnAccountResponse, 'The account')
   @ApiErrorResponses('admin', 'missing')
   getAccount(@Param('id') id: string) {
     return this.admin.getAccount(id);
@@ -59,6 +66,7 @@ export class AdminController {
 
   @Patch('accounts/:id')
   @ApiOperation({ summary: 'Change plan, status, subscription status or spend limit' })
+  @ApiSuccess(200, OwnAccountResponse, 'The account, changed')
   @ApiErrorResponses('admin', 'invalid', 'missing')
   patchAccount(@Param('id') id: string, @Body() body: PatchAccountDto) {
     return this.admin.patchAccount(id, body);
@@ -66,6 +74,7 @@ export class AdminController {
 
   @Post('accounts/:id/credits')
   @ApiOperation({ summary: 'Grant credits (adds a ledger entry)' })
+  @ApiSuccess(201, LedgerEntryResponse, 'The grant in the ledger')
   @ApiErrorResponses('admin', 'invalid', 'missing')
   grantCredits(@Param('id') id: string, @Body() body: GrantCreditsDto) {
     return this.admin.grantCredits(id, body.credits, body.reason);
@@ -74,6 +83,7 @@ export class AdminController {
   @Put('maintenance')
   @HttpCode(200)
   @ApiOperation({ summary: 'Switch maintenance mode on or off (every non-admin route answers 503 maintenance_window)' })
+  @ApiSuccess(200, MaintenanceResponse, 'Maintenance mode as it is now')
   @ApiErrorResponses('admin', 'invalid')
   setMaintenance(@Body() body: MaintenanceDto) {
     return this.admin.setMaintenance(body.enabled, body.until);
@@ -81,6 +91,7 @@ export class AdminController {
 
   @Post('blocked-content')
   @ApiOperation({ summary: 'Block a file by its SHA-256 (content_policy_violation on upload or submit)' })
+  @ApiSuccess(201, BlockedContentResponse, 'The hash, blocked')
   @ApiErrorResponses('admin', 'invalid')
   blockContent(@Body() body: BlockedContentDto) {
     return this.admin.blockContent(body.sha256, body.reason);
@@ -88,6 +99,7 @@ export class AdminController {
 
   @Delete('blocked-content/:sha256')
   @ApiOperation({ summary: 'Remove a hash from the block list' })
+  @ApiSuccess(200, UnblockedContentResponse, 'The hash, no longer blocked')
   @ApiErrorResponses('admin', 'missing')
   unblockContent(@Param('sha256') sha256: string) {
     return this.admin.unblockContent(sha256);

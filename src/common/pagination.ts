@@ -1,8 +1,10 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** `?limit=` (1–100) and `?starting_after=` as in API.md §3. */
 export class ListQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -10,6 +12,9 @@ export class ListQuery {
   @Max(100)
   limit?: number;
 
+  @ApiPropertyOptional({
+    description: 'The `next_cursor` of the previous page (an id); leave out for the first page.',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[a-z]+_[0-9A-Za-z]{1,64}$/, { message: 'starting_after must be an id from a previous page' })

@@ -4,6 +4,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, type ResponseObject, type ResponsesObject } from '@nestjs/swagger';
 import { CATALOGUE, type ErrorCode } from '../common/errors/catalogue';
 import { docUrlFor } from '../common/errors/api-error';
+import { ERROR_DETAILS } from './error-details';
 
 /** Groups of error codes an endpoint can answer, documented with the envelope schema and examples. */
 const GROUPS = {
@@ -65,7 +66,7 @@ const GROUPS = {
   ],
   cancel: ['job_not_cancellable'],
   webhook_url: ['invalid_url'],
-  upload: ['file_too_large', 'content_policy_violation'],
+  upload: ['file_too_large', 'content_policy_violation', 'unsupported_content_type'],
   license: [
     'license_invalid',
     'license_expired',
@@ -83,12 +84,6 @@ export const ALWAYS: readonly ErrorCode[] = ['internal_error', 'service_unavaila
 export const EXAMPLE_DOCS_URL = 'https://api.mediajobs.example/docs';
 export const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 
-const EXAMPLE_DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
-  rate_limit_exceeded: { limit: 100, window_seconds: 1, retry_after_seconds: 1 },
-  concurrency_limit_exceeded: { limit: 10, running_jobs: 10 },
-  maintenance_window: { until: '2026-01-01T06:00:00Z', retry_after_seconds: 600 },
-};
-
 const EXAMPLE_PARAMS: Partial<Record<ErrorCode, string>> = {
   missing_parameter: 'inputs[0].source_url',
   invalid_parameter: 'output.resolution',
@@ -97,7 +92,7 @@ const EXAMPLE_PARAMS: Partial<Record<ErrorCode, string>> = {
 
 export function exampleError(code: ErrorCode, docsUrl = EXAMPLE_DOCS_URL) {
   const row = CATALOGUE[code];
-  const details = EXAMPLE_DETAILS[code];
+  const details = ERROR_DETAILS[code]?.example;
   return {
     error: {
       type: row.type,

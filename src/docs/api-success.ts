@@ -50,3 +50,11 @@ export function pageOf(item: Type<unknown>): Type<unknown> {
 export function ApiPage(item: Type<unknown>, description = 'One page of the list') {
   return ApiSuccess(200, pageOf(item), description);
 }
+
+/** Where the document keeps the error object (setup-docs.ts), the same schema as the envelope's `error`. */
+export const ERROR_OBJECT_REF = '#/components/schemas/ErrorObject';
+
+/** A property that holds the error object, or null (a job's or item's error, an event's data.error). */
+export function ApiErrorObjectOrNull(description: string) {
+  return ApiProperty({ oneOf: [{ $ref: ERROR_OBJECT_REF }, { type: 'null' }], description });
+}

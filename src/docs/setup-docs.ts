@@ -20,6 +20,8 @@ import type { AppConfig } from '../common/config/config';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode } from '../common/errors/catalogue';
 import { ALWAYS, EXAMPLE_DOCS_URL, groupCodes, mergeErrorResponses } from './api-error-responses';
 import { renderErrorsPage } from './errors-page';
+import { JOB_EVENTS, TEST_EVENT } from '../webhooks/outbox.writer';
+import { WebhookEventBody } from '../webhooks/dto/webhook-endpoint.dto';
 import { addSuccessExamples } from './success-examples';
 
 type AccessKind = Access['kind'];
@@ -36,7 +38,8 @@ const SECURITY: Record<AccessKind, SecurityRequirementObject[]> = {
 /** Errors every route of an access kind can answer, before anything particular to the route (API.md §2). */
 const IMPLIED_ERRORS: Record<AccessKind, ErrorCode[]> = {
   api_key: groupCodes(['auth', 'session', 'rate', 'maintenance']),
-  admin: groupCodes(['admin']),
+  // A wrong token spends the address's failed-credential budget (rate_limit_exceeded) like a wrong key.
+  admin: groupCodes(['admin', 'rate']),
   public: groupCodes(['rate', 'maintenance']),
   operational: [],
 };
@@ -169,6 +172,61 @@ function localiseExamples(response: ResponseObject, docsUrl: string): void {
   }
 }
 
+const EVENT_SUMMARIES: Record<string, string> = {
+  'job.succeeded': 'A job ended with every item succeeded: read it for the output links',
+  'job.partially_succeeded': 'A job ended with some items failed (charged for the succeeded ones only)',
+  'job.failed': 'A job failed: `data.error` is its error, nothing was charged',
+  'job.cancelled': 'A job was cancelled (charged 0)',
+  [TEST_EVENT]: 'A test event, sent on request to one endpoint (`data.job` is null)',
+};
+
+/** What the service sends to webhook endpoints, one entry per event type (OpenAPI 3.1 `webhooks`). */
+function webhooksOf(): NonNullable<OpenAPIObject['webhooks']> {
+  const header = (name: string, description: string, example: string) => ({
+    name,
+    in: 'header' as const,
+    required: true,
+    description,
+    schema: { type: 'string' as const, example },
+  });
+  return Object.fromEntries(
+    [...JOB_EVENTS, TEST_EVENT].map((event) => [
+      event,
+      {
+        post: {
+          operationId: `webhook${event
+            .split(/[._]/)
+            .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+            .join('')}`,
+          summary: EVENT_SUMMARIES[event],
+          description:
+            'POSTed to each enabled endpoint subscribed to the event, signed as Standard Webhooks (verify ' +
+            '`webhook-signature` with the endpoint secret over `webhook-id.webhook-timestamp.body`). Answer 2xx ' +
+            'within 10 s; anything else is retried on the schedule, with the same `webhook-id` (deduplicate on it).',
+          tags: ['webhooks'],
+          security: [],
+          parameters: [
+            header('webhook-id', 'The event id (`evt_…`), the same on every retry.', 'evt_0Qx3cA1b2C3d4E5f6G7h8i9'),
+            header('webhook-timestamp', 'Seconds since the epoch when this attempt was signed.', '1767000000'),
+            header(
+              'webhook-signature',
+              'Space-separated `v1,<base64 HMAC-SHA256>` signatures (two while a rotated secret overlaps).',
+              'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+            ),
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+          },
+          responses: {
+            '200': { description: 'Received (any 2xx). Other statuses, timeouts and refused connections are retried.' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 export function buildOpenApiDocument(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('mediajobs API')
@@ -209,6 +267,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
     JSON.stringify(
       SwaggerModule.createDocument(app, builder, {
         operationIdFactory: (controller, method) => operationIdFor(controller, method),
+        // Named although no route returns it: the body of every webhook request (document.webhooks).
+        extraModels: [WebhookEventBody],
       }),
     ),
   ) as OpenAPIObject;
@@ -257,13 +317,14 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
       properties: { error: { $ref: '#/components/schemas/ErrorObject' } },
     },
   };
+  document.webhooks = webhooksOf();
   addSuccessExamples(document);
   return document;
 }
 
 /** Swagger UI at /docs, the OpenAPI JSON at /docs/openapi.json, the error reference at /docs/errors.html. */
 export function setupDocs(app: NestFastifyApplication, config: AppConfig): void {
-  const errorsPage = renderErrorsPage();
+  const errorsPage = renderErrorsPage(config.docsUrl);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.get('/docs/errors.html', (_request, reply) => {
     void reply.type('text/html; charset=utf-8').send(errorsPage);

@@ -18,7 +18,7 @@ function typesOf(schema: Schema): string[] {
 }
 
 export function exampleFromSchema(schema: Schema | undefined, schemas: Record<string, Schema>, depth = 0): unknown {
-  if (!schema || depth > 12) return null;
+  if (!schema || depth > 40) return null;
   if (typeof schema.$ref === 'string') {
     return exampleFromSchema(schemas[schema.$ref.replace('#/components/schemas/', '')], schemas, depth + 1);
   }
@@ -39,9 +39,13 @@ export function exampleFromSchema(schema: Schema | undefined, schemas: Record<st
   const type = types[0] ?? (schema.properties ? 'object' : undefined);
   switch (type) {
     case 'object': {
+      // Optional properties appear only when they carry an example of their own (one of alternatives).
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      const required = (schema.required ?? []) as string[];
       return Object.fromEntries(
-        Object.entries(properties).map(([name, property]) => [name, exampleFromSchema(property, schemas, depth + 1)]),
+        Object.entries(properties)
+          .filter(([name, property]) => required.includes(name) || 'example' in property)
+          .map(([name, property]) => [name, exampleFromSchema(property, schemas, depth + 1)]),
       );
     }
     case 'array':
@@ -58,7 +62,7 @@ export function exampleFromSchema(schema: Schema | undefined, schemas: Record<st
   }
 }
 
-/** Gives every 2xx JSON response without an example one built from its schema. */
+/** Gives every 2xx JSON response, and every webhook body, without an example one built from its schema. */
 export function addSuccessExamples(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
   for (const pathItem of Object.values(document.paths)) {
@@ -70,5 +74,12 @@ export function addSuccessExamples(document: OpenAPIObject): void {
         media.example = exampleFromSchema(media.schema as Schema, schemas);
       }
     }
+  }
+  for (const pathItem of Object.values(document.webhooks ?? {})) {
+    const body = (
+      pathItem as { post?: { requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown }> } } }
+    ).post?.requestBody;
+    const media = body?.content?.['application/json'];
+    if (media?.schema && media.example === undefined) media.example = exampleFromSchema(media.schema, schemas);
   }
 }

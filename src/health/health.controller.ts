@@ -1,10 +1,11 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Operational } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors';
 import { REDIS } from '../common/redis/redis.module';
+import { ApiSuccess } from '../docs/api-success';
 
 const CHECK_TIMEOUT_MS = 1500;
 
@@ -15,6 +16,20 @@ function within<T>(promise: Promise<T>): Promise<T> {
       setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref(),
     ),
   ]);
+}
+
+class LiveResponse {
+  @ApiProperty({ enum: ['ok'] }) status: 'ok';
+}
+
+class ReadyChecks {
+  @ApiProperty({ enum: ['up'] }) postgres: 'up';
+  @ApiProperty({ enum: ['up'] }) redis: 'up';
+}
+
+class ReadyResponse {
+  @ApiProperty({ enum: ['ok'] }) status: 'ok';
+  @ApiProperty({ type: ReadyChecks }) checks: ReadyChecks;
 }
 
 @ApiTags('operations')
@@ -28,13 +43,15 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiSuccess(200, LiveResponse, 'Alive')
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: Postgres and Redis answer (503 service_unavailable otherwise)' })
-  async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
+  @ApiSuccess(200, ReadyResponse, 'Ready to serve')
+  async ready(): Promise<ReadyResponse> {
     const [postgres, redis] = await Promise.allSettled([within(this.db.query('SELECT 1')), within(this.redis.ping())]);
     const down = [
       postgres.status === 'rejected' ? 'postgres' : null,

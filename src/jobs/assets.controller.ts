@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
@@ -31,6 +31,14 @@ export function parseRange(
   return { start, end };
 }
 
+/** What an output is served as (the container chosen at submit). */
+const MEDIA_CONTENT = Object.fromEntries(
+  ['video/mp4', 'video/quicktime', 'audio/wav', 'audio/mp4'].map((type) => [
+    type,
+    { schema: { type: 'string', format: 'binary' } },
+  ]),
+);
+
 @ApiTags('assets')
 @Controller('v1/assets')
 export class AssetsController {
@@ -46,6 +54,8 @@ export class AssetsController {
   @ApiOperation({ summary: 'Download an output (signed, expiring link from the job view; Range supported)' })
   @ApiQuery({ name: 'expires', required: true })
   @ApiQuery({ name: 'signature', required: true })
+  @ApiResponse({ status: 200, description: 'The whole file', content: MEDIA_CONTENT })
+  @ApiResponse({ status: 206, description: 'The byte range asked for with Range', content: MEDIA_CONTENT })
   @ApiErrorResponses('rate', 'asset')
   async content(
     @Param('asset_id') assetId: string,

@@ -7,6 +7,8 @@ import { createValidationPipe } from '../common/http/validation';
 import { StoresOwnIdempotentResponse } from '../common/idempotency/idempotent-response';
 import type { ListResponse } from '../common/pagination';
 import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiPage, ApiSuccess } from '../docs/api-success';
+import { JobEstimateResponse, JobResponse } from './dto/job.response';
 import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto, type SubmitJobBase } from './dto/submit-job.dto';
 import type { JobEstimate } from './job-estimate';
 import { jobLocation, type JobView } from './job-view';
@@ -43,6 +45,7 @@ function jobsController<Body extends SubmitJobBase>(
         'Up to 255 characters; the same key with the same body within 24 h returns the first response again.',
     })
     @ApiOperation({ summary: `Submit ${TITLES[api]} (202 with Location; credits are held until it ends)` })
+    @ApiSuccess(202, JobResponse, 'Accepted: the job, queued (its URL in Location)')
     @ApiErrorResponses('auth', 'rate', 'invalid', 'submit')
     async submit(
       @Caller() caller: AuthContext,
@@ -72,6 +75,7 @@ function jobsController<Body extends SubmitJobBase>(
         'The submit body, checked exactly as the submit checks it (shape, plan, each source probed); no job is created and no credits are held. ' +
         'Limits and money (quota, concurrency, spend cap, balance, queue depth) do not fail the request: `accepted` is false and `error` is the error object the submit would get now.',
     })
+    @ApiSuccess(200, JobEstimateResponse, 'The estimate, and whether a submit would be accepted now')
     @ApiErrorResponses('auth', 'rate', 'invalid', 'estimate')
     estimate(
       @Caller() caller: AuthContext,
@@ -89,6 +93,7 @@ function jobsController<Body extends SubmitJobBase>(
 
     @Get()
     @ApiOperation({ summary: `List ${api} jobs, newest first (?status=, cursor pagination)` })
+    @ApiPage(JobResponse)
     @ApiErrorResponses('auth', 'rate', 'invalid')
     list(@Caller() caller: AuthContext, @Query() query: ListJobsQuery): Promise<ListResponse<JobView>> {
       return this.jobs.list(caller.accountId, api, query);
@@ -96,6 +101,7 @@ function jobsController<Body extends SubmitJobBase>(
 
     @Get(':job_id')
     @ApiOperation({ summary: `Read ${TITLES[api]} (status, progress, items, billing, error)` })
+    @ApiSuccess(200, JobResponse, 'The job')
     @ApiErrorResponses('auth', 'rate', 'job_missing')
     get(@Caller() caller: AuthContext, @Param('job_id') jobId: string): Promise<JobView> {
       return this.jobs.get(caller.accountId, jobId, api);
@@ -104,6 +110,7 @@ function jobsController<Body extends SubmitJobBase>(
     @Post(':job_id/cancel')
     @HttpCode(200)
     @ApiOperation({ summary: `Cancel ${TITLES[api]} while queued, or processing within the cancel window (charged 0)` })
+    @ApiSuccess(200, JobResponse, 'The job, cancelled')
     @ApiErrorResponses('auth', 'rate', 'job_missing', 'cancel')
     cancel(@Caller() caller: AuthContext, @Param('job_id') jobId: string): Promise<JobView> {
       return this.jobs.cancel(caller.accountId, api, jobId);

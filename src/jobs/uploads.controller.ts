@@ -6,6 +6,8 @@ import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors';
 import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiSuccess } from '../docs/api-success';
+import { UploadResponse } from './dto/job.response';
 import { UploadsService, type UploadView } from './uploads.service';
 
 export const UPLOAD_CONTENT_TYPES = ['application/octet-stream', 'video/*', 'audio/*'];
@@ -22,6 +24,7 @@ export class UploadsController {
   @ApiConsumes(...UPLOAD_CONTENT_TYPES)
   @ApiBody({ description: 'The raw media file', schema: { type: 'string', format: 'binary' } })
   @ApiOperation({ summary: 'Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)' })
+  @ApiSuccess(201, UploadResponse, 'The upload: reference upload_id in a job')
   @ApiErrorResponses('auth', 'rate', 'upload')
   async create(
     @Caller() caller: AuthContext,

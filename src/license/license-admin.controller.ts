@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
 import { ApiErrorResponses } from '../docs/api-error-responses';
-import { CreateLicenseDto } from './dto/license.dto';
+import { ApiSuccess } from '../docs/api-success';
+import { AdminLicenseResponse, AdminLicenseWithKeyResponse, CreateLicenseDto } from './dto/license.dto';
 import { LicenseAdminService, type LicenseAdminView } from './license-admin.service';
 
 @ApiTags('admin')
@@ -14,6 +15,7 @@ export class LicenseAdminController {
 
   @Post()
   @ApiOperation({ summary: 'Issue a plugin licence (the mjl_ key is shown once, in this response)' })
+  @ApiSuccess(201, AdminLicenseWithKeyResponse, 'The licence, with its key (shown only here)')
   @ApiErrorResponses('admin', 'invalid', 'missing')
   create(@Body() body: CreateLicenseDto): Promise<LicenseAdminView> {
     return this.licenses.create({
@@ -27,6 +29,7 @@ export class LicenseAdminController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Read a licence (never its key) and its active device count' })
+  @ApiSuccess(200, AdminLicenseResponse, 'The licence')
   @ApiErrorResponses('admin', 'missing')
   get(@Param('id') id: string): Promise<LicenseAdminView> {
     return this.licenses.get(id);
@@ -35,6 +38,7 @@ export class LicenseAdminController {
   @Post(':id/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke a licence: its key answers license_invalid from now on' })
+  @ApiSuccess(200, AdminLicenseResponse, 'The licence, revoked')
   @ApiErrorResponses('admin', 'missing')
   revoke(@Param('id') id: string): Promise<LicenseAdminView> {
     return this.licenses.revoke(id);

@@ -5,8 +5,13 @@ import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ListQuery, type ListResponse } from '../common/pagination';
 import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiPage, ApiSuccess, pageOf } from '../docs/api-success';
 import {
   CreateWebhookEndpointDto,
+  DeletedWebhookEndpointResponse,
+  EventResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
   ListDeliveriesQuery,
   ListEventsQuery,
   RedeliverQuery,
@@ -24,6 +29,7 @@ export class WebhookEndpointsController {
 
   @Post()
   @ApiOperation({ summary: 'Register a webhook endpoint (its whsec_ secret is shown once, in this response)' })
+  @ApiSuccess(201, WebhookEndpointWithSecretResponse, 'The endpoint, with its signing secret (shown only here)')
   @ApiErrorResponses('auth', 'rate', 'invalid', 'webhook_url')
   create(@Caller() caller: AuthContext, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {
     // events: null is the same as leaving it out (every event).
@@ -32,6 +38,7 @@ export class WebhookEndpointsController {
 
   @Get()
   @ApiOperation({ summary: "List the account's webhook endpoints (never their secrets)" })
+  @ApiPage(WebhookEndpointResponse)
   @ApiErrorResponses('auth', 'rate', 'invalid')
   list(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<WebhookEndpointView>> {
     return this.webhooks.listEndpoints(caller.accountId, query.limit, query.starting_after);
@@ -39,6 +46,7 @@ export class WebhookEndpointsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'A webhook endpoint' })
+  @ApiSuccess(200, WebhookEndpointResponse, 'The endpoint')
   @ApiErrorResponses('auth', 'rate', 'missing')
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.webhooks.getEndpoint(caller.accountId, id);
@@ -46,6 +54,7 @@ export class WebhookEndpointsController {
 
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a webhook endpoint: nothing more is sent to it, its delivery log goes too' })
+  @ApiSuccess(200, DeletedWebhookEndpointResponse, 'The endpoint as it was, deleted')
   @ApiErrorResponses('auth', 'rate', 'missing')
   delete(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.webhooks.deleteEndpoint(caller.accountId, id);
@@ -54,6 +63,7 @@ export class WebhookEndpointsController {
   @Post(':id/rotate-secret')
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace the signing secret (shown once); for 24 h deliveries are signed with both' })
+  @ApiSuccess(200, WebhookEndpointWithSecretResponse, 'The endpoint, with its new secret (shown only here)')
   @ApiErrorResponses('auth', 'rate', 'missing')
   rotateSecret(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookEndpointView> {
     return this.webhooks.rotateSecret(caller.accountId, id);
@@ -61,7 +71,7 @@ export class WebhookEndpointsController {
 
   @Post(':id/test')
   @HttpCode(202)
-  @ApiResponse({ status: 202, type: WebhookDeliveryResponse, description: 'The test delivery, due now.' })
+  @ApiSuccess(202, WebhookDeliveryResponse, 'The test delivery, due now')
   @ApiOperation({
     summary: 'Send a test event (webhook.test, no job) to this endpoint alone; it appears in the delivery log',
   })
@@ -74,6 +84,7 @@ export class WebhookEndpointsController {
   @ApiOperation({
     summary: 'Deliveries to this endpoint, newest first, each with its attempts (time, status, duration, error)',
   })
+  @ApiPage(WebhookDeliveryResponse)
   @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
   deliveries(
     @Caller() caller: AuthContext,
@@ -96,6 +107,7 @@ export class EventsController {
 
   @Get()
   @ApiOperation({ summary: "The account's recent events, newest first (filter by type and job)" })
+  @ApiPage(EventResponse)
   @ApiErrorResponses('auth', 'rate', 'invalid')
   list(@Caller() caller: AuthContext, @Query() query: ListEventsQuery): Promise<ListResponse<EventView>> {
     return this.webhooks.listEvents(caller.accountId, query);
@@ -126,6 +138,7 @@ export class EventsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'An event, exactly as its webhook body' })
+  @ApiSuccess(200, EventResponse, 'The event: its webhook body, with object')
   @ApiErrorResponses('auth', 'rate', 'missing')
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EventView> {
     return this.webhooks.getEvent(caller.accountId, id);
@@ -134,6 +147,7 @@ export class EventsController {
   @Post(':id/redeliver')
   @HttpCode(202)
   @ApiOperation({ summary: 'Send the event again to every enabled endpoint subscribed to it, or to ?endpoint_id=' })
+  @ApiSuccess(202, pageOf(WebhookDeliveryResponse), 'The new deliveries, due now')
   @ApiErrorResponses('auth', 'rate', 'invalid', 'missing')
   redeliver(
     @Caller() caller: AuthContext,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { parseConfig } from '../../src/common/config/config';
 import { createHttpApp } from '../../src/http-app';
+import { AdminService } from '../../src/admin/admin.service';
 import { launchChromium } from '../support/chromium';
 
 /** A free loopback port, so PUBLIC_BASE_URL and DOCS_URL can name the server before it starts. */
@@ -75,6 +76,78 @@ describe('docs in a browser', () => {
 
     await page.screenshot({ path: join(screenshotDir, 'swagger-ui.png') });
     // Every asset (CSS, JS, the document itself) came from this server without an error.
+    expect(failedRequests).toEqual([]);
+  });
+
+  it("Swagger UI lists the tags in a user's journey order, admin last", async () => {
+    await page.goto(`${url}/docs`);
+    await page.locator('.opblock-tag').first().waitFor({ state: 'visible', timeout: 20_000 });
+    const tags = await page
+      .locator('.opblock-tag')
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute('data-tag')));
+    const journey = ['uploads', 'sdr2hdr', 'audio', 'account', 'webhooks', 'events', 'license'];
+    expect(tags.filter((tag) => journey.includes(tag ?? ''))).toEqual(journey);
+    expect(tags[tags.length - 1]).toBe('admin');
+  });
+
+  it('Swagger UI remembers the API key across a reload, and "Try it out" sends it', async () => {
+    const { api_key } = await app.get(AdminService).createAccount('docs reader', 'pro');
+    await page.goto(`${url}/docs`);
+    await page.locator('button.authorize').first().click();
+    const scheme = page.locator('.auth-container', { hasText: 'X-API-Key' }).first();
+    await scheme.locator('input').first().fill(api_key.key!);
+    await scheme.locator('button.authorize').click();
+    await page.locator('button.btn-done').first().click();
+
+    await page.reload();
+    const credits = page
+      .locator('.opblock', { hasText: 'Credit balance, reservations, spend and quota of this period' })
+      .first();
+    await credits.waitFor({ state: 'visible', timeout: 20_000 });
+    await credits.locator('.opblock-summary').first().click();
+    await credits.locator('button.try-out__btn').click();
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith('/v1/account/credits')),
+      credits.locator('button.execute').click(),
+    ]);
+    expect(answer.request().headers()['x-api-key']).toBe(api_key.key);
+    expect(answer.status()).toBe(200);
+  });
+
+  it('the error reference reads on a phone: one column, a filter, the code in view', async () => {
+    const phone = await context.newPage();
+    try {
+      await phone.setViewportSize({ width: 390, height: 844 });
+      await phone.goto(`${url}/docs/errors.html#spend_limit_exceeded`);
+      const section = phone.locator('[id="spend_limit_exceeded"]');
+      await section.waitFor({ state: 'visible' });
+      const box = await section.boundingBox();
+      expect(box && box.y >= 0 && box.y < 844 && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+      // Nothing wider than the screen: no sideways scrolling.
+      // A string: this file is compiled without the DOM library.
+      const widths = await phone.evaluate<{ page: number; screen: number }>(
+        '({ page: document.documentElement.scrollWidth, screen: window.innerWidth })',
+      );
+      expect(widths.page).toBeLessThanOrEqual(widths.screen);
+      await phone.screenshot({ path: join(screenshotDir, 'errors-page-phone.png') });
+
+      // The filter narrows the contents and the sections to the matching codes.
+      await phone.goto(`${url}/docs/errors.html`);
+      await phone.locator('#filter').fill('credits');
+      const visibleCodes = await phone
+        .locator('section.code')
+        .evaluateAll((elements) =>
+          elements.filter((element) => !(element as { hidden?: boolean }).hidden).map((element) => element.id),
+        );
+      expect(visibleCodes).toContain('insufficient_credits');
+      expect(visibleCodes).not.toContain('missing_api_key');
+      expect(await phone.locator('nav.toc a[href="#insufficient_credits"]').isVisible()).toBe(true);
+      expect(await phone.locator('nav.toc a[href="#missing_api_key"]').isVisible()).toBe(false);
+      await phone.locator('#filter').fill('no such code at all');
+      expect(await phone.locator('#filter-empty').isVisible()).toBe(true);
+    } finally {
+      await phone.close();
+    }
     expect(failedRequests).toEqual([]);
   });
 

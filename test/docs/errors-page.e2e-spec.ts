@@ -1,6 +1,7 @@
 // The public error reference (/docs/errors.html): one section per catalogue code, each anchor the
 // target of that code's doc_url.
-import { CATALOGUE, ERROR_CODES } from '../../src/common/errors/catalogue';
+import { CATALOGUE, ERROR_CODES, type ErrorCode } from '../../src/common/errors/catalogue';
+import { ERROR_DETAILS } from '../../src/docs/error-details';
 import { call, startApi, type TestApi } from '../support/app';
 
 const decode = (html: string): string =>
@@ -23,6 +24,8 @@ function fields(section: string): Record<string, string> {
 describe('error reference at /docs/errors.html', () => {
   let api: TestApi;
   let html: string;
+  const sectionOf = (code: string): string | undefined =>
+    new RegExp(`<section class="code" id="${code}"[^>]*>([\\s\\S]*?)</section>`).exec(html)?.[1];
 
   beforeAll(async () => {
     api = await startApi();
@@ -44,7 +47,7 @@ describe('error reference at /docs/errors.html', () => {
   it('shows family, status, retryable, condition and what to do for every code', () => {
     for (const code of ERROR_CODES) {
       const row = CATALOGUE[code];
-      const section = new RegExp(`<section class="code" id="${code}">([\\s\\S]*?)</section>`).exec(html)?.[1];
+      const section = sectionOf(code);
       expect({ code, found: Boolean(section) }).toEqual({ code, found: true });
       const shown = fields(section!);
       expect({ code, ...shown }).toEqual({
@@ -58,6 +61,31 @@ describe('error reference at /docs/errors.html', () => {
       // Codes added beyond the specification's 45 say so.
       expect({ code, added: section!.includes('class="tag">added<') }).toEqual({ code, added: 'added' in row });
     }
+  });
+
+  it('gives every code an example envelope and the fields of its details (spec §2.4 and ours)', () => {
+    for (const code of ERROR_CODES) {
+      const section = sectionOf(code)!;
+      const json = /<pre class="example"><code>([\s\S]*?)<\/code><\/pre>/.exec(section)?.[1];
+      const envelope = JSON.parse(decode(json ?? '{}')) as { error: Record<string, unknown> };
+      const row = CATALOGUE[code];
+      expect({ code, ...envelope.error }).toMatchObject({
+        code,
+        type: row.type,
+        retryable: row.retryable,
+        doc_url: `${api.config.docsUrl}/errors.html#${code}`,
+      });
+      const shape = ERROR_DETAILS[code];
+      const listed = [...section.matchAll(/<tr><td><code>([a-z_]+)<\/code>/g)].map(([, name]) => name);
+      expect({ code, listed }).toEqual({ code, listed: shape?.fields.map((field) => field.name) ?? [] });
+      if (shape) expect({ code, details: envelope.error.details }).toEqual({ code, details: shape.example });
+    }
+    // The specification's section 2.4 shapes, by name.
+    const spec = (code: ErrorCode) => ERROR_DETAILS[code]!.fields.filter((f) => f.spec).map((f) => f.name);
+    expect(spec('insufficient_credits')).toEqual(['required_credits', 'available_credits']);
+    expect(spec('spend_limit_exceeded')).toEqual(['spend_limit_usd', 'spent_usd', 'reset_at']);
+    expect(spec('rate_limit_exceeded')).toEqual(['limit', 'window_seconds', 'retry_after_seconds']);
+    expect(spec('concurrency_limit_exceeded')).toEqual(['concurrency_limit', 'running_jobs']);
   });
 
   it('is where a real error points: doc_url ends in #<code> of this page', async () => {

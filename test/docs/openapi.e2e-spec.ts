@@ -117,6 +117,74 @@ describe('OpenAPI document at /docs/openapi.json', () => {
     expect(tags[tags.length - 1]).toBe('admin');
   });
 
+  it('describes the body of every success response with a schema, and every JSON one with an example', () => {
+    const missing: string[] = [];
+    for (const { path, method, operation } of operations(document)) {
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (!/^2/.test(status)) continue;
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        const content = Object.entries<any>(response.content ?? {});
+        if (content.length === 0) missing.push(`${where}: no content`);
+        for (const [type, media] of content) {
+          if (!media.schema) missing.push(`${where} ${type}: no schema`);
+          if (type === 'application/json' && media.example === undefined && !media.examples)
+            missing.push(`${where}: no example`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('gives the job view, its items and the webhook event one ErrorObject schema for `error`', () => {
+    const { schemas } = document.components;
+    const errorOrNull = { oneOf: [{ $ref: '#/components/schemas/ErrorObject' }, { type: 'null' }] };
+    expect(schemas.JobResponse.properties.error).toMatchObject(errorOrNull);
+    expect(schemas.JobItemResponse.properties.error).toMatchObject(errorOrNull);
+    expect(schemas.WebhookEventData.properties.error).toMatchObject(errorOrNull);
+    expect(schemas.JobResponse.required).toEqual(expect.arrayContaining(['items', 'billing', 'error']));
+    expect(schemas.JobBillingResponse.properties.charged_credits.type).toBe('integer');
+    expect(schemas.ItemOutputResponse.properties.url).toMatchObject({ type: 'string', format: 'uri' });
+    expect(schemas.JobResponse.properties.started_at).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
+    const job = document.paths['/v1/sdr2hdr/jobs/{job_id}'].get.responses['200'].content['application/json'];
+    expect(job.schema).toEqual({ $ref: '#/components/schemas/JobResponse' });
+    expect(job.example.billing).toMatchObject({ charged_credits: expect.any(Number), state: expect.any(String) });
+  });
+
+  it('shows an API key or webhook secret only in the answers to create and rotate', () => {
+    const bodyOf = (path: string, method: string, status: string) =>
+      document.paths[path][method].responses[status].content['application/json'].schema.$ref.split('/').pop();
+    const { schemas } = document.components;
+    const keys = '/v1/account/api-keys';
+    expect(schemas[bodyOf(keys, 'post', '201')].required).toContain('key');
+    expect(schemas[bodyOf(`${keys}/{id}/rotate`, 'post', '201')].required).toContain('key');
+    expect(schemas[bodyOf(`${keys}/{id}`, 'delete', '200')].properties.key).toBeUndefined();
+    const list = schemas[bodyOf(keys, 'get', '200')];
+    expect(schemas[list.properties.data.items.$ref.split('/').pop()].properties.key).toBeUndefined();
+    const endpoints = '/v1/webhook-endpoints';
+    expect(schemas[bodyOf(endpoints, 'post', '201')].required).toContain('secret');
+    expect(schemas[bodyOf(`${endpoints}/{id}/rotate-secret`, 'post', '200')].required).toContain('secret');
+    expect(schemas[bodyOf(`${endpoints}/{id}`, 'get', '200')].properties.secret).toBeUndefined();
+  });
+
+  it('describes what the service POSTs to webhook endpoints as OpenAPI 3.1 webhooks', () => {
+    expect(Object.keys(document.webhooks)).toEqual([
+      'job.succeeded',
+      'job.partially_succeeded',
+      'job.failed',
+      'job.cancelled',
+      'webhook.test',
+    ]);
+    for (const item of Object.values<any>(document.webhooks)) {
+      const body = item.post.requestBody.content['application/json'];
+      expect(body.schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
+      expect(item.post.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
+    }
+  });
+
   it('is also served as YAML', async () => {
     const response = await fetch(`${api.url}/docs/openapi.yaml`);
     expect(response.status).toBe(200);

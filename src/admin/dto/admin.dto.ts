@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiKeyWithSecretResponse, OwnAccountResponse } from '../../account/dto/account.dto';
 import { SpendLimitUsd } from '../../billing/spend-limit.dto';
 import { MemberResponse } from '../../members/dto/responses';
 import {
@@ -118,14 +119,12 @@ export class BlockedContentDto {
 }
 
 export class CreatedAccountResponse {
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The account (object "account").' })
-  account: Record<string, unknown>;
+  @ApiProperty({ type: OwnAccountResponse }) account: OwnAccountResponse;
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
+    type: ApiKeyWithSecretResponse,
     description: 'Its first API key, every scope; the full key (`key`) is shown only here.',
   })
-  api_key: Record<string, unknown>;
+  api_key: ApiKeyWithSecretResponse;
   @ApiPropertyOptional({ type: MemberResponse, description: 'With owner_email: the first owner, invited.' })
   owner?: MemberResponse;
   @ApiPropertyOptional({
@@ -133,4 +132,24 @@ export class CreatedAccountResponse {
     example: 'https://api.mediajobs.example/dashboard/set-password#token=q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c',
   })
   owner_invite_url?: string;
+}
+
+export class MaintenanceResponse {
+  @ApiProperty({ enum: ['maintenance'] }) object: 'maintenance';
+  @ApiProperty({ example: true }) enabled: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Announced end, if given.' })
+  until: string | null;
+}
+
+export class BlockedContentResponse {
+  @ApiProperty({ enum: ['blocked_content'] }) object: 'blocked_content';
+  @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }) sha256: string;
+  @ApiProperty({ type: String, nullable: true, example: 'DMCA notice 2026-118' }) reason: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class UnblockedContentResponse {
+  @ApiProperty({ enum: ['blocked_content'] }) object: 'blocked_content';
+  @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }) sha256: string;
+  @ApiProperty({ enum: [true] }) deleted: true;
 }

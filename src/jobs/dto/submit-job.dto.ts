@@ -179,6 +179,10 @@ export class SubmitAudioJobDto extends SubmitJobBase {
 }
 
 export class ListJobsQuery extends ListQuery {
+  @ApiPropertyOptional({
+    enum: ['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'],
+    description: 'Only jobs in this status.',
+  })
   @IsOptional()
   @IsIn(['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'])
   status?: string;

@@ -1,6 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import type { ErrorObject } from '../../common/errors';
 import { ListQuery } from '../../common/pagination';
+import { ApiErrorObjectOrNull } from '../../docs/api-success';
 import { JOB_EVENTS, TEST_EVENT, type EventType, type JobEvent } from '../outbox.writer';
 
 export class CreateWebhookEndpointDto {
@@ -70,4 +72,72 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) finished_at: string | null;
   @ApiProperty({ type: [DeliveryAttemptResponse] }) attempts: DeliveryAttemptResponse[];
+}
+
+const EVENT_TYPES = [...JOB_EVENTS, TEST_EVENT];
+
+export class WebhookEndpointResponse {
+  @ApiProperty({ enum: ['webhook_endpoint'] }) object: 'webhook_endpoint';
+  @ApiProperty({ example: 'we_0Qx3cA1b2C3d4E5f6G7h8i9' }) id: string;
+  @ApiProperty({ format: 'uri', example: 'https://example.com/webhooks/mediajobs' }) url: string;
+  @ApiProperty({ enum: JOB_EVENTS, isArray: true, example: ['job.succeeded', 'job.failed'] }) events: JobEvent[];
+  @ApiProperty({ enum: ['enabled', 'disabled'], description: 'disabled after failing deliveries for days.' })
+  status: 'enabled' | 'disabled';
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null }) disabled_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) disabled_reason: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'Until when deliveries are also signed with the secret the last rotation replaced.',
+  })
+  previous_secret_expires_at: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+/** The answer to create and rotate-secret: the only time the signing secret is shown. */
+export class WebhookEndpointWithSecretResponse extends WebhookEndpointResponse {
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    description: 'The signing secret (Standard Webhooks), shown only in this response: store it now.',
+  })
+  secret: string;
+}
+
+export class DeletedWebhookEndpointResponse extends WebhookEndpointResponse {
+  @ApiProperty({ enum: [true] }) deleted: true;
+}
+
+class WebhookEventJob {
+  @ApiProperty({ example: 'job_0Qx3cA1b2C3d4E5f6G7h8i9', description: 'Read the job for its items and outputs.' })
+  job_id: string;
+}
+
+class WebhookEventData {
+  @ApiProperty({ type: WebhookEventJob, nullable: true, description: 'null in a webhook.test event.' })
+  job: WebhookEventJob | null;
+  @ApiErrorObjectOrNull("The job's `error`, the very same object (job.failed, job.partially_succeeded); else null.")
+  error: ErrorObject | null;
+}
+
+/** The body of every webhook request (and of GET /v1/events/{id} without `object`). */
+@ApiSchema({ name: 'WebhookEvent' })
+export class WebhookEventBody {
+  @ApiProperty({
+    example: 'evt_0Qx3cA1b2C3d4E5f6G7h8i9',
+    description: 'Also the webhook-id header: deduplicate on it.',
+  })
+  id: string;
+  @ApiProperty({ enum: EVENT_TYPES, example: 'job.succeeded' }) event: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: WebhookEventData }) data: WebhookEventData;
+}
+
+export class EventResponse {
+  @ApiProperty({ enum: ['event'] }) object: 'event';
+  @ApiProperty({ example: 'evt_0Qx3cA1b2C3d4E5f6G7h8i9' }) id: string;
+  @ApiProperty({ enum: EVENT_TYPES, example: 'job.succeeded' }) event: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: WebhookEventData }) data: WebhookEventData;
 }

@@ -1,0 +1,174 @@
+// The `details` of the error codes that carry some: the specification's section 2.4 shapes plus the
+// ones this service adds, each field with its type. Read by the errors page, the OpenAPI examples,
+// and the e2e suites' response check (a details field not listed here fails the test that saw it).
+import type { ErrorCode } from '../common/errors/catalogue';
+
+export interface DetailField {
+  name: string;
+  type: 'integer' | 'number' | 'string' | 'date-time' | 'boolean' | 'array' | 'object';
+  description: string;
+  /** Named by the specification (section 2.4); the others are ours. */
+  spec?: true;
+  /** Absent in some answers (see the description). */
+  optional?: true;
+}
+
+export interface DetailsShape {
+  fields: DetailField[];
+  example: Record<string, unknown>;
+}
+
+const RATE_LIMIT: DetailsShape = {
+  fields: [
+    { name: 'limit', type: 'integer', description: 'Requests allowed per window.', spec: true },
+    { name: 'window_seconds', type: 'integer', description: 'Length of the window.', spec: true },
+    {
+      name: 'retry_after_seconds',
+      type: 'integer',
+      description: 'Seconds to wait; equals the Retry-After header.',
+      spec: true,
+    },
+  ],
+  example: { limit: 100, window_seconds: 1, retry_after_seconds: 1 },
+};
+
+/** Partial failures (a job.partially_succeeded job's `error`, whatever its code): the pro-rata settlement. */
+export const PARTIAL_FAILURE_DETAILS: DetailsShape = {
+  fields: [
+    {
+      name: 'items',
+      type: 'array',
+      description:
+        'Per item: index, status, estimated_credits, charged_credits, error_code (null for a succeeded item).',
+      spec: true,
+    },
+    { name: 'succeeded_items', type: 'integer', description: 'Items that succeeded (and were charged).' },
+    { name: 'failed_items', type: 'integer', description: 'Items that failed (charged 0).' },
+    { name: 'estimated_credits', type: 'integer', description: 'Held at submit for the whole job.' },
+    { name: 'charged_credits', type: 'integer', description: 'Charged: the succeeded items only.' },
+  ],
+  example: {
+    items: [
+      { index: 0, status: 'succeeded', estimated_credits: 13, charged_credits: 13, error_code: null },
+      { index: 1, status: 'failed', estimated_credits: 8, charged_credits: 0, error_code: 'invalid_media' },
+    ],
+    succeeded_items: 1,
+    failed_items: 1,
+    estimated_credits: 21,
+    charged_credits: 13,
+  },
+};
+
+export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
+  insufficient_credits: {
+    fields: [
+      { name: 'required_credits', type: 'integer', description: 'The estimate of this job.', spec: true },
+      { name: 'available_credits', type: 'integer', description: 'Balance minus what open jobs hold.', spec: true },
+    ],
+    example: { required_credits: 130, available_credits: 42 },
+  },
+  spend_limit_exceeded: {
+    fields: [
+      { name: 'spend_limit_usd', type: 'number', description: 'The monthly cap.', spec: true },
+      { name: 'spent_usd', type: 'number', description: 'Charged this period.', spec: true },
+      { name: 'held_usd', type: 'number', description: 'Held by jobs that have not ended.' },
+      { name: 'required_usd', type: 'number', description: 'The estimate of this job.' },
+      { name: 'reset_at', type: 'date-time', description: 'When the period (and the spend) resets.', spec: true },
+    ],
+    example: {
+      spend_limit_usd: 50,
+      spent_usd: 49.2,
+      held_usd: 0.6,
+      required_usd: 0.78,
+      reset_at: '2026-02-01T00:00:00.000Z',
+    },
+  },
+  quota_exceeded: {
+    fields: [
+      { name: 'processing_minutes_limit', type: 'integer', description: "The plan's minutes per month." },
+      { name: 'processing_minutes_used', type: 'integer', description: 'Used this period.' },
+      { name: 'required_minutes', type: 'integer', description: 'What this job would use.' },
+      { name: 'reset_at', type: 'date-time', description: 'When the period resets.' },
+    ],
+    example: {
+      processing_minutes_limit: 600,
+      processing_minutes_used: 598,
+      required_minutes: 4,
+      reset_at: '2026-02-01T00:00:00.000Z',
+    },
+  },
+  rate_limit_exceeded: RATE_LIMIT,
+  concurrency_limit_exceeded: {
+    fields: [
+      { name: 'concurrency_limit', type: 'integer', description: "The plan's jobs at once.", spec: true },
+      { name: 'running_jobs', type: 'integer', description: 'Queued and processing now.', spec: true },
+    ],
+    example: { concurrency_limit: 10, running_jobs: 10 },
+  },
+  file_too_large: {
+    fields: [
+      { name: 'max_upload_bytes', type: 'integer', description: 'Upload limit (POST /v1/uploads).', optional: true },
+      { name: 'size_bytes', type: 'integer', description: 'Size of the source URL’s file.', optional: true },
+      { name: 'max_source_bytes', type: 'integer', description: 'Limit for a source URL.', optional: true },
+    ],
+    example: { size_bytes: 6442450944, max_source_bytes: 5368709120 },
+  },
+  duration_exceeded: {
+    fields: [
+      { name: 'duration_seconds', type: 'number', description: 'Duration of the input.' },
+      { name: 'max_duration_seconds', type: 'integer', description: 'Longest input accepted.' },
+    ],
+    example: { duration_seconds: 7260.5, max_duration_seconds: 7200 },
+  },
+  region_unavailable: {
+    fields: [{ name: 'region', type: 'string', description: 'The region that cannot take jobs now.' }],
+    example: { region: 'eu-west' },
+  },
+  job_not_cancellable: {
+    fields: [
+      { name: 'status', type: 'string', description: 'The job’s status now.' },
+      {
+        name: 'cancel_window_seconds',
+        type: 'integer',
+        description: 'How long after it starts a processing job can be cancelled.',
+        optional: true,
+      },
+    ],
+    example: { status: 'processing', cancel_window_seconds: 30 },
+  },
+  maintenance_window: {
+    fields: [{ name: 'until', type: 'date-time', description: 'Announced end, when known.', optional: true }],
+    example: { until: '2026-01-01T06:00:00Z' },
+  },
+  service_unavailable: {
+    fields: [
+      {
+        name: 'down',
+        type: 'array',
+        description: 'Readiness probe only: the dependencies that do not answer (postgres, redis).',
+        optional: true,
+      },
+    ],
+    example: { down: ['redis'] },
+  },
+  activation_limit_reached: {
+    fields: [
+      { name: 'max_devices', type: 'integer', description: 'Seats of the licence.' },
+      { name: 'active_devices', type: 'integer', description: 'Devices holding a seat now.' },
+    ],
+    example: { max_devices: 3, active_devices: 3 },
+  },
+  offline_grace_expired: {
+    fields: [{ name: 'offline_grace_until', type: 'date-time', description: 'When the token stopped being valid.' }],
+    example: { offline_grace_until: '2026-01-08T09:30:00.000Z' },
+  },
+  license_expired: {
+    fields: [{ name: 'expires_at', type: 'date-time', description: 'When the licence expired.' }],
+    example: { expires_at: '2026-01-01T00:00:00.000Z' },
+  },
+};
+
+/** The details fields an error response with this code may carry (a job's partial failure aside). */
+export function allowedDetailFields(code: string): string[] {
+  return ERROR_DETAILS[code as ErrorCode]?.fields.map((field) => field.name) ?? [];
+}

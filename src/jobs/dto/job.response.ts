@@ -1,0 +1,166 @@
+// Success bodies of the job and upload routes, for the OpenAPI document (job-view.ts builds them).
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiErrorObjectOrNull } from '../../docs/api-success';
+import { QUALITY_CHOICES } from '../../media/quality-presets';
+import type { ErrorObject } from '../../common/errors';
+import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
+import { JOB_APIS, TERMINAL_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
+
+const JOB_STATUSES = ['queued', 'processing', ...TERMINAL_STATUSES] satisfies JobStatus[];
+const ITEM_STATUSES = Object.keys({
+  queued: 0,
+  processing: 0,
+  succeeded: 0,
+  failed: 0,
+  cancelled: 0,
+} satisfies Record<ItemStatus, 0>);
+const BILLING_STATES = Object.keys({ authorised: 0, settled: 0, released: 0 } satisfies Record<BillingState, 0>);
+
+export class ItemSourceResponse {
+  @ApiProperty({ enum: ['url', 'upload'], example: 'url' }) type: 'url' | 'upload';
+  @ApiPropertyOptional({ format: 'uri', example: 'https://media.example.com/clips/intro.mp4', description: 'type url' })
+  url?: string;
+  @ApiPropertyOptional({ description: 'type upload: the upl_… id' })
+  upload_id?: string;
+}
+
+export class VideoOutputMediaResponse {
+  @ApiProperty({ enum: ['hevc'] }) codec: 'hevc';
+  @ApiProperty({ enum: ['main10'] }) profile: 'main10';
+  @ApiProperty({ type: 'integer', example: 1920 }) width: number;
+  @ApiProperty({ type: 'integer', example: 1080 }) height: number;
+  @ApiProperty({ enum: ['HDR10'] }) hdr: 'HDR10';
+  @ApiProperty({ enum: ['smpte2084'] }) transfer: 'smpte2084';
+  @ApiProperty({ enum: ['bt2020'] }) primaries: 'bt2020';
+  @ApiPropertyOptional({ enum: QUALITY_CHOICES, example: 'balanced', description: 'Absent on jobs made before it.' })
+  quality?: string;
+}
+
+export class AudioOutputMediaResponse {
+  @ApiProperty({ type: Number, nullable: true, example: -16, description: 'Integrated loudness of the output (LUFS).' })
+  integrated_lufs: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: -1.5 }) true_peak_dbtp: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: -23.4 }) input_integrated_lufs: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 41.2, description: 'Seconds of detected speech.' })
+  speech_seconds: number | null;
+}
+
+export class ItemOutputResponse {
+  @ApiProperty({ example: 'ast_0Qx3cA1b2C3d4E5f6G7h8i9' }) asset_id: string;
+  @ApiProperty({ type: 'integer', example: 48213377 }) size_bytes: number;
+  @ApiProperty({ enum: [...VIDEO_CONTAINERS, ...AUDIO_CONTAINERS], example: 'mp4' }) container: string;
+  @ApiPropertyOptional({ type: VideoOutputMediaResponse, description: 'sdr2hdr outputs.' })
+  video?: VideoOutputMediaResponse;
+  @ApiPropertyOptional({ type: AudioOutputMediaResponse, description: 'audio outputs.' })
+  audio?: AudioOutputMediaResponse;
+  @ApiProperty({
+    format: 'uri',
+    example:
+      'https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w',
+    description:
+      'Signed download link, no API key needed; valid until expires_at (ask for the job again for a new one).',
+  })
+  url: string;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
+}
+
+export class JobItemResponse {
+  @ApiProperty({ type: 'integer', example: 0, description: 'Position in the submitted inputs.' }) index: number;
+  @ApiProperty({ enum: ITEM_STATUSES, example: 'succeeded' }) status: ItemStatus;
+  @ApiProperty({ type: ItemSourceResponse }) source: ItemSourceResponse;
+  @ApiProperty({ example: 12.5, description: 'Duration of the source, from its probe.' }) duration_seconds: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
+  @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;
+  @ApiProperty({ type: 'integer', example: 13 }) charged_credits: number;
+  @ApiProperty({ type: ItemOutputResponse, nullable: true, description: 'Set when the item succeeded.' })
+  output: ItemOutputResponse | null;
+  @ApiErrorObjectOrNull('Why this item failed; null otherwise.') error: ErrorObject | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'wkr_9f2c41d7',
+    description: 'An opaque id of the worker that ran the item; null until a worker takes it.',
+  })
+  worker: string | null;
+}
+
+export class JobBillingResponse {
+  @ApiProperty({ type: 'integer', example: 13, description: 'Held at submit.' }) estimated_credits: number;
+  @ApiProperty({ type: 'integer', example: 13, description: 'Charged when the job ended (0 until then).' })
+  charged_credits: number;
+  @ApiProperty({ example: false, description: 'True when the hold was released without a charge.' })
+  refunded: boolean;
+  @ApiProperty({
+    enum: BILLING_STATES,
+    example: 'settled',
+    description: 'authorised: credits held; settled: charged; released: returned.',
+  })
+  state: BillingState;
+}
+
+export class JobResponse {
+  @ApiProperty({ enum: ['job'] }) object: 'job';
+  @ApiProperty({ example: 'job_0Qx3cA1b2C3d4E5f6G7h8i9' }) job_id: string;
+  @ApiProperty({ enum: JOB_APIS, example: 'sdr2hdr' }) api: string;
+  @ApiProperty({ enum: JOB_STATUSES, example: 'succeeded' }) status: JobStatus;
+  @ApiProperty({ example: 'eu-west' }) region: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at: string | null;
+  @ApiProperty({ minimum: 0, maximum: 1, example: 1, description: 'Fraction done, 0 to 1.' }) progress: number;
+  @ApiProperty({ type: [JobItemResponse] }) items: JobItemResponse[];
+  @ApiProperty({ type: JobBillingResponse }) billing: JobBillingResponse;
+  @ApiErrorObjectOrNull('Why the job failed (the first failed item’s error); null otherwise.')
+  error: ErrorObject | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { order_id: 'A-1042' },
+    description: 'Your key/value strings from the submit, returned as given.',
+  })
+  metadata: Record<string, string>;
+}
+
+export class UploadResponse {
+  @ApiProperty({ enum: ['upload'] }) object: 'upload';
+  @ApiProperty({ example: 'upl_0Qx3cA1b2C3d4E5f6G7h8i9' }) upload_id: string;
+  @ApiProperty({ type: 'integer', example: 48213377 }) size_bytes: number;
+  @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }) sha256: string;
+  @ApiProperty({ type: String, nullable: true, example: 'video/mp4' }) content_type: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time', description: 'Reference it in a job before then.' }) expires_at: string;
+}
+
+export class JobEstimateItemResponse {
+  @ApiProperty({ type: 'integer', example: 0 }) index: number;
+  @ApiProperty({ type: ItemSourceResponse }) source: ItemSourceResponse;
+  @ApiProperty({ example: 12.5 }) duration_seconds: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
+  @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;
+  @ApiProperty({ example: 0.08 }) estimated_usd: number;
+  @ApiProperty({ example: 21.4, description: 'Processing time of this item on one idle worker.' })
+  estimated_seconds: number;
+}
+
+export class JobEstimateResponse {
+  @ApiProperty({ enum: ['job_estimate'] }) object: 'job_estimate';
+  @ApiProperty({ enum: JOB_APIS, example: 'sdr2hdr' }) api: string;
+  @ApiProperty({ example: 'eu-west' }) region: string;
+  @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;
+  @ApiProperty({ example: 0.08, description: "The credits at the account's price, rounded to the cent." })
+  estimated_usd: number;
+  @ApiProperty({ example: 0.006 }) usd_per_credit: number;
+  @ApiProperty({
+    example: 21.4,
+    description: 'Processing time of the whole job, items one after another, not counting time in the queue.',
+  })
+  estimated_seconds: number;
+  @ApiProperty({ example: 12.5, description: 'Seconds of media in all inputs.' }) duration_seconds: number;
+  @ApiProperty({ type: [JobEstimateItemResponse] }) items: JobEstimateItemResponse[];
+  @ApiProperty({ example: true, description: 'Whether a submit of the same body would be accepted now.' })
+  accepted: boolean;
+  @ApiErrorObjectOrNull('When not accepted: the error object the submit would get now; else null.')
+  error: ErrorObject | null;
+}
