@@ -132,9 +132,18 @@ export class UploadResponse {
   @ApiProperty({ format: 'date-time', description: 'Reference it in a job before then.' }) expires_at: string;
 }
 
+/** An estimate's input: a source as in the job view, or `declared` for a file described by `media` (not sent). */
+export class EstimateItemSourceResponse {
+  @ApiProperty({ enum: ['url', 'upload', 'declared'], example: 'upload' }) type: 'url' | 'upload' | 'declared';
+  @ApiPropertyOptional({ format: 'uri', example: 'https://media.example.com/clips/intro.mp4', description: 'type url' })
+  url?: string;
+  @ApiPropertyOptional({ description: 'type upload: the upl_… id' })
+  upload_id?: string;
+}
+
 export class JobEstimateItemResponse {
   @ApiProperty({ type: 'integer', example: 0 }) index: number;
-  @ApiProperty({ type: ItemSourceResponse }) source: ItemSourceResponse;
+  @ApiProperty({ type: EstimateItemSourceResponse }) source: EstimateItemSourceResponse;
   @ApiProperty({ example: 12.5 }) duration_seconds: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
