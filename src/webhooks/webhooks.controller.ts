@@ -125,7 +125,13 @@ export class EventsController {
   @ApiResponse({
     status: 200,
     description: 'A text/event-stream that stays open.',
-    content: { 'text/event-stream': {} },
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string', description: 'Server-sent events; each `data:` line is a WebhookEvent as JSON.' },
+        example:
+          'id: evt_0Qx3cA1b2C3d4E5f6G7h8i9\nevent: job.succeeded\ndata: {"id":"evt_0Qx3cA1b2C3d4E5f6G7h8i9","event":"job.succeeded","created_at":"2026-01-15T09:30:00.000Z","data":{"job":{"job_id":"job_0Qx3cA1b2C3d4E5f6G7h8i9"},"error":null}}\n\n',
+      },
+    },
   })
   @ApiErrorResponses('auth', 'rate')
   async stream(
