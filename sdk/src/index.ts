@@ -37,3 +37,7 @@ export type { LicenseTokenClaims, VerifiedLicense, VerifyOfflineOptions } from '
 export { TERMINAL_STATUSES } from './types.js';
 export type * from './types.js';
 export { VERSION } from './version.js';
+export { describeMedia } from './media-info.js';
+export { parseEventStream } from './event-stream.js';
+export type { EventStreamOptions, StreamedEvent } from './event-stream.js';
+export type { DescribedMedia } from './media-info.js';

@@ -1,8 +1,10 @@
 // Resource namespaces: each method is one endpoint of API.md, nothing more.
 
 import { createReadStream } from 'node:fs';
+import { Transform, type Readable } from 'node:stream';
 import { ApiPromise, type PagePromise } from './api-promise.js';
 import { LicenseError } from './errors.js';
+import { streamEvents, type EventStreamOptions, type StreamedEvent } from './event-stream.js';
 import type { HttpClient, UploadBody } from './http.js';
 import { OFFLINE_GRACE_EXPIRED } from './retry.js';
 import { verifyLicenseToken, type VerifiedLicense, type VerifyOfflineOptions } from './license-token.js';
@@ -12,6 +14,7 @@ import type {
   ApiKeyScope,
   AudioJobParams,
   CreditBalance,
+  EstimateParams,
   EventListParams,
   JobEstimate,
   JobStatus,
@@ -47,7 +50,7 @@ export class JobsResource<Params> {
    * processing time, and whether the submit would be accepted now (if not, `error` is the error it
    * would get). No job, no hold. Source and shape errors raise, as the submit would.
    */
-  estimate(params: Params, options?: RequestOptions): ApiPromise<JobEstimate> {
+  estimate(params: EstimateParams<Params>, options?: RequestOptions): ApiPromise<JobEstimate> {
     return this.http.request({ method: 'POST', path: `/v1/${this.api}/jobs/estimate`, json: params, options });
   }
 
@@ -77,9 +80,31 @@ export class UploadsResource {
     return this.http.request({ method: 'POST', path: '/v1/uploads', body, contentType: params.contentType, options });
   }
 
-  /** Uploads a file from disk; each retry reopens it, so the upload is retried like any call. */
-  createFromFile(path: string, params: { contentType?: string } = {}, options?: RequestOptions): ApiPromise<Upload> {
-    return this.create(() => createReadStream(path), params, options);
+  /**
+   * Uploads a file from disk; each retry reopens it, so the upload is retried like any call.
+   * `onProgress(sentBytes)` is called as the file is read into the request (from 0 again on a retry).
+   */
+  createFromFile(
+    path: string,
+    params: { contentType?: string; onProgress?: (sentBytes: number) => void } = {},
+    options?: RequestOptions,
+  ): ApiPromise<Upload> {
+    const { onProgress, ...rest } = params;
+    const open = (): Readable => {
+      const stream = createReadStream(path);
+      if (!onProgress) return stream;
+      let sent = 0;
+      return stream.pipe(
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            sent += chunk.length;
+            onProgress(sent);
+            done(null, chunk);
+          },
+        }),
+      );
+    };
+    return this.create(open, rest, options);
   }
 }
 
@@ -176,6 +201,14 @@ export class EventsResource {
   /** Recent webhook events of the account, newest first (GET /v1/events). */
   list(params: EventListParams = {}, options?: RequestOptions): PagePromise<WebhookEventRecord> {
     return this.http.list({ method: 'GET', path: '/v1/events', query: { ...params }, options });
+  }
+
+  /**
+   * The account's events as they happen (GET /v1/events/stream, needs the `webhooks` scope): an async
+   * iterable that reconnects with Last-Event-ID after a dropped connection. Stop it with `signal`.
+   */
+  stream(options: EventStreamOptions = {}): AsyncGenerator<StreamedEvent> {
+    return streamEvents(this.http, options);
   }
 
   /** Queues the event for delivery again to its endpoints (POST /v1/events/{id}/redeliver). */

@@ -23,6 +23,14 @@ export interface ListParams {
 
 export type JobInput = { source_url: string } | { upload_id: string };
 
+/** A local file not uploaded yet, described for an estimate (width and height for sdr2hdr). */
+export interface DescribedMediaInput {
+  media: { duration_seconds: number; width?: number; height?: number };
+}
+
+/** The body of an estimate: a submit's body whose inputs may also be described files. */
+export type EstimateParams<Params> = Omit<Params, 'inputs'> & { inputs: (JobInput | DescribedMediaInput)[] };
+
 export interface Sdr2HdrJobParams {
   inputs: JobInput[];
   output?: {

@@ -70,6 +70,17 @@ describe('mediajobs CLI', () => {
     assert.match(stderr, /connection_error: Could not reach http:\/\/127\.0\.0\.1:\d+/);
   });
 
+  test('an existing output is refused without --force, before any request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mediajobs-cli-'));
+    writeFileSync(join(dir, 'out.mp4'), 'keep me');
+    const env = await against(() => ({ status: 200, json: {} }));
+    const result = await run(['convert', 'https://example.test/in.mp4', '--to', join(dir, 'out.mp4')], env);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /out\.mp4 exists; pass --force to overwrite it/);
+    assert.equal(server?.requests.length, 0);
+    assert.equal(readFileSync(join(dir, 'out.mp4'), 'utf8'), 'keep me');
+  });
+
   test('usage errors exit 2 (missing key, unknown command, bad API name)', async () => {
     assert.equal((await run(['credits'], {})).code, 2);
     const env = await against(() => ({ status: 200, json: {} }));
@@ -116,11 +127,23 @@ describe('mediajobs CLI', () => {
         billing: { estimated_credits: 24, charged_credits: 20 },
       }),
     ];
+    const estimate = {
+      object: 'job_estimate',
+      estimated_credits: 24,
+      estimated_usd: 0.14,
+      usd_per_credit: 0.006,
+      estimated_seconds: 40,
+      duration_seconds: 12,
+      accepted: true,
+      error: null,
+    };
     let polls = 0;
     const env = await against((request): Action => {
       if (request.method === 'POST' && request.path === '/v1/uploads') {
         return { status: 201, json: { upload_id: 'upl_1', size_bytes: 16, sha256: 'x', expires_at: 'y' } };
       }
+      if (request.method === 'POST' && request.path === '/v1/sdr2hdr/jobs/estimate')
+        return { status: 200, json: estimate };
       if (request.method === 'POST' && request.path === '/v1/sdr2hdr/jobs') return { status: 202, json: jobView() };
       if (request.path === '/v1/sdr2hdr/jobs/job_test1') return { status: 200, json: views[Math.min(polls++, 1)] };
       if (request.path.startsWith('/v1/assets/ast_1/content')) return { status: 200, body: 'HDR10!' };
@@ -132,14 +155,23 @@ describe('mediajobs CLI', () => {
     );
     assert.equal(code, 0, stderr);
     assert.equal(readFileSync(output, 'utf8'), 'HDR10!');
-    assert.match(stdout, /^saved .*out\.mp4 \(job job_test1, succeeded, charged 20 credits\)\n$/);
+    assert.match(stdout, /^saved .*out\.mp4 \(job job_test1, succeeded, charged 20 credits\) in \d+:\d\d\n$/);
+    assert.match(
+      stderr,
+      /^estimate: 24 credits \(\$0\.14 at \$0\.006\/credit\) for 12\.0 s of media; about 0:40 of processing$/m,
+    );
+    // No Content-Length from this server (chunked): the bytes so far, without a total.
+    assert.match(stderr, /^downloading .*out\.mp4: 6 B$/m);
     // Not a terminal here, so progress comes as plain lines rather than a redrawn bar.
     assert.match(stderr, /^processing +\[#+-+\] +25% ETA /m);
     assert.match(stderr, /^succeeded +\[#{30}\] 100% ETA --:--$/m);
     assert.doesNotMatch(stderr, /\r/);
-    const [upload, submit] = server?.requests ?? [];
+    // Headers that say nothing about the media: uploaded first, then priced by its upload, then submitted.
+    const [upload, estimated, submit] = server?.requests ?? [];
     assert.equal(upload?.headers['content-type'], 'video/mp4');
     assert.equal(upload?.body.toString(), 'fake video bytes');
+    assert.equal(estimated?.path, '/v1/sdr2hdr/jobs/estimate');
+    assert.deepEqual(JSON.parse(String(estimated?.body)).inputs, [{ upload_id: 'upl_1' }]);
     assert.deepEqual(JSON.parse(String(submit?.body)), {
       inputs: [{ upload_id: 'upl_1' }],
       output: { resolution: '1080p', container: 'mp4', quality: 'best' },
@@ -156,6 +188,20 @@ describe('mediajobs CLI', () => {
       retryable: false,
     };
     const env = await against((request): Action => {
+      if (request.path === '/v1/audio/jobs/estimate') {
+        return {
+          status: 200,
+          json: {
+            estimated_credits: 1,
+            estimated_usd: 0.01,
+            usd_per_credit: 0.008,
+            estimated_seconds: 2,
+            duration_seconds: 5,
+            accepted: true,
+            error: null,
+          },
+        };
+      }
       if (request.method === 'POST') return { status: 202, json: jobView({ api: 'audio' }) };
       return { status: 200, json: jobView({ api: 'audio', status: 'failed', error }) };
     });
@@ -165,8 +211,9 @@ describe('mediajobs CLI', () => {
       stderr,
       /no_speech_detected: No speech was found in the input\. \(https:\/\/docs\.example\.test\/errors\.html#no_speech_detected\)\n$/,
     );
-    assert.equal(server?.requests.filter((request) => request.method === 'POST').length, 1, 'submitted once');
-    assert.deepEqual(JSON.parse(String(server?.requests[0]?.body)).output, { target_lufs: -16, container: 'wav' });
+    const submits = server?.requests.filter((request) => request.path === '/v1/audio/jobs') ?? [];
+    assert.equal(submits.length, 1, 'submitted once');
+    assert.deepEqual(JSON.parse(String(submits[0]?.body)).output, { target_lufs: -16, container: 'wav' });
   });
 
   test('renderProgress draws a bar with an ETA extrapolated from the elapsed time', () => {

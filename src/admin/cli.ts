@@ -11,7 +11,7 @@ import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.d
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
-  create-account --name <name> [--plan free|starter|pro|enterprise] [--owner-email <email>]
+  create-account --name <name> [--plan free|starter|pro|enterprise] [--owner-email <email>] [--credits <n>]
                                   prints the account and its first API key, and with --owner-email
                                   owner_invite_url: the owner's one-time link to the dashboard (24 h)
   password-link <email>           prints a member's one-time set-password link (24 h)
@@ -85,12 +85,17 @@ async function run(admin: AdminService, argv: string[], licenses: LicenseAdminSe
   const { values, positionals } = parseCommandLine(argv);
   const [command, first, second] = positionals;
   switch (command) {
-    case 'create-account':
-      return admin.createAccount(
+    case 'create-account': {
+      const credits = positiveInt(values.credits, '--credits');
+      const created = await admin.createAccount(
         required(values.name, '--name'),
         oneOf(values.plan ?? 'free', PLAN_IDS, '--plan'),
         optionalEmail(values['owner-email'], '--owner-email'),
       );
+      // A first account ready to run jobs in one command (README quick start).
+      if (credits) await admin.grantCredits(created.account.id, credits, 'initial credits');
+      return credits ? { ...created, account: await admin.getAccount(created.account.id) } : created;
+    }
     case 'password-link':
       return admin.passwordLink(optionalEmail(required(first, '<email>'), '<email>')!);
     case 'list-accounts':

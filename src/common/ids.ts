@@ -32,13 +32,22 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** 9 base62 chars of milliseconds (sortable for millennia) followed by 14 random chars (83 bits). */
-export function newId(prefix: IdPrefix): string {
-  let ms = Date.now();
+function timePart(epochMs: number): string {
+  let ms = epochMs;
   let time = '';
   for (let i = 0; i < 9; i++) {
     time = BASE62[ms % 62] + time;
     ms = Math.floor(ms / 62);
   }
-  return `${prefix}_${time}${randomBase62(14)}`;
+  return time;
+}
+
+/** 9 base62 chars of milliseconds (sortable for millennia) followed by 14 random chars (83 bits). */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${timePart(Date.now())}${randomBase62(14)}`;
+}
+
+/** Sorts before every id of `prefix` made at or after `epochMs` (and after every earlier one): `id > idFloor(…)`. */
+export function idFloor(prefix: IdPrefix, epochMs: number): string {
+  return `${prefix}_${timePart(epochMs)}`;
 }

@@ -3,10 +3,12 @@ import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import type { NewJobItem } from './jobs.repository';
+import type { DeclaredSource } from './sources.service';
 
 export interface JobEstimateItem {
   index: number;
-  source: ItemSource;
+  /** `{type: 'declared'}` for an input given as `media` (described, not sent). */
+  source: ItemSource | DeclaredSource;
   duration_seconds: number;
   width: number | null;
   height: number | null;
@@ -40,7 +42,7 @@ export function toJobEstimate(
     api: JobApi;
     region: string;
     usdPerCredit: number;
-    items: (NewJobItem & { processingSeconds: number })[];
+    items: (Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource; processingSeconds: number })[];
   },
   error: ErrorObject | null,
 ): JobEstimate {

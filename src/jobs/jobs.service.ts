@@ -11,14 +11,15 @@ import { JobLifecycle } from './job-lifecycle';
 import { toJobEstimate, type JobEstimate } from './job-estimate';
 import { JobQueue } from './job-queue';
 import { jobLocation, toJobView, type JobView } from './job-view';
-import type { JobApi } from './job.types';
+import type { ItemSource, JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
 import { outputHeight, RESOLUTIONS, resolveOutput, type JobOutput, type RequestedOutput } from './output-options';
 import { itemCredits } from './pricing';
 import { itemProcessingSeconds } from './processing-time';
+import { QUALITY_PRESETS } from '../media/quality-presets';
 import { RegionHealth } from './region-health';
-import { SourcesService } from './sources.service';
+import { SourcesService, type CheckedSource, type DeclaredSource } from './sources.service';
 import { jobSubmitted } from '../metrics/job-metrics';
 
 export type SubmitRequest = RequestedOutput & {
@@ -57,10 +58,10 @@ export class JobsService {
    * then step 8, limits and money (src/jobs/limits.ts) with the job's insert, in one transaction.
    */
   async submit(caller: AuthContext, request: SubmitRequest): Promise<JobView> {
-    const { job, items, region, metadata } = await this.prepare(caller, request);
+    const { job, items, region, metadata } = await this.prepare(caller, request, 'submit');
     const view = await this.create(caller, {
       job,
-      items,
+      items: items.map(storedItem),
       region,
       metadata,
       requestId: request.requestId,
@@ -79,21 +80,25 @@ export class JobsService {
    * the error object it would get. No job, no hold, no ledger row.
    */
   async estimate(caller: AuthContext, request: SubmitRequest): Promise<JobEstimate> {
-    const { job, items, region } = await this.prepare(caller, request);
+    const { job, items, region } = await this.prepare(caller, request, 'estimate');
     const estimatedCredits = items.reduce((sum, item) => sum + item.estimatedCredits, 0);
     const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
     const refusal = await this.jobs.transaction(async (manager) => {
       const account = await readAccount(manager, caller.accountId);
       return this.limits.refusal(manager, caller, account, { region, estimatedCredits, estimatedSeconds });
     });
-    const targetLines =
-      job.api === 'sdr2hdr' && job.output.resolution !== 'source' ? RESOLUTIONS[job.output.resolution] : undefined;
+    const video = job.api === 'sdr2hdr' ? job.output : null;
+    const targetLines = video && video.resolution !== 'source' ? RESOLUTIONS[video.resolution] : undefined;
+    const preset = video ? QUALITY_PRESETS[video.quality].preset : undefined;
     return toJobEstimate(
       {
         api: job.api,
         region,
         usdPerCredit: caller.plan.usdPerCredit,
-        items: items.map((item) => ({ ...item, processingSeconds: itemProcessingSeconds(job.api, item, targetLines) })),
+        items: items.map((item) => ({
+          ...item,
+          processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
+        })),
       },
       refusal &&
         toErrorObject(
@@ -148,9 +153,10 @@ export class JobsService {
   private async prepare(
     caller: AuthContext,
     request: SubmitRequest,
-  ): Promise<{ job: JobOutput; items: NewJobItem[]; region: string; metadata: Record<string, string> }> {
+    purpose: 'submit' | 'estimate',
+  ): Promise<{ job: JobOutput; items: PricedItem[]; region: string; metadata: Record<string, string> }> {
     const metadata = validateMetadata(request.metadata);
-    const inputs = request.inputs.map(validateInput);
+    const inputs = request.inputs.map((input, index) => validateInput(input, index, purpose));
     const region = await this.checkRegion(request.region);
     const job = resolveOutput(request);
     this.checkPlan(caller, job);
@@ -188,10 +194,12 @@ export class JobsService {
   }
 
   /** Step 7: each source, in order; priced for the job's output. */
-  private async checkSources(caller: AuthContext, job: JobOutput, inputs: JobInputDto[]): Promise<NewJobItem[]> {
-    const items: NewJobItem[] = [];
+  private async checkSources(caller: AuthContext, job: JobOutput, inputs: JobInputDto[]): Promise<PricedItem[]> {
+    const items: PricedItem[] = [];
     for (const [index, input] of inputs.entries()) {
-      const source = await this.sources.check(caller.accountId, job.api, input, index);
+      const source: CheckedSource<ItemSource | DeclaredSource> = input.media
+        ? this.sources.declared(job.api, input.media, index)
+        : await this.sources.check(caller.accountId, job.api, input, index);
       const height = job.api === 'sdr2hdr' ? outputHeight(source.height ?? 0, job.output.resolution) : 0;
       items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, height) });
     }
@@ -199,7 +207,7 @@ export class JobsService {
   }
 
   /** Step 6 again, for what only the probe knows: a source taller than the plan's largest output. */
-  private checkOutputHeights(caller: AuthContext, job: JobOutput, items: NewJobItem[]): void {
+  private checkOutputHeights(caller: AuthContext, job: JobOutput, items: PricedItem[]): void {
     if (job.api !== 'sdr2hdr') return;
     const { resolution } = job.output;
     for (const [index, item] of items.entries()) {
@@ -297,7 +305,32 @@ function validateMetadata(metadata: Record<string, unknown>): Record<string, str
   return metadata as Record<string, string>;
 }
 
-function validateInput(input: JobInputDto, index: number): JobInputDto {
+/** A checked input with its price: a source, or (estimate only) a described file. */
+type PricedItem = Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource };
+
+/** A submit's items are sources: validateInput refused `media` for a submit. */
+function storedItem(item: PricedItem): NewJobItem {
+  const { source } = item;
+  if (source.type === 'declared') throw new Error('a described input reached a submit');
+  return { ...item, source };
+}
+
+function validateInput(input: JobInputDto, index: number, purpose: 'submit' | 'estimate'): JobInputDto {
+  if (input.media !== undefined) {
+    if (purpose === 'submit') {
+      throw new ApiError('invalid_parameter', {
+        param: `inputs[${index}].media`,
+        message: `inputs[${index}].media describes a file for an estimate only: upload it (POST /v1/uploads) and submit its upload_id.`,
+      });
+    }
+    if (input.source_url !== undefined || input.upload_id !== undefined) {
+      throw new ApiError('invalid_parameter', {
+        param: `inputs[${index}].media`,
+        message: `inputs[${index}] takes one of source_url, upload_id or media.`,
+      });
+    }
+    return input;
+  }
   if (input.source_url === undefined && input.upload_id === undefined) {
     throw new ApiError('missing_parameter', {
       param: `inputs[${index}].source_url`,

@@ -1,7 +1,7 @@
 // How long an item takes to process, from encode speeds measured on the reference machine (2 cores,
 // Debian ffmpeg 5.1, x265 taking both cores; /work/shared/MEDIA.md "Speed"). An estimate shown before
 // a submit: it is the processing time on one idle worker, not the wait in the queue.
-import { DEFAULT_X265_PRESET, outputSize } from '../media/ffmpeg-args';
+import { DEFAULT_X265_PRESET, outputSize, type X265Preset } from '../media/ffmpeg-args';
 import type { JobApi } from './job.types';
 
 /**
@@ -16,9 +16,10 @@ const X265_SPEED = {
 } as const;
 export type MeasuredPreset = keyof typeof X265_SPEED;
 
-/** The worker's default preset, when it is one of the measured ones. */
-const DEFAULT_PRESET: MeasuredPreset =
-  DEFAULT_X265_PRESET in X265_SPEED ? (DEFAULT_X265_PRESET as MeasuredPreset) : 'medium';
+/** A preset not measured here is priced as the slowest measured one (a lower bound for slower presets). */
+function speedOf(preset: X265Preset): { base: number; perMegapixel: number } {
+  return preset in X265_SPEED ? X265_SPEED[preset as MeasuredPreset] : X265_SPEED.medium;
+}
 /** The probe at submit does not report a frame rate; 30 fps is the rate the speeds were measured at. */
 const ASSUMED_FPS = 30;
 /**
@@ -38,18 +39,19 @@ export interface EstimatedItem {
 
 /**
  * Seconds of processing for one item on one worker, rounded up to a whole second. `targetLines` is the
- * requested resolution's short side (undefined = the source's size), scaled as the worker scales it.
+ * requested resolution's short side (undefined = the source's size), scaled as the worker scales it;
+ * `preset` is the encoder preset of the job's `output.quality` (src/media/quality-presets.ts).
  */
 export function itemProcessingSeconds(
   api: JobApi,
   item: EstimatedItem,
   targetLines?: number,
-  preset: MeasuredPreset = DEFAULT_PRESET,
+  preset: X265Preset = DEFAULT_X265_PRESET,
 ): number {
   const media = Math.max(0, item.durationSeconds);
   if (api === 'audio' || !item.width || !item.height)
     return Math.ceil(ITEM_OVERHEAD_SECONDS + media * AUDIO_SECONDS_PER_SECOND);
-  const speed = X265_SPEED[preset];
+  const speed = speedOf(preset);
   const picture = outputSize({ width: item.width, height: item.height }, targetLines);
   const megapixelsPerSecond = (picture.width * picture.height * ASSUMED_FPS) / 1e6;
   return Math.ceil(ITEM_OVERHEAD_SECONDS + media * (speed.base + speed.perMegapixel * megapixelsPerSecond));

@@ -12,8 +12,13 @@ import type { JobApi } from './job.types';
 import { SOURCE_PROBE, type ProbeOutcome, type SourceProbe } from './source-probe';
 import { UploadsRepository } from './uploads.repository';
 
-export interface CheckedSource {
-  source: ItemSource;
+/** An estimate's input that was described, not sent (`inputs[i].media`): priced, never stored. */
+export interface DeclaredSource {
+  type: 'declared';
+}
+
+export interface CheckedSource<Source = ItemSource> {
+  source: Source;
   durationSeconds: number;
   width: number | null;
   height: number | null;
@@ -101,14 +106,44 @@ export class SourcesService {
         details: { size_bytes: sizeBytes, max_source_bytes: this.config.maxSourceBytes },
       });
     }
-    if (outcome.durationSeconds > this.config.maxDurationSeconds) {
-      throw new ApiError('duration_exceeded', {
-        param,
-        message: `The input lasts ${Math.ceil(outcome.durationSeconds)} s; this API accepts at most ${this.config.maxDurationSeconds} s.`,
-        details: { duration_seconds: outcome.durationSeconds, max_duration_seconds: this.config.maxDurationSeconds },
+    this.checkDuration(outcome.durationSeconds, param);
+    return { source, durationSeconds: outcome.durationSeconds, width: outcome.width, height: outcome.height };
+  }
+
+  /**
+   * An estimate's described file (`inputs[i].media`): the rules that need no bytes — the duration limit
+   * and, for video, a picture size to price — as for a probed source.
+   */
+  declared(
+    api: JobApi,
+    media: { duration_seconds: number; width?: number; height?: number },
+    index: number,
+  ): CheckedSource<DeclaredSource> {
+    const param = `inputs[${index}].media`;
+    const video = api === 'sdr2hdr';
+    if (video && (media.width === undefined || media.height === undefined)) {
+      throw new ApiError('missing_parameter', {
+        param: `${param}.${media.width === undefined ? 'width' : 'height'}`,
+        message: 'A video is priced by its picture size: give media.width and media.height.',
       });
     }
-    return { source, durationSeconds: outcome.durationSeconds, width: outcome.width, height: outcome.height };
+    this.checkDuration(media.duration_seconds, param);
+    return {
+      source: { type: 'declared' },
+      durationSeconds: media.duration_seconds,
+      width: video ? (media.width ?? null) : null,
+      height: video ? (media.height ?? null) : null,
+    };
+  }
+
+  private checkDuration(durationSeconds: number, param: string): void {
+    if (durationSeconds > this.config.maxDurationSeconds) {
+      throw new ApiError('duration_exceeded', {
+        param,
+        message: `The input lasts ${Math.ceil(durationSeconds)} s; this API accepts at most ${this.config.maxDurationSeconds} s.`,
+        details: { duration_seconds: durationSeconds, max_duration_seconds: this.config.maxDurationSeconds },
+      });
+    }
   }
 
   private async cached(key: string, api: JobApi, probe: () => Promise<ProbeOutcome>): Promise<ProbeOutcome> {

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ListQuery, type ListResponse } from '../common/pagination';
@@ -16,6 +17,7 @@ import {
   RedeliverQuery,
   WebhookDeliveryResponse,
 } from './dto/webhook-endpoint.dto';
+import { EventStream } from './event-stream';
 import { WebhooksService, type DeliveryView, type EventView, type WebhookEndpointView } from './webhooks.service';
 
 @ApiTags('webhooks')
@@ -98,7 +100,10 @@ export class WebhookEndpointsController {
 @RequireScope('webhooks')
 @Controller('v1/events')
 export class EventsController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly events: EventStream,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: "The account's recent events, newest first (filter by type and job)" })
@@ -106,6 +111,35 @@ export class EventsController {
   @ApiErrorResponses('auth', 'rate', 'invalid')
   list(@Caller() caller: AuthContext, @Query() query: ListEventsQuery): Promise<ListResponse<EventView>> {
     return this.webhooks.listEvents(caller.accountId, query);
+  }
+
+  @Get('stream')
+  @ApiProduces('text/event-stream')
+  @ApiOperation({
+    summary: "The account's events as they happen (server-sent events), for `mediajobs listen`",
+    description:
+      'Each event is `id: evt_…`, `event: <type>`, `data: <the webhook body>`. Starts with events created from the moment of ' +
+      'connection; a reconnect with `Last-Event-ID: evt_…` resumes right after that event. A `: keep-alive` comment comes every 15 s. ' +
+      'Delivery is at least once: deduplicate on the event id.',
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'A text/event-stream that stays open.',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string', description: 'Server-sent events; each `data:` line is a WebhookEvent as JSON.' },
+        example:
+          'id: evt_0Qx3cA1b2C3d4E5f6G7h8i9\nevent: job.succeeded\ndata: {"id":"evt_0Qx3cA1b2C3d4E5f6G7h8i9","event":"job.succeeded","created_at":"2026-01-15T09:30:00.000Z","data":{"job":{"job_id":"job_0Qx3cA1b2C3d4E5f6G7h8i9"},"error":null}}\n\n',
+      },
+    },
+  })
+  @ApiErrorResponses('auth', 'rate')
+  async stream(
+    @Caller() caller: AuthContext,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    await this.events.serve(caller.accountId, request, reply);
   }
 
   @Get(':id')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventStream } from './event-stream';
 import { OutboxWriter } from './outbox.writer';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksMetrics } from './webhooks-metrics';
@@ -13,7 +14,7 @@ export class WebhooksModule {}
 /** API process: endpoint registry, events, delivery log and redelivery (scope `webhooks`). */
 @Module({
   controllers: [WebhookEndpointsController, EventsController],
-  providers: [WebhooksService, WebhooksRepository, WebhooksMetrics],
+  providers: [WebhooksService, WebhooksRepository, WebhooksMetrics, EventStream],
 })
 export class WebhooksApiModule {}
 

@@ -186,6 +186,19 @@ export class WebhooksRepository {
     );
   }
 
+  /** The account's events with ids after `afterId`, oldest first (ids sort by creation time). */
+  eventsAfter(
+    accountId: string,
+    afterId: string,
+    limit: number,
+  ): Promise<Pick<EventRow, 'id' | 'event' | 'payload'>[]> {
+    return rows(
+      this.db,
+      `SELECT id, event, payload FROM outbox_events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [accountId, afterId, limit],
+    );
+  }
+
   findEvent(accountId: string, id: string, retentionDays: number): Promise<EventRow | null> {
     return row<EventRow>(
       this.db,

@@ -91,6 +91,51 @@ describe('POST /v1/{api}/jobs/estimate', () => {
     expect(submitted.body.billing.estimated_credits).toBe(response.body.estimated_credits);
   });
 
+  it('output.quality changes the processing time (its encoder preset), not the price', async () => {
+    const account = await createAccount(api, { plan: 'pro', credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, clipPath);
+    const at = async (quality: string) =>
+      (await estimate(account, body(uploadId, { output: { quality } }))).body as {
+        estimated_credits: number;
+        estimated_seconds: number;
+      };
+    const [fast, balanced, best] = await Promise.all([at('fast'), at('balanced'), at('best')]);
+    expect(new Set([fast.estimated_credits, balanced.estimated_credits, best.estimated_credits])).toEqual(new Set([2]));
+    expect(fast.estimated_seconds).toBeLessThan(balanced.estimated_seconds);
+    expect(balanced.estimated_seconds).toBeLessThanOrEqual(best.estimated_seconds);
+  });
+
+  it('a file not uploaded yet, described as media: priced before any byte is sent; a submit refuses it', async () => {
+    const account = await createAccount(api, { plan: 'pro', credits: 5 });
+    const media = { duration_seconds: 8, width: 1920, height: 1080 };
+    const response = await estimate(account, { inputs: [{ media }], output: { resolution: '720p' } });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      estimated_credits: 8, // 8 s at 720p
+      estimated_usd: 0.05,
+      items: [{ index: 0, source: { type: 'declared' }, duration_seconds: 8, width: 1920, height: 1080 }],
+      accepted: false,
+      error: { code: 'insufficient_credits', details: { required_credits: 8, available_credits: 5 } },
+    });
+    expectError(
+      api,
+      await estimate(account, { inputs: [{ media: { duration_seconds: 8, width: 1920 } }] }),
+      'missing_parameter',
+      'inputs[0].media.height',
+    );
+    expectError(
+      api,
+      await estimate(account, {
+        inputs: [{ media: { ...media, duration_seconds: api.config.maxDurationSeconds + 1 } }],
+      }),
+      'duration_exceeded',
+      'inputs[0].media',
+    );
+    expectError(api, await submit(account, { inputs: [{ media }] }), 'invalid_parameter', 'inputs[0].media');
+    const audio = await estimate(account, { inputs: [{ media: { duration_seconds: 25 } }] }, '/v1/audio/jobs/estimate');
+    expect(audio.body).toMatchObject({ estimated_credits: 3, items: [{ width: null, height: null }], accepted: true });
+  });
+
   it('audio: a credit per started 10 s of speech, at the starter price', async () => {
     const account = await createAccount(api, { plan: 'starter', credits: 100 });
     const uploadId = await upload(api, account.apiKey, await speechWav(), 'audio/wav');

@@ -145,10 +145,33 @@ export class UploadResponse {
   @ApiProperty({ format: 'date-time', description: 'Reference it in a job before then.' }) expires_at: string;
 }
 
-@ApiExtraModels(UrlSourceResponse, UploadSourceResponse)
+/** An estimate's input described by `inputs[i].media` (a file not sent yet): nothing to point at. */
+export class DeclaredSourceResponse {
+  @ApiProperty({ enum: ['declared'] }) type: 'declared';
+}
+
+/** An estimate's source: as in the job view, or `declared` for a file described by `media` (not sent). */
+const ApiEstimateItemSource = () =>
+  ApiProperty({
+    oneOf: [
+      { $ref: getSchemaPath(UrlSourceResponse) },
+      { $ref: getSchemaPath(UploadSourceResponse) },
+      { $ref: getSchemaPath(DeclaredSourceResponse) },
+    ],
+    discriminator: {
+      propertyName: 'type',
+      mapping: {
+        url: getSchemaPath(UrlSourceResponse),
+        upload: getSchemaPath(UploadSourceResponse),
+        declared: getSchemaPath(DeclaredSourceResponse),
+      },
+    },
+  });
+
+@ApiExtraModels(UrlSourceResponse, UploadSourceResponse, DeclaredSourceResponse)
 export class JobEstimateItemResponse {
   @ApiProperty({ type: 'integer', example: 0 }) index: number;
-  @ApiItemSource() source: UrlSourceResponse | UploadSourceResponse;
+  @ApiEstimateItemSource() source: UrlSourceResponse | UploadSourceResponse | DeclaredSourceResponse;
   @ApiProperty({ example: 12.5 }) duration_seconds: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;

@@ -29,6 +29,30 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+/** A local file described by the client, so an estimate needs no upload (estimate only). */
+export class DeclaredMediaDto {
+  @ApiProperty({ example: 8.0, minimum: 0, description: 'Seconds of media.' })
+  @IsDefined()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(10_000_000)
+  duration_seconds: number;
+
+  @ApiPropertyOptional({ example: 1920, description: 'Picture width (video; required for sdr2hdr).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  width?: number;
+
+  @ApiPropertyOptional({ example: 1080, description: 'Picture height (video; required for sdr2hdr).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  height?: number;
+}
+
 export class JobInputDto {
   @ApiPropertyOptional({
     example: 'https://media.example.com/clip.mp4',
@@ -48,6 +72,17 @@ export class JobInputDto {
   @IsString()
   @Matches(/^upl_[0-9A-Za-z]{10,40}$/, { message: 'upload_id must be an id returned by POST /v1/uploads' })
   upload_id?: string;
+
+  @ApiPropertyOptional({
+    type: DeclaredMediaDto,
+    description:
+      'Estimate only (POST /v1/{api}/jobs/estimate): a file not uploaded yet, described by its duration and picture size, ' +
+      'so a client can learn the price before sending the bytes. A submit refuses it (upload the file and use upload_id).',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DeclaredMediaDto)
+  media?: DeclaredMediaDto;
 }
 
 export class Sdr2HdrOutputDto {
