@@ -29,6 +29,8 @@ export interface AppConfig {
   maxSourceBytes: number;
   maxJsonBodyBytes: number;
   maxDurationSeconds: number;
+  /** ffprobe processes one API instance runs at once for submits; a submit that waits too long is a 503. */
+  maxConcurrentProbes: number;
   jobRetentionDays: number;
   webhookRetryScheduleSeconds: number[];
   region: string;
@@ -173,6 +175,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     maxSourceBytes: int(env, 'MAX_SOURCE_BYTES', 2 * 1024 ** 3, 1),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
+    maxConcurrentProbes: int(env, 'MAX_CONCURRENT_PROBES', 16, 1, 1000),
     jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),
     webhookRetryScheduleSeconds,
     region,
