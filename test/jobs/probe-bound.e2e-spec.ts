@@ -16,7 +16,10 @@ import { startMediaOrigin, type MediaOrigin } from '../support/media-origin';
 const REGION = 'probe-bound';
 const BOUND = 4;
 
-/** ffprobe processes that are children of this test process (the API runs in it), from /proc. */
+/**
+ * ffprobe processes that are children of this test process (the API runs in it) reading a source URL
+ * (through the API's pinned proxy: `http://127.0.0.1:<port>/<secret>/source…`), from /proc.
+ */
 async function ffprobeChildren(): Promise<number[]> {
   const found: number[] = [];
   for (const task of await readdir(`/proc/${process.pid}/task`)) {
@@ -24,7 +27,9 @@ async function ffprobeChildren(): Promise<number[]> {
     for (const pid of children.split(' ').filter(Boolean)) {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
       const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) === 'ffprobe' && stat[close + 2] !== 'Z') found.push(Number(pid));
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'ffprobe' || stat[close + 2] === 'Z') continue;
+      const args = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (/http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/source/.test(args)) found.push(Number(pid));
     }
   }
   return found;
@@ -73,6 +78,8 @@ describe('submit-time probes', () => {
   afterAll(async () => {
     await silent?.close();
     await origin?.close();
+    // Connections of the abandoned requests are not this test's subject: do not wait for their keep-alive.
+    api?.app.getHttpServer().closeAllConnections();
     await api?.close();
   });
 
