@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { registerBodyRateLimit } from './common/http/body-rate';
 import { sendClientError, sendError } from './common/http/error-response';
 import { RouteTable } from './common/http/route-table';
 import {
@@ -52,6 +53,11 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     done();
   });
   registerRequestLog(fastify, logger);
+  registerBodyRateLimit(
+    fastify,
+    { minBytesPerSecond: config.requestBodyMinBytesPerSecond, windowMs: config.requestBodyRateWindowSeconds * 1000 },
+    (error, request, reply) => sendError(error, request, reply, errorContext),
+  );
   options.instrument?.(fastify);
   // Nest routes Fastify's own errors (body parsing, unknown routes) through this filter too.
   registerMetricsHooks(fastify);

@@ -10,6 +10,7 @@ import { AudioJobsController, Sdr2HdrJobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { SubmitLimits } from './limits';
+import { ProbeSlots } from './probe-slots';
 import { RegionHealth } from './region-health';
 import { SOURCE_PROBE } from './source-probe';
 import { SourcesService } from './sources.service';
@@ -28,6 +29,7 @@ import { UploadsService } from './uploads.service';
     JobsMetrics,
     RegionHealth,
     SourcesService,
+    ProbeSlots,
     UploadsService,
     UploadsRepository,
     { provide: SOURCE_PROBE, useClass: FfprobeSourceProbe },

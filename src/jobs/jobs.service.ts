@@ -29,6 +29,8 @@ export type SubmitRequest = RequestedOutput & {
   requestId: string;
   /** The request's claimed Idempotency-Key: its 202 is stored in the job's own transaction. */
   idempotency?: IdempotencyClaim;
+  /** Aborts when the client goes away: the source checks still running for it stop. */
+  signal?: AbortSignal;
 };
 
 @Injectable()
@@ -161,7 +163,7 @@ export class JobsService {
     const job = resolveOutput(request);
     this.checkPlan(caller, job);
     checkAccountState(caller.subscriptionStatus);
-    const items = await this.checkSources(caller, job, inputs);
+    const items = await this.checkSources(caller, job, inputs, request.signal);
     this.checkOutputHeights(caller, job, items);
     return { job, items, region, metadata };
   }
@@ -194,12 +196,17 @@ export class JobsService {
   }
 
   /** Step 7: each source, in order; priced for the job's output. */
-  private async checkSources(caller: AuthContext, job: JobOutput, inputs: JobInputDto[]): Promise<PricedItem[]> {
+  private async checkSources(
+    caller: AuthContext,
+    job: JobOutput,
+    inputs: JobInputDto[],
+    signal?: AbortSignal,
+  ): Promise<PricedItem[]> {
     const items: PricedItem[] = [];
     for (const [index, input] of inputs.entries()) {
       const source: CheckedSource<ItemSource | DeclaredSource> = input.media
         ? this.sources.declared(job.api, input.media, index)
-        : await this.sources.check(caller.accountId, job.api, input, index);
+        : await this.sources.check(caller.accountId, job.api, input, index, signal);
       const height = job.api === 'sdr2hdr' ? outputHeight(source.height ?? 0, job.output.resolution) : 0;
       items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, height) });
     }

@@ -12,9 +12,12 @@ export type ProbeOutcome =
     }
   | { ok: false; code: ErrorCode; message?: string };
 
-/** Reads a source's container, streams and duration (ffprobe) and judges it for an API. */
+/**
+ * Reads a source's container, streams and duration (ffprobe) and judges it for an API. When `signal`
+ * aborts (the client went away) the probe process is killed and the call rejects.
+ */
 export interface SourceProbe {
-  probe(target: string, api: JobApi, timeoutMs: number): Promise<ProbeOutcome>;
+  probe(target: string, api: JobApi, timeoutMs: number, signal?: AbortSignal): Promise<ProbeOutcome>;
 }
 
 export const SOURCE_PROBE = Symbol('SOURCE_PROBE');

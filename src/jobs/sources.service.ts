@@ -9,6 +9,7 @@ import { STORAGE, StorageUnavailableError, type Storage } from '../common/storag
 import type { JobInputDto } from './dto/submit-job.dto';
 import type { ItemSource } from './job.types';
 import type { JobApi } from './job.types';
+import { ProbeSlots } from './probe-slots';
 import { SOURCE_PROBE, type ProbeOutcome, type SourceProbe } from './source-probe';
 import { UploadsRepository } from './uploads.repository';
 
@@ -39,18 +40,32 @@ export class SourcesService {
   constructor(
     private readonly uploads: UploadsRepository,
     @Inject(SOURCE_PROBE) private readonly prober: SourceProbe,
+    private readonly slots: ProbeSlots,
     @Inject(STORAGE) private readonly storage: Storage,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async check(accountId: string, api: JobApi, input: JobInputDto, index: number): Promise<CheckedSource> {
+  /** `signal`: the client went away; a probe still running for it is killed. */
+  async check(
+    accountId: string,
+    api: JobApi,
+    input: JobInputDto,
+    index: number,
+    signal?: AbortSignal,
+  ): Promise<CheckedSource> {
     if (input.upload_id !== undefined)
-      return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`);
-    return this.checkUrl(api, input.source_url!, `inputs[${index}].source_url`);
+      return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`, signal);
+    return this.checkUrl(api, input.source_url!, `inputs[${index}].source_url`, signal);
   }
 
-  private async checkUpload(accountId: string, api: JobApi, uploadId: string, param: string): Promise<CheckedSource> {
+  private async checkUpload(
+    accountId: string,
+    api: JobApi,
+    uploadId: string,
+    param: string,
+    signal?: AbortSignal,
+  ): Promise<CheckedSource> {
     const upload = await this.uploads.find(accountId, uploadId);
     if (!upload)
       throw new ApiError('asset_not_found', {
@@ -62,12 +77,13 @@ export class SourcesService {
     // than an upstream_error in the worker later.
     if ((await this.storage.size(upload.storage_key)) === null)
       throw new ApiError('asset_not_found', { param, message: 'The upload was deleted or expired.' });
-    const outcome = await this.cached(`upload:${upload.sha256}`, api, async () =>
+    const outcome = await this.cached(`upload:${upload.sha256}`, api, signal, async (probeSignal) =>
       // A path on the local backend, a presigned URL on S3: ffprobe reads only the bytes it needs.
       this.prober.probe(
         await this.storage.mediaLocation(upload.storage_key, STORED_PROBE_URL_SECONDS),
         api,
         LOCAL_PROBE_TIMEOUT_MS,
+        probeSignal,
       ),
     );
     // ffprobe could not read the stored file over the network: the store failed, not the client.
@@ -76,14 +92,14 @@ export class SourcesService {
     return this.accept(outcome, { type: 'upload', upload_id: uploadId }, param);
   }
 
-  private async checkUrl(api: JobApi, url: string, param: string): Promise<CheckedSource> {
-    const outcome = await this.cached(`url:${url}`, api, async () => {
+  private async checkUrl(api: JobApi, url: string, param: string, signal?: AbortSignal): Promise<CheckedSource> {
+    const outcome = await this.cached(`url:${url}`, api, signal, async (probeSignal) => {
       // ffprobe never connects to the source itself: it reads through a loopback proxy whose every
       // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
       const proxied = await withPinnedProxy(
         url,
         { allow: this.config.allowPrivateUrls, timeoutMs: URL_PROBE_TIMEOUT_MS },
-        (localUrl) => this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS),
+        (localUrl) => this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS, probeSignal),
       );
       if (!proxied.ok) {
         // A source that fails now cannot be accepted: unreachable, refused or expired is invalid_url.
@@ -146,15 +162,34 @@ export class SourcesService {
     }
   }
 
-  private async cached(key: string, api: JobApi, probe: () => Promise<ProbeOutcome>): Promise<ProbeOutcome> {
+  /**
+   * A cached verdict, or a probe through the instance's probe slots (shared by the submits of the
+   * same source at the same time). The cache is read again in the slot: a submit that waited for one
+   * may find the verdict of a probe that just ended.
+   */
+  private async cached(
+    key: string,
+    api: JobApi,
+    signal: AbortSignal | undefined,
+    probe: (signal: AbortSignal) => Promise<ProbeOutcome>,
+  ): Promise<ProbeOutcome> {
     const cacheKey = `${this.config.redisPrefix}:probe:${api}:${createHash('sha256').update(key).digest('hex')}`;
-    const hit = await this.redis.get(cacheKey);
-    if (hit) return JSON.parse(hit) as ProbeOutcome;
-    const outcome = await probe();
-    // A source that was unreachable may be back in a moment: only verdicts on the media are cached.
-    if (outcome.ok || outcome.code !== 'invalid_url') {
-      await this.redis.set(cacheKey, JSON.stringify(outcome), 'EX', PROBE_CACHE_SECONDS);
-    }
-    return outcome;
+    const read = async () => {
+      const hit = await this.redis.get(cacheKey);
+      return hit ? (JSON.parse(hit) as ProbeOutcome) : null;
+    };
+    const hit = await read();
+    if (hit) return hit;
+    return this.slots.run(cacheKey, signal, async (probeSignal) => {
+      const found = await read();
+      if (found) return found;
+      const outcome = await probe(probeSignal);
+      // Only verdicts on the media are cached: a source that was unreachable (invalid_url) or a probe
+      // that ran out of time here (service_unavailable) may do better in a moment.
+      if (outcome.ok || (outcome.code !== 'invalid_url' && outcome.code !== 'service_unavailable')) {
+        await this.redis.set(cacheKey, JSON.stringify(outcome), 'EX', PROBE_CACHE_SECONDS);
+      }
+      return outcome;
+    });
   }
 }

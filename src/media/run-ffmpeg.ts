@@ -1,6 +1,7 @@
 // Spawns ffmpeg/ffprobe (argv only, never a shell) under a wall-clock limit and an AbortSignal, keeps
 // the tail of stderr for logs, and turns `-progress pipe:1` blocks into a throttled 0–1 fraction.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 export const DEFAULT_STDERR_LINES = 50;
 export const DEFAULT_PROGRESS_INTERVAL_MS = 1000;
@@ -36,6 +37,22 @@ export interface MediaProcessOptions {
   onStdout?: (chunk: Buffer) => void;
 }
 
+/**
+ * util-linux's setpriv (on every Debian system) starts the tool with PR_SET_PDEATHSIG=SIGKILL: when the
+ * process that spawned it dies, even by SIGKILL, the kernel kills the tool too, so no encode outlives
+ * its worker. Without setpriv the tool is started directly (and may outlive a killed worker).
+ */
+export const SETPRIV_PATH = '/usr/bin/setpriv';
+const PDEATHSIG_AVAILABLE = existsSync(SETPRIV_PATH);
+// setpriv's exit codes when it cannot exec the tool (util-linux's EX_EXEC_FAILED, EX_EXEC_ENOENT).
+const SETPRIV_EXEC_FAILED = new Set([126, 127]);
+
+/** The argv that runs `command` so that it dies with this process (see SETPRIV_PATH). */
+export function diesWithParent(command: string, args: string[]): { command: string; args: string[] } {
+  if (!PDEATHSIG_AVAILABLE) return { command, args };
+  return { command: SETPRIV_PATH, args: ['--pdeathsig', 'KILL', '--', command, ...args] };
+}
+
 /** Runs one media process to its end. Rejects only when it cannot start or `onStdout` threw. */
 export function runMediaProcess(
   command: string,
@@ -48,7 +65,8 @@ export function runMediaProcess(
     return Promise.resolve({ status: 'aborted', exitCode: null, exitSignal: null, wallMs: 0, stderrTail: [] });
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const launch = diesWithParent(command, args);
+    const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let killedFor: 'timeout' | 'aborted' | 'error' | null = null;
     let callbackError: unknown;
     let settled = false;
@@ -92,12 +110,18 @@ export function runMediaProcess(
         reject(callbackError instanceof Error ? callbackError : new Error(String(callbackError)));
         return;
       }
+      const lines = tail.lines();
+      const execFailure = lines.find((line) => line.startsWith('setpriv: failed to execute'));
+      if (launch.command === SETPRIV_PATH && SETPRIV_EXEC_FAILED.has(exitCode ?? 0) && execFailure) {
+        reject(new Error(`cannot run ${command}: ${execFailure}`));
+        return;
+      }
       resolve({
         status: statusOf(exitCode, exitSignal, killedFor),
         exitCode,
         exitSignal,
         wallMs: Date.now() - started,
-        stderrTail: tail.lines(),
+        stderrTail: lines,
       });
     });
   });

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { randomBase62 } from '../common/ids';
@@ -15,6 +14,7 @@ import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult
 import { ProcessingRepository } from './processing.repository';
 import { planItem, planJobEnd, type ItemResult } from './settlement';
 import { recheckSource, type ActualSource, type PricedSource } from './source-recheck';
+import { WorkDirs } from './work-dirs';
 
 const PROGRESS_INTERVAL_MS = 1000;
 const STORE_FAILED = 'The object store did not answer; the item may be retried.';
@@ -41,6 +41,7 @@ export class JobProcessor {
     @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
     @Inject(STORAGE) private readonly storage: Storage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly workDirs: WorkDirs,
   ) {}
 
   /** The indexes of a job's items still to run; none once the job has ended. */
@@ -71,7 +72,7 @@ export class JobProcessor {
       );
     }
     const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
-    const workDir = await mkdtemp(join(tmpdir(), `mediajobs-${jobId}-${index}-`));
+    const workDir = await this.workDirs.create(`${jobId}-${index}`);
     let produced: ProducedOutput | null = null;
     try {
       const reportProgress = this.progressReporter(jobId, index, abort);

@@ -6,6 +6,7 @@ import { MEDIA_RUNNER } from './media-runner';
 import { MediaWorker } from './media-worker';
 import { ProcessingRepository } from './processing.repository';
 import { StorageSweeper } from './storage-sweeper';
+import { WorkDirs } from './work-dirs';
 
 /** Loaded only by the worker process: the API never runs media pipelines. */
 @Module({
@@ -15,6 +16,7 @@ import { StorageSweeper } from './storage-sweeper';
     JobProcessor,
     MediaWorker,
     StorageSweeper,
+    WorkDirs,
     { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner },
   ],
   exports: [JobProcessor],

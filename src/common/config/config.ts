@@ -28,7 +28,12 @@ export interface AppConfig {
   /** Largest source_url download: refused at submit when the source announces its size, else in the worker. */
   maxSourceBytes: number;
   maxJsonBodyBytes: number;
+  /** A request body slower than this over a whole window is answered 408 request_timeout and dropped. */
+  requestBodyMinBytesPerSecond: number;
+  requestBodyRateWindowSeconds: number;
   maxDurationSeconds: number;
+  /** ffprobe processes one API instance runs at once for submits; a submit that waits too long is a 503. */
+  maxConcurrentProbes: number;
   jobRetentionDays: number;
   webhookRetryScheduleSeconds: number[];
   region: string;
@@ -172,7 +177,10 @@ export function parseConfig(env: Env = process.env): AppConfig {
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 ** 3, 1),
     maxSourceBytes: int(env, 'MAX_SOURCE_BYTES', 2 * 1024 ** 3, 1),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
+    requestBodyMinBytesPerSecond: int(env, 'REQUEST_BODY_MIN_BYTES_PER_SECOND', 1024, 1, 1024 ** 3),
+    requestBodyRateWindowSeconds: int(env, 'REQUEST_BODY_RATE_WINDOW_SECONDS', 10, 1, 600),
     maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
+    maxConcurrentProbes: int(env, 'MAX_CONCURRENT_PROBES', 16, 1, 1000),
     jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),
     webhookRetryScheduleSeconds,
     region,

@@ -396,6 +396,14 @@ export const CATALOGUE = {
     'The request body is larger than the limit for JSON bodies. Send a smaller body.',
     true,
   ),
+  request_timeout: entry(
+    'invalid_request_error',
+    408,
+    true,
+    'The request body arrived slower than the minimum rate (REQUEST_BODY_MIN_BYTES_PER_SECOND over a window)',
+    'The request body arrived too slowly and the connection was closed. Send it again on a faster or steadier connection.',
+    true,
+  ),
   resource_missing: entry(
     'resource_error',
     404,

@@ -14,6 +14,9 @@ export function sendError(
   reply: FastifyReply,
   context: { docsUrl: string; routes: RouteTable; logger: Logger },
 ): void {
+  // Answered already (a request_timeout sent while the handler still read the body): the handler's
+  // own failure that followed has nobody to go to.
+  if (reply.sent) return;
   const classified = classifyError(exception);
   const { unexpected } = classified;
   let { error } = classified;
