@@ -154,7 +154,8 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     expect(job.status).toBe('succeeded');
     const output = job.items[0].output;
     const keys = await objectKeys(`outputs/`);
-    expect(keys.filter((key) => key.includes(job.job_id))).toEqual([expect.stringMatching(/\/0\.mp4$/)]);
+    // One object for the one run of item 0 (outputKey: {index}-{run}.{container}).
+    expect(keys.filter((key) => key.includes(job.job_id))).toEqual([expect.stringMatching(/\/0-[0-9A-Za-z]+\.mp4$/)]);
 
     const whole = await fetch(output.url);
     expect(whole.status).toBe(200);
