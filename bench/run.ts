@@ -7,6 +7,7 @@ import { machine, type BenchContext, type BenchResult } from './lib/report';
 import { median, round } from './lib/stats';
 import { benchReads } from './reads';
 import { benchFanout } from './fanout';
+import { benchStorage } from './storage';
 import { benchMemory } from './memory';
 import { benchMetrics } from './metrics';
 import { benchPipeline } from './pipeline';
@@ -25,6 +26,7 @@ const BENCHES: Record<string, Bench> = {
   presets: benchPresets,
   fanout: async (context) => [await benchFanout(context)],
   metrics: async (context) => [await benchMetrics(context)],
+  storage: benchStorage,
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

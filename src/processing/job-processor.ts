@@ -13,6 +13,7 @@ import { mediaRun } from '../metrics/job-metrics';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
 import { ProcessingRepository } from './processing.repository';
 import { planItem, planJobEnd, type ItemResult } from './settlement';
+import { retryWhileUnavailable } from './store-retry';
 import { recheckSource, type ActualSource, type PricedSource } from './source-recheck';
 import { WorkDirs } from './work-dirs';
 
@@ -207,7 +208,10 @@ export class JobProcessor {
       if (!upload) return deleted;
       try {
         // Only this worker's own temp folder: on S3 the input is downloaded into it.
-        const path = await this.storage.localFile(upload.storage_key, join(workDir, `in-${item.index}`), signal);
+        const path = await retryWhileUnavailable(
+          () => this.storage.localFile(upload.storage_key, join(workDir, `in-${item.index}`), signal),
+          { signal },
+        );
         return path ? { ok: true, path, sha256: upload.sha256 } : deleted;
       } catch (error) {
         if (error instanceof StorageUnavailableError)
@@ -237,7 +241,9 @@ export class JobProcessor {
     const storageKey = outputKey(job.account_id, job.id, item.index, result.container, randomBase62(8));
     const localPath = join(workDir, `out-${item.index}.${result.container}`);
     try {
-      const stored = await this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER);
+      const stored = await retryWhileUnavailable(() =>
+        this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER),
+      );
       return { ok: true, storageKey, sizeBytes: stored.sizeBytes };
     } catch (error) {
       if (!(error instanceof StorageUnavailableError)) throw error;

@@ -84,7 +84,7 @@ async function multipartUploads(client: S3Client, bucket: string): Promise<numbe
 beforeAll(async () => {
   swift = await startSwift();
   scratch = await mkdtemp(join(tmpdir(), 'mj-storage-test-'));
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await swift?.stop();

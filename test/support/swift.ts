@@ -97,7 +97,8 @@ use = egg:swift#memcache
 ${filters.join('\n')}`;
 }
 
-async function waitForHealth(endpoint: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+// Generous: on a loaded 2-core machine the four Python servers can take a minute to answer.
+async function waitForHealth(endpoint: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`swift-proxy-server exited with ${child.exitCode}`);
