@@ -6,6 +6,7 @@ import { Webhooks1764300000000 } from './1764300000000-webhooks';
 import { Licenses1764400000000 } from './1764400000000-licenses';
 import { ResolvedOutputOptions1764500000000 } from './1764500000000-resolved-output-options';
 import { Members1764600000000 } from './1764600000000-members';
+import { ItemWorker1764750000000 } from './1764750000000-item-worker';
 import { Sdr2HdrQuality1765200000000 } from './1765200000000-sdr2hdr-quality';
 
 export const MIGRATIONS = [
@@ -15,5 +16,6 @@ export const MIGRATIONS = [
   Licenses1764400000000,
   ResolvedOutputOptions1764500000000,
   Members1764600000000,
+  ItemWorker1764750000000,
   Sdr2HdrQuality1765200000000,
 ];

@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'hold'
   | 'dlv'
   | 'mem'
-  | 'ses';
+  | 'ses'
+  | 'wkr';
 
 /** Uniform random base62 string (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {

@@ -5,7 +5,7 @@ describe('queue catalogue', () => {
   it('stops start-up when a job name of the queue has no handler, saying what to add where', () => {
     const incomplete = {} as QueueHandlers<'media'>;
     expect(() => queueDispatcher('media', incomplete, 'MediaWorker')).toThrow(
-      'No handler for media queue job(s) process-job: add one in MediaWorker',
+      'No handler for media queue job(s) process-job, process-item: add one in MediaWorker',
     );
   });
 
@@ -13,11 +13,15 @@ describe('queue catalogue', () => {
     const seen: string[] = [];
     const dispatch = queueDispatcher(
       'media',
-      { 'process-job': async (job) => void seen.push(job.data.jobId) },
+      {
+        'process-job': async (job) => void seen.push(job.data.jobId),
+        'process-item': async (job) => void seen.push(`${job.data.jobId}.${job.data.index}`),
+      },
       'MediaWorker',
     );
     await dispatch({ name: 'process-job', data: { jobId: 'job_1' } } as Job<MediaJobData>);
-    expect(seen).toEqual(['job_1']);
+    await dispatch({ name: 'process-item', data: { jobId: 'job_1', index: 2 } } as Job<MediaJobData>);
+    expect(seen).toEqual(['job_1', 'job_1.2']);
     await expect(dispatch({ name: 'transcode', data: { jobId: 'job_2' } } as Job<MediaJobData>)).rejects.toThrow(
       'Unknown media queue job "transcode"',
     );

@@ -5,7 +5,9 @@ import type { Job, Queue } from 'bullmq';
 import type { AppConfig } from './config/config';
 
 export const QUEUE_JOBS = {
-  media: ['process-job'],
+  // process-job takes a job and queues each of its open items as a process-item unit, which any
+  // worker of the region runs (in parallel); the unit that ends the last item ends the job.
+  media: ['process-job', 'process-item'],
   webhooks: ['deliver'],
 } as const;
 
@@ -48,11 +50,14 @@ export function mediaQueueName(region: string): string {
   return `media.${region}`;
 }
 
+/** A whole job (process-job), or one of its items (process-item, with `index`). */
 export interface MediaJobData {
   jobId: string;
+  index?: number;
 }
 
 export const PROCESS_JOB: JobName<'media'> = 'process-job';
+export const PROCESS_ITEM: JobName<'media'> = 'process-item';
 
 /**
  * The one way a media job is queued, by the API and by the reconciler: the BullMQ id is the job id (a
@@ -60,6 +65,26 @@ export const PROCESS_JOB: JobName<'media'> = 'process-job';
  */
 export async function enqueueMediaJob(queue: Queue<MediaJobData>, jobId: string): Promise<void> {
   await queue.add(PROCESS_JOB, { jobId }, mediaJobOptions(jobId));
+}
+
+/**
+ * Queues items of a job as units of their own, by the worker that took the job and by the reconciler.
+ * Each unit's BullMQ id is `<job id>.<index>`, so adding one that is still waiting or running is a
+ * no-op; retries as for a job.
+ */
+export async function enqueueMediaItems(queue: Queue<MediaJobData>, jobId: string, indexes: number[]): Promise<void> {
+  if (indexes.length === 0) return;
+  await queue.addBulk(
+    indexes.map((index) => ({
+      name: PROCESS_ITEM,
+      data: { jobId, index },
+      opts: mediaJobOptions(mediaItemUnitId(jobId, index)),
+    })),
+  );
+}
+
+export function mediaItemUnitId(jobId: string, index: number): string {
+  return `${jobId}.${index}`;
 }
 
 function mediaJobOptions(jobId: string) {

@@ -1,13 +1,14 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { HoldSettlement } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { createAsyncCommitPool } from '../common/database/async-commit-pool';
-import { row } from '../common/database/sql';
+import { row, rows } from '../common/database/sql';
 import type { ErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
 import {
+  ITEM_COLUMNS,
   ITEMS_JSON,
   JOB_COLUMNS,
   type BillingState,
@@ -17,6 +18,18 @@ import {
   type JobRow,
   type JobStatus,
 } from './job.types';
+
+/**
+ * A job's overall progress: the mean of its items' progress weighted by their duration (an ended
+ * item counts as done), never going back, and below 1 until the job has ended.
+ */
+const JOB_PROGRESS = `progress = GREATEST(progress, LEAST(0.999, (
+    SELECT round((COALESCE(sum(i.duration_seconds * p.value) / NULLIF(sum(i.duration_seconds), 0), avg(p.value)))::numeric, 3)
+      FROM job_items i, LATERAL (SELECT CASE WHEN i.status IN ('queued', 'processing') THEN i.progress ELSE 1 END AS value) p
+     WHERE i.job_id = jobs.id)))`;
+
+/** takeItem's way to roll back when the job is open but the item has ended. */
+class ItemNotOpen extends Error {}
 
 export interface NewAsset {
   accountId: string;
@@ -34,8 +47,11 @@ export interface NewAsset {
  * The SQL of the job lifecycle, and nothing else writes a job's or an item's status. Every UPDATE
  * takes the statuses it may move from (`from`) as a parameter: the lifecycle passes them from its
  * transition tables. Marks a crash may undo
- * (taken, progress, item started) commit asynchronously: the job is simply taken again. Endings,
+ * (taken, progress, item taken) commit asynchronously: the item is simply taken again. Endings,
  * which move money, commit synchronously.
+ *
+ * Lock order: every transaction that writes both a job and its items locks the job row first, so two
+ * of them never wait on each other in a cycle.
  */
 @Injectable()
 export class JobLifecycleRepository implements OnApplicationShutdown {
@@ -58,7 +74,7 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
 
   async claim(jobId: string, from: JobStatus[]): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
     const { rows: claimed } = await this.marks.query<JobRow & { items: JobItemRow[] }>(
-      `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1, heartbeat_at = now()
+      `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), heartbeat_at = now()
         WHERE id = $1 AND status = ANY($2)
         RETURNING ${JOB_COLUMNS}, ${ITEMS_JSON} AS items`,
       [jobId, from],
@@ -68,19 +84,110 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
     return { job, items };
   }
 
-  async itemStarted(jobId: string, index: number, from: ItemStatus[]): Promise<void> {
-    await this.marks.query(
-      `UPDATE job_items SET status = 'processing' WHERE job_id = $1 AND index = $2 AND status = ANY($3)`,
-      [jobId, index, from],
-    );
+  /** The job row first (lock order), then the item; both or neither. `attempts` counts takes. */
+  async takeItem(
+    jobId: string,
+    index: number,
+    worker: string,
+    from: { job: JobStatus[]; item: ItemStatus[] },
+  ): Promise<{ job: JobRow; item: JobItemRow } | null> {
+    const taken = this.marksTransaction(async (client) => {
+      const { rows: jobs } = await client.query<JobRow>(
+        `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1, heartbeat_at = now()
+          WHERE id = $1 AND status = ANY($2) RETURNING ${JOB_COLUMNS}`,
+        [jobId, from.job],
+      );
+      if (!jobs[0]) return null;
+      const { rows: items } = await client.query<JobItemRow>(
+        `UPDATE job_items SET status = 'processing', worker = $3, attempts = attempts + 1, progress = 0
+          WHERE job_id = $1 AND index = $2 AND status = ANY($4) RETURNING ${ITEM_COLUMNS}`,
+        [jobId, index, worker, from.item],
+      );
+      // The job is open but the item ended (a duplicated unit): undo the job's mark too.
+      if (!items[0]) throw new ItemNotOpen();
+      return { job: jobs[0], item: items[0] };
+    });
+    return taken.catch((error: unknown) => {
+      if (error instanceof ItemNotOpen) return null;
+      throw error;
+    });
   }
 
-  async progress(jobId: string, progress: number): Promise<boolean> {
-    const { rows: updated } = await this.marks.query(
-      `UPDATE jobs SET progress = GREATEST(progress, $2), heartbeat_at = now() WHERE id = $1 AND status = 'processing' RETURNING 1`,
-      [jobId, progress],
+  /** An item's progress and the job's liveness and overall progress; false once the job is not processing. */
+  async progress(jobId: string, index: number, fraction: number): Promise<boolean> {
+    return this.marksTransaction(async (client) => {
+      const { rows: open } = await client.query(
+        `SELECT 1 FROM jobs WHERE id = $1 AND status = 'processing' FOR UPDATE`,
+        [jobId],
+      );
+      if (!open[0]) return false;
+      await client.query(
+        `UPDATE job_items SET progress = GREATEST(progress, $3) WHERE job_id = $1 AND index = $2 AND status = 'processing'`,
+        [jobId, index, fraction],
+      );
+      await client.query(`UPDATE jobs SET ${JOB_PROGRESS}, heartbeat_at = now() WHERE id = $1`, [jobId]);
+      return true;
+    });
+  }
+
+  /** The job's overall progress after one of its items ended (the job row is locked by the caller). */
+  async updateProgress(manager: EntityManager, jobId: string): Promise<void> {
+    await manager.query(`UPDATE jobs SET ${JOB_PROGRESS}, heartbeat_at = now() WHERE id = $1`, [jobId]);
+  }
+
+  /** Every item of a job with what it ended with (open items too), read under the job's lock. */
+  async itemEndings(
+    manager: EntityManager,
+    jobId: string,
+  ): Promise<
+    {
+      index: number;
+      status: ItemStatus;
+      estimatedCredits: number;
+      chargedCredits: number;
+      processedSeconds: number;
+      error: ErrorObject | null;
+    }[]
+  > {
+    const items = await rows<{
+      index: number;
+      status: ItemStatus;
+      estimated_credits: string;
+      charged_credits: string;
+      processed_seconds: string;
+      error: ErrorObject | null;
+    }>(
+      manager,
+      `SELECT index, status, estimated_credits, charged_credits, processed_seconds, error
+         FROM job_items WHERE job_id = $1 ORDER BY index`,
+      [jobId],
     );
-    return updated.length > 0;
+    return items.map((item) => ({
+      index: item.index,
+      status: item.status,
+      estimatedCredits: Number(item.estimated_credits),
+      chargedCredits: Number(item.charged_credits),
+      processedSeconds: Number(item.processed_seconds),
+      error: item.error,
+    }));
+  }
+
+  /** BEGIN … COMMIT on the marks pool; an error rolls back and is thrown on. */
+  private async marksTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.marks.connect();
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is dropped from the pool (release with the error).
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken instanceof Error ? broken : undefined);
+    }
   }
 
   lock(manager: EntityManager, jobId: string): Promise<JobRow | null> {
@@ -130,6 +237,7 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
     };
   }
 
+  /** An item's end; false when it had ended already (a duplicated or retried unit). */
   async endItem(
     manager: EntityManager,
     jobId: string,
@@ -139,15 +247,20 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       from: ItemStatus[];
       chargedCredits: number;
       processedSeconds: number;
-      output: ItemOutput | null;
       error: ErrorObject | null;
     },
-  ): Promise<void> {
-    await manager.query(
-      `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, output = $6, error = $7
-        WHERE job_id = $1 AND index = $2 AND status = ANY($8)`,
-      [jobId, item.index, item.status, item.chargedCredits, item.processedSeconds, item.output, item.error, item.from],
+  ): Promise<boolean> {
+    const ended = await row(
+      manager,
+      `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, error = $6
+        WHERE job_id = $1 AND index = $2 AND status = ANY($7) RETURNING 1`,
+      [jobId, item.index, item.status, item.chargedCredits, item.processedSeconds, item.error, item.from],
     );
+    return ended !== null;
+  }
+
+  async setItemOutput(manager: EntityManager, jobId: string, index: number, output: ItemOutput): Promise<void> {
+    await manager.query(`UPDATE job_items SET output = $3 WHERE job_id = $1 AND index = $2`, [jobId, index, output]);
   }
 
   async cancelItems(manager: EntityManager, jobId: string, from: ItemStatus[]): Promise<void> {

@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { settleHold } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
-import { jobClaimed, jobEnded } from '../metrics/job-metrics';
+import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
 import { OutboxWriter, type JobEvent } from '../webhooks/outbox.writer';
 import type { BillingState, ItemOutput, ItemStatus, JobItemRow, JobRow, JobStatus } from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
@@ -16,11 +16,21 @@ export type Actor = 'api' | 'worker';
 
 /** Who may move a job from which statuses to which, and when. Terminal statuses have no way out. */
 export const JOB_TRANSITIONS: readonly { from: readonly JobStatus[]; to: JobStatus; by: Actor; when: string }[] = [
-  { from: ['queued'], to: 'processing', by: 'worker', when: 'a worker takes the job from the queue' },
-  { from: ['processing'], to: 'processing', by: 'worker', when: 'a worker takes it again after one died' },
-  { from: ['processing'], to: 'succeeded', by: 'worker', when: 'every item succeeded' },
-  { from: ['processing'], to: 'partially_succeeded', by: 'worker', when: 'some items failed' },
-  { from: ['processing'], to: 'failed', by: 'worker', when: 'every item failed, or the queue gave up on the job' },
+  { from: ['queued'], to: 'processing', by: 'worker', when: 'a worker takes the first of its items' },
+  {
+    from: ['processing'],
+    to: 'processing',
+    by: 'worker',
+    when: 'a worker takes another of its items, or one again after a worker died',
+  },
+  { from: ['processing'], to: 'succeeded', by: 'worker', when: 'its last item ended, every item succeeded' },
+  { from: ['processing'], to: 'partially_succeeded', by: 'worker', when: 'its last item ended, some items failed' },
+  {
+    from: ['processing'],
+    to: 'failed',
+    by: 'worker',
+    when: 'its last item ended, every item failed; or the queue gave up on the job',
+  },
   {
     from: ['queued', 'processing'],
     to: 'cancelled',
@@ -29,9 +39,12 @@ export const JOB_TRANSITIONS: readonly { from: readonly JobStatus[]; to: JobStat
   },
 ];
 
-/** The same for a job's items; an item ends when its job ends, in the same transaction. */
+/**
+ * The same for a job's items. Each item is its own unit of queue work and ends on its own; the
+ * transaction that ends a job's last item ends the job too. A cancel ends the job and its open items.
+ */
 export const ITEM_TRANSITIONS: readonly { from: readonly ItemStatus[]; to: ItemStatus }[] = [
-  { from: ['queued'], to: 'processing' },
+  { from: ['queued', 'processing'], to: 'processing' },
   { from: ['queued', 'processing'], to: 'succeeded' },
   { from: ['queued', 'processing'], to: 'failed' },
   { from: ['queued', 'processing'], to: 'cancelled' },
@@ -74,13 +87,31 @@ export interface ItemEnding {
   asset: Omit<NewAsset, 'id' | 'accountId' | 'jobId' | 'index' | 'retentionDays'> | null;
 }
 
-/** How the worker ends a job: its status, what it costs (capped at the hold) and each item's result. */
+/** How a job ends once its last item has: its status, what it costs (capped at the hold), its error. */
 export interface JobEnding {
   status: Exclude<EndStatus, 'cancelled'>;
   chargedCredits: number;
   processedSeconds: number;
   error: ErrorObject | null;
-  items: ItemEnding[];
+}
+
+/** An item as it ended, read back under the job's lock when the job ends. */
+export interface EndedItem {
+  index: number;
+  status: 'succeeded' | 'failed';
+  estimatedCredits: number;
+  chargedCredits: number;
+  processedSeconds: number;
+  error: ErrorObject | null;
+}
+
+/** Decides a job's ending from all its items (the worker's settlement rules, src/processing/settlement.ts). */
+export type JobEndPlanner = (items: EndedItem[]) => JobEnding;
+
+/** What an endItems call did: which of its items it ended, and whether it ended the job. */
+export interface ItemsEnded {
+  itemsEnded: number[];
+  jobEnded: boolean;
 }
 
 @Injectable()
@@ -91,43 +122,59 @@ export class JobLifecycle {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** queued → processing (or processing again after a crash); null when the job already ended. */
-  async claim(jobId: string): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
-    const claimed = await this.repository.claim(jobId, jobStatusesLeadingTo('processing'));
-    if (claimed) jobClaimed(claimed.job);
-    return claimed;
-  }
-
-  itemStarted(jobId: string, index: number): Promise<void> {
-    return this.repository.itemStarted(jobId, index, itemStatusesLeadingTo('processing'));
-  }
-
-  /** Progress and liveness of a processing job; false once it is no longer processing. */
-  reportProgress(jobId: string, progress: number): Promise<boolean> {
-    return this.repository.progress(jobId, progress);
+  /**
+   * queued → processing (or processing again) for a job that cannot be run (the queue gave up on it),
+   * so endItems can fail it; null when the job already ended.
+   */
+  claim(jobId: string): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
+    return this.repository.claim(jobId, jobStatusesLeadingTo('processing'));
   }
 
   /**
-   * Ends a processing job in one transaction: its status and error, each item and its output, the
-   * hold settled (charged at most what was held) or released, and the outbox event. Only the
-   * transaction that flips `billing_state` from 'authorised' does anything, so a retried or
-   * duplicated worker ends a job — and moves its money — at most once. False when it had ended already.
+   * A worker takes one item: the item → processing (recording the worker), its job → processing
+   * (started_at set by the first). Null when the job or the item has already ended.
    */
-  async end(job: JobRow, ending: JobEnding): Promise<boolean> {
+  async takeItem(jobId: string, index: number, worker: string): Promise<{ job: JobRow; item: JobItemRow } | null> {
+    const taken = await this.repository.takeItem(jobId, index, worker, {
+      job: jobStatusesLeadingTo('processing'),
+      item: itemStatusesLeadingTo('processing'),
+    });
+    if (taken) jobClaimed(taken.job);
+    return taken;
+  }
+
+  /** An item's progress, the job's overall progress and liveness; false once the job is no longer processing. */
+  reportProgress(jobId: string, index: number, fraction: number): Promise<boolean> {
+    return this.repository.progress(jobId, index, fraction);
+  }
+
+  /**
+   * Ends items of a processing job in one transaction that holds the job's row lock, and — when no
+   * item of the job is left open — ends the job in the same transaction: its status and error, the
+   * hold settled (charged at most what was held) or released, and the outbox event.
+   *
+   * Exactly once: every transaction that ends an item (or cancels the job) first locks the job row,
+   * so they run one after another; each sees the items the ones before it ended, so only the one that
+   * ends the last open item finds none left and ends the job. The job's flip from `billing_state`
+   * 'authorised' is the second guard: a duplicated or retried worker ends nothing twice. An item
+   * that already ended (or whose job ended) is left as it is, and its output is not stored.
+   */
+  async endItems(job: JobRow, endings: ItemEnding[], planEnd: JobEndPlanner): Promise<ItemsEnded> {
     const settling = performance.now();
-    const ended = await this.repository.transaction(async (manager) => {
-      const ended = await this.repository.endJob(manager, job.id, {
-        status: ending.status,
-        from: jobStatusesLeadingTo(ending.status),
-        billingState: BILLING_STATE_AT_END[ending.status],
-        chargedCredits: ending.chargedCredits,
-        processedSeconds: ending.processedSeconds,
-        error: ending.error,
-      });
-      if (!ended) return false;
-      await settleHold(manager, ended);
-      for (const item of ending.items) {
-        let output: ItemOutput | null = null;
+    let metrics: EndedJob | undefined;
+    const result = await this.repository.transaction(async (manager): Promise<ItemsEnded> => {
+      const locked = await this.repository.lock(manager, job.id);
+      if (!locked || locked.billing_state !== 'authorised' || locked.status !== 'processing') {
+        return { itemsEnded: [], jobEnded: false };
+      }
+      const itemsEnded: number[] = [];
+      for (const item of endings) {
+        const written = await this.repository.endItem(manager, job.id, {
+          ...item,
+          from: itemStatusesLeadingTo(item.status),
+        });
+        if (!written) continue;
+        itemsEnded.push(item.index);
         if (item.asset && item.status === 'succeeded') {
           const assetId = await this.repository.insertAsset(manager, {
             ...item.asset,
@@ -136,25 +183,46 @@ export class JobLifecycle {
             index: item.index,
             retentionDays: this.config.jobRetentionDays,
           });
-          output = {
+          const output: ItemOutput = {
             asset_id: assetId,
             size_bytes: item.asset.sizeBytes,
             container: item.asset.container,
             ...(job.api === 'audio' ? { audio: item.asset.media } : { video: item.asset.media }),
           };
+          await this.repository.setItemOutput(manager, job.id, item.index, output);
         }
-        await this.repository.endItem(manager, job.id, { ...item, from: itemStatusesLeadingTo(item.status), output });
       }
+      const items = await this.repository.itemEndings(manager, job.id);
+      if (items.some((item) => item.status === 'queued' || item.status === 'processing')) {
+        await this.repository.updateProgress(manager, job.id);
+        return { itemsEnded, jobEnded: false };
+      }
+      const ending = planEnd(
+        items.map((item) => ({ ...item, status: item.status === 'succeeded' ? 'succeeded' : 'failed' })),
+      );
+      const ended = await this.repository.endJob(manager, job.id, {
+        status: ending.status,
+        from: jobStatusesLeadingTo(ending.status),
+        billingState: BILLING_STATE_AT_END[ending.status],
+        chargedCredits: ending.chargedCredits,
+        processedSeconds: ending.processedSeconds,
+        error: ending.error,
+      });
+      // Locked above and found open and authorised, so this flip cannot miss; if it ever does, roll back.
+      if (!ended) throw new Error(`job ${job.id} could not be ended although it was locked open`);
+      await settleHold(manager, ended);
       await this.outbox.write(manager, {
         accountId: job.account_id,
         jobId: job.id,
         event: EVENT_AT_END[ending.status],
         error: ending.error,
       });
-      return true;
+      metrics = { ...ending, api: job.api, startedAt: locked.started_at, items, settlementStartedAt: settling };
+      return { itemsEnded, jobEnded: true };
     });
-    if (ended) jobEnded({ ...ending, api: job.api, startedAt: job.started_at, settlementStartedAt: settling });
-    return ended;
+    // Counted once committed (a rolled-back attempt is retried and counted then).
+    if (metrics) jobEnded(metrics);
+    return result;
   }
 
   /**

@@ -13,6 +13,8 @@ export interface JobItemView {
   charged_credits: number;
   output: (Record<string, unknown> & { url: string; expires_at: string }) | null;
   error: ErrorObject | null;
+  /** An opaque id of the worker that ran the item (API.md §11); null until a worker takes it. */
+  worker: string | null;
 }
 
 export interface JobView {
@@ -69,6 +71,7 @@ export function toJobView(
           }
         : null,
       error: item.error,
+      worker: item.worker,
     })),
     billing: {
       estimated_credits: Number(job.estimated_credits),

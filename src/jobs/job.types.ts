@@ -56,6 +56,7 @@ const ITEM_FIELDS = {
   charged_credits: 'charged_credits::text',
   output: 'output',
   error: 'error',
+  worker: 'worker',
 };
 export const ITEM_COLUMNS = Object.keys(ITEM_FIELDS).join(', ');
 /** A job's items as one JSON array (ordered by index), so a job and its items are one query. */
@@ -75,6 +76,8 @@ export interface JobItemRow {
   charged_credits: string;
   output: ItemOutput | null;
   error: ErrorObject | null;
+  /** The worker that ran (or runs) the item, an opaque id; null until one takes it. */
+  worker: string | null;
 }
 
 export function isTerminal(status: JobStatus): boolean {

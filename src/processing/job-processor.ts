@@ -4,31 +4,32 @@ import { createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { randomBase62 } from '../common/ids';
 import { downloadToFile } from '../common/net/pinned-fetch';
 import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
-import { JobLifecycle } from '../jobs/job-lifecycle';
+import { JobLifecycle, type ItemsEnded } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
 import { mediaRun } from '../metrics/job-metrics';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
 import { ProcessingRepository } from './processing.repository';
-import { planSettlement, type ItemResult } from './settlement';
+import { planItem, planJobEnd, type ItemResult } from './settlement';
 import { recheckSource, type ActualSource, type PricedSource } from './source-recheck';
 
 const PROGRESS_INTERVAL_MS = 1000;
 const STORE_FAILED = 'The object store did not answer; the item may be retried.';
 
 interface ProducedOutput {
-  index: number;
   result: Extract<RunItemResult, { ok: true }>;
   storageKey: string;
   sizeBytes: number;
 }
 
 /**
- * Runs one job end to end in a worker: take it, process each item, then end it through the job
- * lifecycle (one transaction: item results, assets, settle or release, outbox event). Safe to run
- * again after a crash: a job that already ended is skipped and its money moves at most once.
+ * Runs one item of a job in a worker: take it, process it, then end it through the job lifecycle
+ * (one transaction: the item's result and output asset; when it was the job's last open item, also
+ * the job's status, settle or release, outbox event). Safe to run again after a crash or twice at
+ * once: an item or job that already ended is skipped, and money moves at most once.
  */
 @Injectable()
 export class JobProcessor {
@@ -42,60 +43,76 @@ export class JobProcessor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async process(jobId: string, signal: AbortSignal): Promise<void> {
-    const claimed = await this.lifecycle.claim(jobId);
-    if (!claimed) return;
-    const { job, items } = claimed;
+  /** The indexes of a job's items still to run; none once the job has ended. */
+  openItems(jobId: string): Promise<number[]> {
+    return this.repository.openItems(jobId);
+  }
+
+  /**
+   * `abort` is called when the job turns out to be no longer processing at a progress mark (a
+   * cancel whose signal this worker missed); the caller aborts `signal` then.
+   */
+  async processItem(
+    jobId: string,
+    index: number,
+    worker: string,
+    signal: AbortSignal,
+    abort: () => void,
+  ): Promise<void> {
+    const taken = await this.lifecycle.takeItem(jobId, index, worker);
+    if (!taken) return;
+    const { job, item } = taken;
     const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
-    const workDir = await mkdtemp(join(tmpdir(), `mediajobs-${jobId}-`));
-    const results: ItemResult[] = [];
-    const outputs: ProducedOutput[] = [];
+    const workDir = await mkdtemp(join(tmpdir(), `mediajobs-${jobId}-${index}-`));
+    let produced: ProducedOutput | null = null;
     try {
-      for (const item of items) {
-        if (signal.aborted) break;
-        await this.lifecycle.itemStarted(jobId, item.index);
-        const reportProgress = this.progressReporter(jobId, item.index, items.length);
-        const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
-        if (!result.ok) {
-          results.push({ index: item.index, ok: false, code: result.code, message: result.message });
-          continue;
-        }
+      const reportProgress = this.progressReporter(jobId, index, abort);
+      const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
+      // Cancelled: the API already ended the job and released its hold; nothing to store.
+      if (signal.aborted) return;
+      let itemResult: ItemResult;
+      if (!result.ok) {
+        itemResult = { index: item.index, ok: false, code: result.code, message: result.message };
+      } else {
         const stored = await this.storeOutput(job, item, result, workDir);
         if (!stored.ok) {
-          results.push({ index: item.index, ok: false, code: 'upstream_error', message: stored.message });
-          continue;
+          itemResult = { index: item.index, ok: false, code: 'upstream_error', message: stored.message };
+        } else {
+          produced = { result, storageKey: stored.storageKey, sizeBytes: stored.sizeBytes };
+          itemResult = {
+            index: item.index,
+            ok: true,
+            processedSeconds: result.processedSeconds,
+            outputHeight: result.outputHeight,
+          };
         }
-        outputs.push({ index: item.index, result, storageKey: stored.storageKey, sizeBytes: stored.sizeBytes });
-        results.push({
-          index: item.index,
-          ok: true,
-          processedSeconds: result.processedSeconds,
-          outputHeight: result.outputHeight,
-        });
       }
-      if (signal.aborted) {
-        // Cancelled: the API already ended the job and released its hold; drop what we made.
-        await this.removeOutputs(outputs);
-        return;
-      }
-      const ended = await this.finish(job, items, results, outputs);
-      if (!ended) await this.removeOutputs(outputs);
+      const { itemsEnded } = await this.endItems(job, [item], [itemResult], produced);
+      // Ended meanwhile (cancelled, or a duplicate of this unit ended the item first): drop the output.
+      if (produced && !itemsEnded.includes(item.index)) await this.storage.remove(produced.storageKey);
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   }
 
-  /** Ends a job that cannot be processed at all (BullMQ gave up on it): failed, hold released. */
-  async failWhole(jobId: string, code: 'upstream_error' | 'processing_failed'): Promise<boolean> {
+  /**
+   * Ends items that cannot be processed at all (BullMQ gave up on them; all open items when
+   * `indexes` is omitted): failed with `code`, and the job with them when they were its last.
+   */
+  async failItems(jobId: string, code: 'upstream_error' | 'processing_failed', indexes?: number[]): Promise<boolean> {
     const claimed = await this.lifecycle.claim(jobId);
     if (!claimed) return false;
     const { job, items } = claimed;
-    return this.finish(
-      job,
-      items,
-      items.map((item) => ({ index: item.index, ok: false, code })),
-      [],
+    const failing = items.filter(
+      (item) => ['queued', 'processing'].includes(item.status) && (!indexes || indexes.includes(item.index)),
     );
+    const { jobEnded } = await this.endItems(
+      job,
+      failing,
+      failing.map((item) => ({ index: item.index, ok: false, code })),
+      null,
+    );
+    return jobEnded;
   }
 
   private async runItem(
@@ -202,7 +219,7 @@ export class JobProcessor {
     result: Extract<RunItemResult, { ok: true }>,
     workDir: string,
   ): Promise<{ ok: true; storageKey: string; sizeBytes: number } | { ok: false; message: string }> {
-    const storageKey = outputKey(job.account_id, job.id, item.index, result.container);
+    const storageKey = outputKey(job.account_id, job.id, item.index, result.container, randomBase62(8));
     const localPath = join(workDir, `out-${item.index}.${result.container}`);
     try {
       const stored = await this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER);
@@ -214,41 +231,46 @@ export class JobProcessor {
     }
   }
 
-  private progressReporter(jobId: string, index: number, count: number): (fraction: number) => void {
+  /** Marks progress at most once a second; aborts the item once its job is no longer processing. */
+  private progressReporter(jobId: string, index: number, abort: () => void): (fraction: number) => void {
     let last = 0;
     return (fraction) => {
       const now = Date.now();
       if (now - last < PROGRESS_INTERVAL_MS && fraction < 1) return;
       last = now;
-      const overall = Math.min(0.999, (index + Math.max(0, Math.min(1, fraction))) / count);
-      this.lifecycle.reportProgress(jobId, Math.round(overall * 1000) / 1000).catch((error: unknown) => {
-        this.logger.warn({ job_id: jobId, err: error }, 'progress write failed');
-      });
+      const rounded = Math.round(Math.max(0, Math.min(1, fraction)) * 1000) / 1000;
+      this.lifecycle.reportProgress(jobId, index, rounded).then(
+        (processing) => {
+          if (!processing) abort();
+        },
+        (error: unknown) => this.logger.warn({ job_id: jobId, item: index, err: error }, 'progress write failed'),
+      );
     };
   }
 
-  /** Ends the job with its items' results: what it costs comes from planSettlement (API.md §4). */
-  private finish(job: JobRow, items: JobItemRow[], results: ItemResult[], outputs: ProducedOutput[]): Promise<boolean> {
-    const plan = planSettlement(
-      { api: job.api, requestId: job.request_id },
-      items.map((item) => ({ index: item.index, estimatedCredits: Number(item.estimated_credits) })),
-      results,
-      this.config.docsUrl,
-    );
-    return this.lifecycle.end(job, {
-      status: plan.status,
-      chargedCredits: plan.chargedCredits,
-      processedSeconds: plan.processedSeconds,
-      error: plan.error,
-      items: plan.items.map((item) => {
-        const produced = outputs.find((output) => output.index === item.index);
-        return {
-          index: item.index,
-          status: item.status,
-          chargedCredits: item.chargedCredits,
-          processedSeconds: item.processedSeconds,
-          error: item.error,
-          asset: produced
+  /** Ends items with their results; what the job costs, once its last item ends, comes from settlement.ts. */
+  private endItems(
+    job: JobRow,
+    items: JobItemRow[],
+    results: ItemResult[],
+    produced: ProducedOutput | null,
+  ): Promise<ItemsEnded> {
+    const context = { api: job.api, requestId: job.request_id };
+    const endings = items.map((item) => {
+      const plan = planItem(
+        context,
+        { index: item.index, estimatedCredits: Number(item.estimated_credits) },
+        results.find((result) => result.index === item.index),
+        this.config.docsUrl,
+      );
+      return {
+        index: item.index,
+        status: plan.status,
+        chargedCredits: plan.chargedCredits,
+        processedSeconds: plan.processedSeconds,
+        error: plan.error,
+        asset:
+          produced && plan.status === 'succeeded'
             ? {
                 storageKey: produced.storageKey,
                 sizeBytes: produced.sizeBytes,
@@ -257,12 +279,8 @@ export class JobProcessor {
                 media: produced.result.media,
               }
             : null,
-        };
-      }),
+      };
     });
-  }
-
-  private async removeOutputs(outputs: ProducedOutput[]): Promise<void> {
-    await Promise.all(outputs.map((output) => this.storage.remove(output.storageKey)));
+    return this.lifecycle.endItems(job, endings, (ended) => planJobEnd(context, ended, this.config.docsUrl));
   }
 }

@@ -1,14 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
+import { newId } from '../common/ids';
 import {
   bullConnection,
   cancelChannel,
+  enqueueMediaItems,
   enqueueMediaJob,
+  mediaItemUnitId,
   mediaQueueName,
+  PROCESS_ITEM,
   queueDispatcher,
   regionsKey,
   workersKey,
@@ -25,13 +28,17 @@ const RECONCILE_PAGE = 100;
 /**
  * The worker process's media queue consumer for its region, with what keeps it honest: a
  * heartbeat (region health), cancel signals that kill running media processes, a reconciler
- * that re-enqueues jobs the queue lost and fails jobs BullMQ gave up on, and retention purges.
+ * that re-enqueues jobs and items the queue lost and fails those BullMQ gave up on, and retention
+ * purges. A job's unit (process-job) queues its items as units of their own (process-item), which
+ * this and every other worker of the region run in parallel.
  */
 @Injectable()
 export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MediaWorker.name);
-  private readonly workerId = randomUUID();
-  private readonly running = new Map<string, AbortController>();
+  /** This process's opaque id: in the region's worker set and on each item it runs (items[i].worker). */
+  private readonly workerId = newId('wkr');
+  /** The items running here, by job id: a cancel aborts all of them. */
+  private readonly running = new Map<string, Set<AbortController>>();
   private worker?: Worker<MediaJobData>;
   private queue?: Queue<MediaJobData>;
   private subscriber?: Redis;
@@ -46,7 +53,11 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const dispatch = queueDispatcher('media', { 'process-job': (job) => this.handle(job) }, 'MediaWorker');
+    const dispatch = queueDispatcher(
+      'media',
+      { 'process-job': (job) => this.fanOut(job), 'process-item': (job) => this.handleItem(job) },
+      'MediaWorker',
+    );
     const name = mediaQueueName(this.config.region);
     const connection = bullConnection(this.config, 'worker');
     this.queue = new Queue<MediaJobData>(name, { connection, prefix: this.config.redisPrefix });
@@ -75,7 +86,9 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     this.subscriber = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
     // A lost subscription reconnects by itself; a cancel sent meanwhile is caught at the next progress mark.
     this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel, jobId: string) => this.running.get(jobId)?.abort());
+    this.subscriber.on('message', (_channel, jobId: string) => {
+      for (const controller of this.running.get(jobId) ?? []) controller.abort();
+    });
     await this.subscriber.subscribe(cancelChannel(this.config));
 
     await this.heartbeat();
@@ -98,31 +111,48 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     this.commands?.disconnect();
   }
 
-  private async handle(job: Job<MediaJobData>): Promise<void> {
+  /** A job's unit: queue each of its open items as a unit of its own (a no-op for one already queued). */
+  private async fanOut(job: Job<MediaJobData>): Promise<void> {
+    const open = await this.processor.openItems(job.data.jobId);
+    await enqueueMediaItems(this.queue!, job.data.jobId, open);
+  }
+
+  private async handleItem(job: Job<MediaJobData>): Promise<void> {
+    const { jobId, index } = job.data;
+    if (index === undefined) throw new Error(`${PROCESS_ITEM} unit ${job.id} has no item index`);
     const controller = new AbortController();
-    this.running.set(job.data.jobId, controller);
-    jobsRunning.inc();
+    let controllers = this.running.get(jobId);
+    if (!controllers) {
+      controllers = new Set<AbortController>();
+      this.running.set(jobId, controllers);
+      // A job counts once here however many of its items this worker runs.
+      jobsRunning.inc();
+    }
+    controllers.add(controller);
     try {
-      await this.processor.process(job.data.jobId, controller.signal);
+      await this.processor.processItem(jobId, index, this.workerId, controller.signal, () => controller.abort());
     } finally {
-      this.running.delete(job.data.jobId);
-      jobsRunning.dec();
+      controllers.delete(controller);
+      if (controllers.size === 0) {
+        this.running.delete(jobId);
+        jobsRunning.dec();
+      }
     }
   }
 
-  /** BullMQ's final failure (infrastructure, retried already): end the job and release its hold. */
+  /** BullMQ's final failure (infrastructure, retried already): end the item (or job) failed, hold released. */
   private async onFailed(job: Job<MediaJobData> | undefined, error: Error): Promise<void> {
     if (!job) return;
+    const { jobId, index } = job.data;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-    this.logger.warn(
-      { job_id: job.data.jobId, attempt: job.attemptsMade, final, err: error },
-      'media job attempt failed',
-    );
+    this.logger.warn({ job_id: jobId, item: index, attempt: job.attemptsMade, final, err: error }, 'media unit failed');
     if (!final) return;
-    await this.processor.failWhole(job.data.jobId, 'upstream_error').catch((failure: unknown) => {
-      // The job stays open and keeps its hold; the reconciler fails it once it has gone stale.
-      this.logger.error({ job_id: job.data.jobId, err: failure }, 'could not fail a job the queue gave up on');
-    });
+    await this.processor
+      .failItems(jobId, 'upstream_error', index === undefined ? undefined : [index])
+      .catch((failure: unknown) => {
+        // The item stays open and the job keeps its hold; the reconciler fails it once it has gone stale.
+        this.logger.error({ job_id: jobId, item: index, err: failure }, 'could not fail work the queue gave up on');
+      });
   }
 
   private async heartbeat(): Promise<void> {
@@ -143,20 +173,41 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
         RECONCILE_PAGE,
         afterId,
       );
-      for (const job of page) await this.reconcileOne(job.id);
+      for (const job of page) await this.reconcileOne(job);
       if (page.length < RECONCILE_PAGE) return;
       afterId = page[page.length - 1].id;
     }
   }
 
-  private async reconcileOne(jobId: string): Promise<void> {
-    const queued = await this.queue!.getJob(jobId);
-    const state = queued ? await queued.getState() : 'missing';
-    if (state === 'missing' || state === 'unknown') {
-      await enqueueMediaJob(this.queue!, jobId);
-    } else if (state === 'failed' || state === 'completed') {
-      await this.processor.failWhole(jobId, 'upstream_error');
+  /**
+   * A stale open job: one whose own unit the queue gave up on fails as a whole; a queued job whose
+   * unit is lost is queued again; an open item whose unit is lost is queued again, and one whose unit
+   * the queue gave up on (or finished without ending it) fails — the last item to end ends the job.
+   */
+  private async reconcileOne(job: { id: string; status: string; open_items: number[] }): Promise<void> {
+    const jobUnit = await this.unitState(job.id);
+    if (jobUnit === 'failed') {
+      await this.processor.failItems(job.id, 'upstream_error');
+      return;
     }
+    if (job.status === 'queued' && jobUnit !== 'missing') return;
+    const lost: number[] = [];
+    const gaveUp: number[] = [];
+    for (const index of job.open_items) {
+      const state = await this.unitState(mediaItemUnitId(job.id, index));
+      if (state === 'missing') lost.push(index);
+      else if (state === 'failed' || state === 'completed') gaveUp.push(index);
+    }
+    if (job.status === 'queued' && lost.length === job.open_items.length) await enqueueMediaJob(this.queue!, job.id);
+    else await enqueueMediaItems(this.queue!, job.id, lost);
+    if (gaveUp.length) await this.processor.failItems(job.id, 'upstream_error', gaveUp);
+  }
+
+  private async unitState(id: string): Promise<'missing' | 'failed' | 'completed' | 'other'> {
+    const unit = await this.queue!.getJob(id);
+    const state = unit ? await unit.getState() : 'unknown';
+    if (state === 'unknown') return 'missing';
+    return state === 'failed' || state === 'completed' ? state : 'other';
   }
 
   private async purge(): Promise<void> {

@@ -19,20 +19,34 @@ export class ProcessingRepository {
     return (await row(this.db, `SELECT 1 FROM blocked_content WHERE sha256 = $1`, [sha256])) !== null;
   }
 
+  /** The indexes of a job's items still to run (queued or processing); none once the job has ended. */
+  async openItems(jobId: string): Promise<number[]> {
+    const open = await rows<{ index: number }>(
+      this.db,
+      `SELECT i.index FROM job_items i JOIN jobs j ON j.id = i.job_id
+        WHERE i.job_id = $1 AND j.status IN ('queued', 'processing') AND i.status IN ('queued', 'processing')
+        ORDER BY i.index`,
+      [jobId],
+    );
+    return open.map((item) => item.index);
+  }
+
   /**
    * One page of this region's open jobs nobody has touched for a while (candidates for re-enqueueing or
-   * failing), in id order after `afterId`. Filtered by region here, so another region's stale jobs (a
-   * dead region's) can never fill the page.
+   * failing), with their open items, in id order after `afterId`. Filtered by region here, so another
+   * region's stale jobs (a dead region's) can never fill the page.
    */
   staleOpenJobs(
     region: string,
     olderThanSeconds: number,
     limit: number,
     afterId = '',
-  ): Promise<{ id: string; status: string }[]> {
+  ): Promise<{ id: string; status: string; open_items: number[] }[]> {
     return rows(
       this.db,
-      `SELECT id, status FROM jobs
+      `SELECT id, status,
+              ARRAY(SELECT index FROM job_items i WHERE i.job_id = jobs.id AND i.status IN ('queued', 'processing') ORDER BY index) AS open_items
+         FROM jobs
         WHERE region = $1 AND status IN ('queued', 'processing') AND id > $4
           AND COALESCE(heartbeat_at, created_at) < now() - make_interval(secs => $2)
         ORDER BY id LIMIT $3`,

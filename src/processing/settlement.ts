@@ -34,34 +34,58 @@ export function planSettlement(
   results: ItemResult[],
   docsUrl: string,
 ): SettlementPlan {
+  const plans = items.map((item) =>
+    planItem(
+      job,
+      item,
+      results.find((candidate) => candidate.index === item.index),
+      docsUrl,
+    ),
+  );
+  return planJobEnd(job, plans, docsUrl);
+}
+
+/** What one item costs and which error it carries, from its result (none: it failed unexplained). */
+export function planItem(
+  job: { api: JobApi; requestId: string },
+  item: { index: number; estimatedCredits: number },
+  result: ItemResult | undefined,
+  docsUrl: string,
+): ItemPlan {
   const context = { requestId: job.requestId, docsUrl };
-  const plans: ItemPlan[] = items.map((item) => {
-    const result = results.find((candidate) => candidate.index === item.index);
-    if (!result || !result.ok) {
-      const code: ErrorCode = result && !result.ok ? result.code : 'processing_failed';
-      return {
-        index: item.index,
-        status: 'failed',
-        estimatedCredits: item.estimatedCredits,
-        chargedCredits: 0,
-        processedSeconds: 0,
-        error: toErrorObject(code, context, {
-          message: result && !result.ok ? result.message : undefined,
-          param: `inputs[${item.index}]`,
-        }),
-      };
-    }
-    // Actual usage, never more than the estimate that was held.
-    const actual = itemCredits(job.api, result.processedSeconds, result.outputHeight);
+  if (!result || !result.ok) {
+    const code: ErrorCode = result && !result.ok ? result.code : 'processing_failed';
     return {
       index: item.index,
-      status: 'succeeded',
+      status: 'failed',
       estimatedCredits: item.estimatedCredits,
-      chargedCredits: Math.min(actual, item.estimatedCredits),
-      processedSeconds: result.processedSeconds,
-      error: null,
+      chargedCredits: 0,
+      processedSeconds: 0,
+      error: toErrorObject(code, context, {
+        message: result && !result.ok ? result.message : undefined,
+        param: `inputs[${item.index}]`,
+      }),
     };
-  });
+  }
+  // Actual usage, never more than the estimate that was held.
+  const actual = itemCredits(job.api, result.processedSeconds, result.outputHeight);
+  return {
+    index: item.index,
+    status: 'succeeded',
+    estimatedCredits: item.estimatedCredits,
+    chargedCredits: Math.min(actual, item.estimatedCredits),
+    processedSeconds: result.processedSeconds,
+    error: null,
+  };
+}
+
+/** How a job ends once every item has: its status, what it costs and its error (API.md §4). */
+export function planJobEnd(
+  job: { api: JobApi; requestId: string },
+  plans: ItemPlan[],
+  docsUrl: string,
+): SettlementPlan {
+  const context = { requestId: job.requestId, docsUrl };
   const failed = plans.filter((plan) => plan.status === 'failed');
   const chargedCredits = plans.reduce((sum, plan) => sum + plan.chargedCredits, 0);
   const processedSeconds = plans.reduce((sum, plan) => sum + plan.processedSeconds, 0);

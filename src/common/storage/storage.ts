@@ -72,12 +72,17 @@ export function uploadKey(accountId: string, uploadId: string): string {
 
 export const OUTPUTS_PREFIX = 'outputs/';
 
-export function outputKey(accountId: string, jobId: string, index: number, container: string): string {
-  return `${OUTPUTS_PREFIX}${accountId}/${jobId}/${index}.${container}`;
+/**
+ * `run` tells apart two runs of one item (a worker wrongly thought dead and the one that took the item
+ * again): each writes its own object, so neither overwrites or removes the output the other ended the
+ * item with.
+ */
+export function outputKey(accountId: string, jobId: string, index: number, container: string, run?: string): string {
+  return `${OUTPUTS_PREFIX}${accountId}/${jobId}/${index}${run ? `-${run}` : ''}.${container}`;
 }
 
 /** The job an output key belongs to (outputKey's inverse), or null for a key that is not an output. */
 export function jobOfOutputKey(key: string): string | null {
-  const match = /^outputs\/[^/]+\/([^/]+)\/\d+\.[a-z0-9]+$/.exec(key);
+  const match = /^outputs\/[^/]+\/([^/]+)\/\d+(?:-[0-9A-Za-z]+)?\.[a-z0-9]+$/.exec(key);
   return match ? match[1] : null;
 }

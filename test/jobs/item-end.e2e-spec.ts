@@ -1,0 +1,215 @@
+// A job's items end on their own, on any worker; the job ends exactly once, with its last item — even
+// when two items end at the same instant, a unit runs twice, or a worker dies inside the ending
+// transaction. Real API (to submit), real PostgreSQL; the items' ends are the lifecycle's own calls,
+// released together by a barrier (a third connection holding the job's row lock).
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { JobLifecycle, type ItemEnding } from '../../src/jobs/job-lifecycle';
+import { planJobEnd } from '../../src/processing/settlement';
+import { sdrMp4 } from '../fixtures/media';
+import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { credits, upload } from '../support/jobs';
+import { markRegionHealthy } from '../chaos/support';
+
+const REGION = 'item-end';
+
+describe('the end of a job whose items end on different workers', () => {
+  let api: TestApi;
+  let account: TestAccount;
+  let uploadId: string;
+  let lifecycle: JobLifecycle;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    api = await startApi({ REGION });
+    // No worker runs here: the test plays the workers, so the region only needs to look healthy.
+    await markRegionHealthy(api, REGION);
+    account = await createAccount(api, { credits: 1000 });
+    uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 160, height: 90, seconds: 1, audio: false }));
+    lifecycle = api.app.get(JobLifecycle);
+    db = api.app.get(DataSource);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  /** A submitted job with `count` items, each taken by its own (pretend) worker. */
+  async function takenJob(count: number) {
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: Array.from({ length: count }, () => ({ upload_id: uploadId })) },
+    });
+    expect(submitted.status).toBe(202);
+    const jobId = submitted.body.job_id as string;
+    const taken = [];
+    for (let index = 0; index < count; index++) {
+      const item = await lifecycle.takeItem(jobId, index, `wkr_test${index}`);
+      expect(item).not.toBeNull();
+      taken.push(item!);
+    }
+    return { jobId, job: taken[0].job, items: taken.map((entry) => entry.item) };
+  }
+
+  function succeeded(index: number, estimated: string): ItemEnding {
+    return {
+      index,
+      status: 'succeeded',
+      chargedCredits: Number(estimated),
+      processedSeconds: 1,
+      error: null,
+      asset: null,
+    };
+  }
+
+  const plan = (job: { api: 'sdr2hdr' | 'audio'; request_id: string }) => (items: Parameters<typeof planJobEnd>[1]) =>
+    planJobEnd({ api: job.api, requestId: job.request_id }, items, api.config.docsUrl);
+
+  /** Holds the job's row lock until release(): calls that end its items queue up behind it. */
+  async function barrier(jobId: string) {
+    const client = new Client({ connectionString: api.config.databaseUrl });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+    return {
+      /**
+       * Resolves once `count` sessions of this database wait for a lock (this one's, or — queued
+       * behind the first waiter for the same row — the first waiter's).
+       */
+      async waiting(count: number): Promise<number[]> {
+        for (let i = 0; i < 300; i++) {
+          const { rows } = await client.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND cardinality(pg_blocking_pids(pid)) > 0`,
+          );
+          if (rows.length >= count) return rows.map((row) => row.pid);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error(`fewer than ${count} sessions ever waited at the barrier`);
+      },
+      async release(): Promise<void> {
+        await client.query('COMMIT');
+        await client.end();
+      },
+    };
+  }
+
+  async function ledgerOf(jobId: string): Promise<string[]> {
+    const rows: { kind: string }[] = await db.query(`SELECT kind FROM credit_ledger WHERE job_id = $1 ORDER BY id`, [
+      jobId,
+    ]);
+    return rows.map((row) => row.kind);
+  }
+
+  async function eventsOf(jobId: string): Promise<string[]> {
+    const rows: { event: string }[] = await db.query(`SELECT event FROM outbox_events WHERE job_id = $1`, [jobId]);
+    return rows.map((row) => row.event);
+  }
+
+  it('two last items ending at the same instant end the job once: one capture, one event', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { jobId, job, items } = await takenJob(2);
+      const gate = await barrier(jobId);
+      const ends = items.map((item) =>
+        lifecycle.endItems(job, [succeeded(item.index, item.estimated_credits)], plan(job)),
+      );
+      await gate.waiting(2);
+      await gate.release();
+      const results = await Promise.all(ends);
+
+      expect(results.map((result) => result.itemsEnded)).toEqual([[0], [1]]);
+      expect(results.filter((result) => result.jobEnded)).toHaveLength(1);
+      const view = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+      const estimate = items.reduce((sum, item) => sum + Number(item.estimated_credits), 0);
+      expect(view).toMatchObject({
+        status: 'succeeded',
+        progress: 1,
+        billing: { state: 'settled', charged_credits: estimate },
+        items: [
+          { status: 'succeeded', worker: 'wkr_test0' },
+          { status: 'succeeded', worker: 'wkr_test1' },
+        ],
+      });
+      expect(await ledgerOf(jobId)).toEqual(['authorise', 'capture']);
+      expect(await eventsOf(jobId)).toEqual(['job.succeeded']);
+    }
+    expect(await credits(api, account.apiKey)).toMatchObject({ reserved_credits: 0 });
+  });
+
+  it('the same item ended twice at once (a duplicated unit) is ended once; the job waits for its other item', async () => {
+    const { jobId, job, items } = await takenJob(2);
+    const gate = await barrier(jobId);
+    const ending = succeeded(0, items[0].estimated_credits);
+    const ends = [lifecycle.endItems(job, [ending], plan(job)), lifecycle.endItems(job, [ending], plan(job))];
+    await gate.waiting(2);
+    await gate.release();
+    const results = await Promise.all(ends);
+    expect(results.map((result) => result.itemsEnded).sort()).toEqual([[], [0]]);
+    expect(results.some((result) => result.jobEnded)).toBe(false);
+
+    const view = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+    expect(view).toMatchObject({ status: 'processing', items: [{ status: 'succeeded' }, { status: 'processing' }] });
+    // One of two equal items done: the job's progress is half.
+    expect(view.progress).toBe(0.5);
+    expect(await ledgerOf(jobId)).toEqual(['authorise']);
+
+    const last = await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job));
+    expect(last).toEqual({ itemsEnded: [1], jobEnded: true });
+    expect(await ledgerOf(jobId)).toEqual(['authorise', 'capture']);
+  });
+
+  it('a worker that dies inside the ending transaction leaves the job open; the retried item ends it once', async () => {
+    const { jobId, job, items } = await takenJob(2);
+    await lifecycle.endItems(job, [succeeded(0, items[0].estimated_credits)], plan(job));
+
+    // The last item's ending waits at the barrier; its connection is then cut, as when its worker dies.
+    const gate = await barrier(jobId);
+    const dying = lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job));
+    const [victim] = await gate.waiting(1);
+    await db.query('SELECT pg_terminate_backend($1)', [victim]);
+    await gate.release();
+    await expect(dying).rejects.toThrow();
+
+    const open = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+    expect(open).toMatchObject({ status: 'processing', billing: { state: 'authorised' } });
+    expect(open.items[1].status).toBe('processing');
+    expect(await ledgerOf(jobId)).toEqual(['authorise']);
+
+    // BullMQ hands the unit to another worker, which takes the item again and ends it — and the job.
+    const again = await lifecycle.takeItem(jobId, 1, 'wkr_test9');
+    expect(again).not.toBeNull();
+    expect(await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job))).toEqual({
+      itemsEnded: [1],
+      jobEnded: true,
+    });
+    // A late duplicate of the dead worker's unit changes nothing.
+    expect(await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job))).toEqual({
+      itemsEnded: [],
+      jobEnded: false,
+    });
+    const view = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+    expect(view).toMatchObject({ status: 'succeeded', items: [{ worker: 'wkr_test0' }, { worker: 'wkr_test9' }] });
+    expect(await ledgerOf(jobId)).toEqual(['authorise', 'capture']);
+    expect(await eventsOf(jobId)).toEqual(['job.succeeded']);
+  });
+
+  it('an item ending after the job was cancelled changes nothing: released once, no capture', async () => {
+    const { jobId, job, items } = await takenJob(2);
+    const cancelled = await call(api, 'POST', `/v1/sdr2hdr/jobs/${jobId}/cancel`, { key: account.apiKey });
+    expect(cancelled.status).toBe(200);
+    const late = await Promise.all(
+      items.map((item) => lifecycle.endItems(job, [succeeded(item.index, item.estimated_credits)], plan(job))),
+    );
+    expect(late).toEqual([
+      { itemsEnded: [], jobEnded: false },
+      { itemsEnded: [], jobEnded: false },
+    ]);
+    const view = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+    expect(view).toMatchObject({
+      status: 'cancelled',
+      billing: { state: 'released', charged_credits: 0 },
+      items: [{ status: 'cancelled' }, { status: 'cancelled' }],
+    });
+    expect(await ledgerOf(jobId)).toEqual(['authorise', 'release']);
+  });
+});

@@ -1,0 +1,211 @@
+// A job's items spread over the workers of its region: the real API and two worker processes. Each
+// item is its own unit of queue work; the job ends exactly once with its last item, whichever worker
+// runs it, also when a worker is SIGKILLed mid-item; a cancel stops every running item.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { workersKey } from '../../src/common/queues';
+import { sdrMp4 } from '../fixtures/media';
+import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { upload, waitForJob } from '../support/jobs';
+import {
+  auditMoney,
+  groupProcesses,
+  killAllWorkers,
+  pollUntil,
+  sleep,
+  snapshotApp,
+  spawnWorker,
+  type WorkerProcess,
+} from '../chaos/support-processes';
+
+const GRANT = 10_000;
+
+describe('items of a job on many workers', () => {
+  let api: TestApi;
+  let account: TestAccount;
+  let dir: string;
+  let app: string;
+  let redis: Redis;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mj-items-'));
+    app = await snapshotApp(dir);
+    api = await startApi({ STORAGE_DIR: join(dir, 'storage') });
+    redis = new Redis(api.config.redisUrl);
+    db = api.app.get(DataSource);
+  }, 180_000);
+
+  // An account per test: the money audit reads the account's whole ledger.
+  beforeEach(async () => {
+    account = await createAccount(api, { plan: 'enterprise', credits: GRANT });
+  });
+
+  afterAll(async () => {
+    await killAllWorkers();
+    redis?.disconnect();
+    await api?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  /** Two worker processes of `region`, one item at a time each; resolves with their ids once both beat. */
+  async function twoWorkers(region: string): Promise<{ workers: WorkerProcess[]; ids: string[] }> {
+    const workers: WorkerProcess[] = [];
+    const ids: string[] = [];
+    for (const name of ['a', 'b']) {
+      const tmp = join(dir, `tmp-${region}-${name}`);
+      await mkdir(tmp);
+      const worker = spawnWorker(
+        {
+          REGION: region,
+          STORAGE_DIR: join(dir, 'storage'),
+          PUBLIC_BASE_URL: api.config.publicBaseUrl,
+          DOCS_URL: api.config.docsUrl,
+          WORKER_CONCURRENCY: '1',
+          // A dead worker's item is noticed as stalled, and taken by the other, within seconds.
+          WORKER_LOCK_MS: '2000',
+          TMPDIR: tmp,
+        },
+        { app, logFile: join(dir, `worker-${region}-${name}.log`) },
+      );
+      workers.push(worker);
+      // Each worker announces its id in the region's worker set at start-up: the new member is this one's.
+      const id = await pollUntil(
+        `worker ${name} of ${region} to announce itself`,
+        async () => {
+          worker.assertAlive();
+          const members = await redis.zrange(workersKey(api.config, region), 0, -1);
+          return members.find((member) => !ids.includes(member));
+        },
+        60_000,
+        100,
+      );
+      ids.push(id);
+    }
+    return { workers, ids };
+  }
+
+  async function submit(region: string, inputs: string[]): Promise<string> {
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: inputs.map((uploadId) => ({ upload_id: uploadId })), region },
+    });
+    expect(submitted.status).toBe(202);
+    return submitted.body.job_id as string;
+  }
+
+  /** The item indexes whose ffmpeg runs in a worker's process group now (the work directory names them). */
+  async function itemsRunning(worker: WorkerProcess, jobId: string): Promise<number[]> {
+    const pattern = new RegExp(`mediajobs-${jobId}-(\\d+)-`);
+    return (await groupProcesses(worker.pid))
+      .filter((process) => process.comm === 'ffmpeg')
+      .map((process) => pattern.exec(process.args)?.[1])
+      .filter((index): index is string => index !== undefined)
+      .map(Number);
+  }
+
+  async function outboxEvents(jobId: string): Promise<string[]> {
+    const rows: { event: string }[] = await db.query(`SELECT event FROM outbox_events WHERE job_id = $1`, [jobId]);
+    return rows.map((row) => row.event);
+  }
+
+  it('a 4-item job runs on both workers and is settled exactly once', async () => {
+    const region = 'items-two';
+    const { ids } = await twoWorkers(region);
+    const clip = await upload(api, account.apiKey, await sdrMp4({ width: 320, height: 180, seconds: 2, audio: false }));
+    const jobId = await submit(region, [clip, clip, clip, clip]);
+
+    const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, undefined, 180_000);
+    expect(job).toMatchObject({ status: 'succeeded', progress: 1, billing: { state: 'settled' } });
+    const workersOfItems = (job.items as { worker: string }[]).map((item) => item.worker);
+    expect(new Set(workersOfItems)).toEqual(new Set(ids));
+    expect((await auditMoney(api, account.apiKey, [job], GRANT)).problems).toEqual([]);
+    expect(await outboxEvents(jobId)).toEqual(['job.succeeded']);
+    for (const item of job.items) {
+      const content = await fetch(item.output.url);
+      expect(content.status).toBe(200);
+    }
+  }, 300_000);
+
+  it('a worker SIGKILLed mid-item: the other takes the item again, the job ends once', async () => {
+    const region = 'items-kill';
+    const { workers, ids } = await twoWorkers(region);
+    const [doomed, survivor] = workers;
+    const clip = await upload(api, account.apiKey, await sdrMp4({ width: 640, height: 360, seconds: 3, audio: false }));
+    const jobId = await submit(region, [clip, clip, clip]);
+
+    const cut = await pollUntil(
+      'the first worker to run an item of the job',
+      async () => {
+        const running = await itemsRunning(doomed, jobId);
+        return running.length ? running[0] : undefined;
+      },
+      60_000,
+      50,
+    );
+    await doomed.kill();
+
+    const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, undefined, 180_000);
+    expect(job.status).toBe('succeeded');
+    // The cut item was taken again, by the worker that lived.
+    expect(job.items[cut].worker).toBe(ids[1]);
+    const [{ attempts }] = await db.query(`SELECT attempts FROM job_items WHERE job_id = $1 AND index = $2`, [
+      jobId,
+      cut,
+    ]);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    expect((await auditMoney(api, account.apiKey, [job], GRANT)).problems).toEqual([]);
+    expect(await outboxEvents(jobId)).toEqual(['job.succeeded']);
+    survivor.assertAlive();
+  }, 300_000);
+
+  it('cancel stops every running item of the job within seconds; charged 0, released once', async () => {
+    const region = 'items-cancel';
+    const { workers } = await twoWorkers(region);
+    const clip = await upload(
+      api,
+      account.apiKey,
+      await sdrMp4({ width: 1280, height: 720, seconds: 6, audio: false }),
+    );
+    const jobId = await submit(region, [clip, clip, clip, clip]);
+
+    // Both workers run an item of the job.
+    await pollUntil(
+      'both workers to run an item of the job',
+      async () => (await Promise.all(workers.map((worker) => itemsRunning(worker, jobId)))).every((run) => run.length),
+      60_000,
+      50,
+    );
+    const cancelled = await call(api, 'POST', `/v1/sdr2hdr/jobs/${jobId}/cancel`, { key: account.apiKey });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', error: { code: 'job_cancelled' } });
+
+    // Within seconds no ffmpeg of the job runs anywhere, and the items still queued never start.
+    await pollUntil(
+      'every ffmpeg of the job to stop',
+      async () => (await Promise.all(workers.map((worker) => itemsRunning(worker, jobId)))).every((run) => !run.length),
+      10_000,
+      50,
+    );
+    await sleep(3000);
+    expect(await Promise.all(workers.map((worker) => itemsRunning(worker, jobId)))).toEqual([[], []]);
+
+    const job = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).body;
+    expect(job).toMatchObject({
+      status: 'cancelled',
+      billing: { charged_credits: 0, refunded: true, state: 'released' },
+    });
+    expect((job.items as { status: string }[]).map((item) => item.status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+    expect((await auditMoney(api, account.apiKey, [job], GRANT)).problems).toEqual([]);
+    expect(await outboxEvents(jobId)).toEqual(['job.cancelled']);
+    for (const worker of workers) worker.assertAlive();
+  }, 300_000);
+});
