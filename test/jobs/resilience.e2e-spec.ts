@@ -114,7 +114,8 @@ describe('resilience', () => {
       if (second) killGroup(second);
       await api.close();
     }
-  });
+    // Two encodes of the clip (the cut one and the retry) on a shared machine: room for waitForJob's 120 s.
+  }, 180_000);
 
   it('SIGTERM: a worker finishes its running job before it exits', async () => {
     ensureBuilt('dist/src/worker.js');
