@@ -1,6 +1,6 @@
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
-import type { BillingState, ItemSource, JobItemRow, JobRow, JobStatus } from './job.types';
+import type { BillingState, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
 
 export interface JobItemView {
   index: number;
@@ -34,6 +34,11 @@ export interface JobView {
 }
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** Where a job is read: the submit's Location header. */
+export function jobLocation(api: JobApi, jobId: string): string {
+  return `/v1/${api}/jobs/${jobId}`;
+}
 
 export function toJobView(
   job: JobRow,

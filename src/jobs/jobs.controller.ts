@@ -4,11 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { createValidationPipe } from '../common/http/validation';
+import { StoresOwnIdempotentResponse } from '../common/idempotency/idempotent-response';
 import type { ListResponse } from '../common/pagination';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto, type SubmitJobBase } from './dto/submit-job.dto';
 import type { JobEstimate } from './job-estimate';
-import type { JobView } from './job-view';
+import { jobLocation, type JobView } from './job-view';
 import type { JobApi } from './job.types';
 import { JobsService } from './jobs.service';
 import type { RequestedOutput } from './output-options';
@@ -33,6 +34,7 @@ function jobsController<Body extends SubmitJobBase>(
 
     @Post()
     @HttpCode(202)
+    @StoresOwnIdempotentResponse()
     @ApiBody({ type: bodyType })
     @ApiHeader({
       name: 'Idempotency-Key',
@@ -55,8 +57,9 @@ function jobsController<Body extends SubmitJobBase>(
         metadata: body.metadata ?? {},
         region: body.region,
         requestId: String(request.id),
+        idempotency: request.idempotency,
       });
-      void reply.header('Location', `/v1/${api}/jobs/${view.job_id}`);
+      void reply.header('Location', jobLocation(api, view.job_id));
       return view;
     }
 

@@ -3,13 +3,14 @@ import type { AuthContext } from '../auth/auth-context';
 import { lockAccount, readAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject } from '../common/errors';
+import { storeIdempotentResponse, type IdempotencyClaim } from '../common/idempotency/idempotent-response';
 import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
 import type { JobInputDto } from './dto/submit-job.dto';
 import { JobLifecycle } from './job-lifecycle';
 import { toJobEstimate, type JobEstimate } from './job-estimate';
 import { JobQueue } from './job-queue';
-import { toJobView, type JobView } from './job-view';
+import { jobLocation, toJobView, type JobView } from './job-view';
 import type { JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
@@ -25,6 +26,8 @@ export type SubmitRequest = RequestedOutput & {
   metadata: Record<string, unknown>;
   region?: string;
   requestId: string;
+  /** The request's claimed Idempotency-Key: its 202 is stored in the job's own transaction. */
+  idempotency?: IdempotencyClaim;
 };
 
 @Injectable()
@@ -55,7 +58,14 @@ export class JobsService {
    */
   async submit(caller: AuthContext, request: SubmitRequest): Promise<JobView> {
     const { job, items, region, metadata } = await this.prepare(caller, request);
-    const view = await this.create(caller, { job, items, region, metadata, requestId: request.requestId });
+    const view = await this.create(caller, {
+      job,
+      items,
+      region,
+      metadata,
+      requestId: request.requestId,
+      idempotency: request.idempotency,
+    });
     // After commit: if Redis is down now, a worker's reconciler enqueues the job later.
     await this.queue.enqueue(view.job_id, region).catch((error: unknown) => {
       this.logger.warn({ job_id: view.job_id, err: error }, 'enqueue failed; the reconciler will enqueue the job');
@@ -207,7 +217,8 @@ export class JobsService {
    * one account queue here, so the checks and the hold agree), its state is checked again, the limits
    * are checked and the credits held, and the job is inserted. The view is read inside the
    * transaction: once it commits nothing may fail any more (a 503 then would tell the client to retry
-   * a job that exists and holds credits).
+   * a job that exists and holds credits). With an Idempotency-Key, the 202 is stored in this same
+   * transaction: a process that dies after the commit cannot leave a job whose key a retry reclaims.
    */
   private async create(
     caller: AuthContext,
@@ -217,12 +228,13 @@ export class JobsService {
       region: string;
       metadata: Record<string, string>;
       requestId: string;
+      idempotency?: IdempotencyClaim;
     },
   ): Promise<JobView> {
     const jobId = newId('job');
     const estimatedCredits = submit.items.reduce((sum, item) => sum + item.estimatedCredits, 0);
     const estimatedSeconds = submit.items.reduce((sum, item) => sum + item.durationSeconds, 0);
-    const created = await this.jobs.transaction(async (manager) => {
+    const submitted = await this.jobs.transaction(async (manager) => {
       const account = await lockAccount(manager, caller.accountId);
       checkAccountState(account.subscription_status);
       await this.limits.holdWithinLimits(manager, caller, account, {
@@ -243,10 +255,19 @@ export class JobsService {
         requestId: submit.requestId,
         items: submit.items,
       });
-      return this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
+      const created = await this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
+      const view = toJobView(created!.job, created!.items, this.links());
+      if (submit.idempotency) {
+        await storeIdempotentResponse(manager, submit.idempotency, {
+          status: 202,
+          body: view,
+          headers: { location: jobLocation(submit.job.api, jobId) },
+        });
+      }
+      return view;
     });
     jobSubmitted(submit.job.api);
-    return toJobView(created!.job, created!.items, this.links());
+    return submitted;
   }
 
   /** What a job view needs to sign its output links. */

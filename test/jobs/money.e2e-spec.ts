@@ -7,6 +7,8 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
+import { startMediaOrigin } from '../support/media-origin';
+import { waitUntil } from '../foundation/helpers';
 import { clipOfDuration, sdrMp4 } from '../fixtures/media';
 
 // No worker consumes this region's queue, so submitted jobs stay queued and keep their holds; the
@@ -18,7 +20,11 @@ describe('limits and money under concurrency', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    api = await startApi({ REGION, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-money-')) });
+    api = await startApi({
+      REGION,
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-money-')),
+      ALLOW_PRIVATE_URLS: '127.0.0.1',
+    });
     db = api.app.get(DataSource);
     const redis = new (await import('ioredis')).Redis(api.config.redisUrl);
     await redis.zadd(`${api.config.redisPrefix}:workers:${REGION}`, Date.now() + 3600_000, 'test-heartbeat');
@@ -254,6 +260,92 @@ describe('limits and money under concurrency', () => {
       const good = await submit(account.apiKey, uploadId, headers);
       expect(good.status).toBe(202);
       expect(good.headers.get('idempotent-replayed')).toBeNull();
+    });
+
+    it('the response is stored by the job’s own transaction: an API dying after the commit cannot make a retry create a second job (issue 12 item 5)', async () => {
+      const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+      const uploadId = await clip(account.apiKey);
+      // Stands in for an API process that dies right after the job's commit: PostgreSQL refuses to store
+      // this account's response unless the same transaction inserted the job. A response stored after
+      // the commit, in a transaction of its own, is then never stored — as when the process died.
+      const name = `late_response_${account.accountId.replace(/\W/g, '_')}`;
+      await db.query(`
+        CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.state = 'done' AND NOT EXISTS (
+            SELECT 1 FROM jobs WHERE account_id = NEW.account_id AND xmin::text::bigint = txid_current() % 4294967296
+          ) THEN
+            RAISE EXCEPTION 'the API died between the job''s commit and storing its response';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await db.query(
+        `CREATE TRIGGER ${name} BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+           WHEN (NEW.account_id = '${account.accountId}') EXECUTE FUNCTION ${name}()`,
+      );
+      try {
+        const headers = { 'idempotency-key': `crash-${Date.now()}` };
+        const first = await submit(account.apiKey, uploadId, headers);
+        expect(first.status).toBe(202);
+        // The client saw no answer (the process died) and retries after the claim counts as abandoned.
+        await db.query(
+          `UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE account_id = $1 AND state = 'in_flight'`,
+          [account.accountId],
+        );
+        const retry = await submit(account.apiKey, uploadId, headers);
+        expect(retry.status).toBe(202);
+        expect(retry.headers.get('idempotent-replayed')).toBe('true');
+        expect(retry.body.job_id).toBe(first.body.job_id);
+        const [{ jobs }] = await db.query('SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1', [
+          account.accountId,
+        ]);
+        expect(jobs).toBe(1);
+      } finally {
+        await db.query(`DROP TRIGGER ${name} ON idempotency_keys`);
+        await db.query(`DROP FUNCTION ${name}()`);
+      }
+    });
+
+    it('a retry that takes over a claim that looks abandoned while the first request still runs: one job, one 409 (issue 12 item 5)', async () => {
+      const origin = await startMediaOrigin();
+      try {
+        const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+        // A slow source keeps the first request busy (probing) long enough to be taken over.
+        origin.serve('slow.mp4', await clipOfDuration(1));
+        origin.delay('slow.mp4', 1000);
+        const send = () =>
+          call(api, 'POST', '/v1/sdr2hdr/jobs', {
+            key: account.apiKey,
+            body: { inputs: [{ source_url: origin.url('slow.mp4') }] },
+            headers: { 'idempotency-key': 'takeover' },
+          });
+        const claimed = async () =>
+          (await db.query('SELECT 1 FROM idempotency_keys WHERE account_id = $1', [account.accountId])).length > 0;
+        const first = send();
+        await waitUntil(claimed, 10_000);
+        // The first request's process looks dead (its claim is older than the abandonment limit): a retry takes over.
+        await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE account_id = $1`, [
+          account.accountId,
+        ]);
+        const responses = await Promise.all([first, send()]);
+        expect(responses.map((response) => response.status).sort()).toEqual([202, 409]);
+        const accepted = responses.find((response) => response.status === 202)!;
+        expect(responses.find((response) => response.status === 409)!.body.error).toMatchObject({
+          code: 'resource_locked',
+          param: 'Idempotency-Key',
+          retryable: true,
+        });
+        const [{ jobs }] = await db.query('SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1', [
+          account.accountId,
+        ]);
+        expect(jobs).toBe(1);
+        const later = await send();
+        expect(later.status).toBe(202);
+        expect(later.headers.get('idempotent-replayed')).toBe('true');
+        expect(later.body.job_id).toBe(accepted.body.job_id);
+      } finally {
+        await origin.close();
+      }
     });
 
     it('a stored 402 is replayed with this request’s id', async () => {

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { withPinnedProxy } from '../../src/common/net/pinned-proxy';
+import { announcedSize, withPinnedProxy } from '../../src/common/net/pinned-proxy';
 import { fakeLookup, type LocalOrigin, readBody, serveBytes, startOrigin } from './local-origin';
 
 const run = promisify(execFile);
@@ -195,5 +195,19 @@ describe('withPinnedProxy', () => {
     expect(outcome).toEqual({ ok: true, value: 'done', sizeBytes: media.length });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(leftOpen?.destroyed).toBe(true);
+  });
+});
+
+describe('announcedSize (what submit holds to MAX_SOURCE_BYTES)', () => {
+  it('reads the whole size from a Content-Range total, or from a full answer’s Content-Length', () => {
+    expect(announcedSize(206, { 'content-range': 'bytes 0-99/12345', 'content-length': '100' })).toBe(12345);
+    expect(announcedSize(200, { 'content-length': '4096' })).toBe(4096);
+    expect(announcedSize(416, { 'content-range': 'bytes */777' })).toBe(777);
+  });
+
+  it('is null when the source does not say: an unknown total, a partial length, no headers', () => {
+    expect(announcedSize(206, { 'content-range': 'bytes 0-99/*', 'content-length': '100' })).toBeNull();
+    expect(announcedSize(206, { 'content-length': '100' })).toBeNull();
+    expect(announcedSize(200, {})).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
 // fail on demand (to act as a source host that breaks during download).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface MediaOrigin {
@@ -10,6 +10,8 @@ export interface MediaOrigin {
   serve(name: string, path: string): void;
   /** From now on, this name answers with `status`. */
   failWith(name: string, status: number): void;
+  /** From now on, every request for this name waits `ms` before it is answered (a slow source). */
+  delay(name: string, ms: number): void;
   requests: string[];
   close(): Promise<void>;
 }
@@ -17,9 +19,9 @@ export interface MediaOrigin {
 export async function startMediaOrigin(): Promise<MediaOrigin> {
   const files = new Map<string, string>();
   const failures = new Map<string, number>();
+  const delays = new Map<string, number>();
   const requests: string[] = [];
-  const server: Server = createServer((request, response) => {
-    const name = (request.url ?? '/').slice(1);
+  const answer = (name: string, request: IncomingMessage, response: ServerResponse): void => {
     requests.push(`${request.method} ${name} ${request.headers.range ?? ''}`.trim());
     const failure = failures.get(name);
     const path = files.get(name);
@@ -44,6 +46,12 @@ export async function startMediaOrigin(): Promise<MediaOrigin> {
       if (request.method === 'HEAD') return void response.end();
       createReadStream(path).pipe(response);
     });
+  };
+  const server: Server = createServer((request, response) => {
+    const name = (request.url ?? '/').slice(1);
+    const wait = delays.get(name);
+    if (wait) return void setTimeout(() => answer(name, request, response), wait);
+    answer(name, request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -51,6 +59,7 @@ export async function startMediaOrigin(): Promise<MediaOrigin> {
     url: (name) => `http://127.0.0.1:${port}/${name}`,
     serve: (name, path) => void files.set(name, path),
     failWith: (name, status) => void failures.set(name, status),
+    delay: (name, ms) => void delays.set(name, ms),
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

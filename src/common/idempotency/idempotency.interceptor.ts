@@ -14,6 +14,7 @@ import { ApiError, toErrorObject } from '../errors/api-error';
 import { CATALOGUE } from '../errors/catalogue';
 import { requestHash } from './canonical-hash';
 import { IdempotencyRepository } from './idempotency.repository';
+import { IdempotencyKeyConflict, STORES_OWN_RESPONSE } from './idempotent-response';
 
 /** Thrown to answer with a stored response; the global filter writes it. */
 export class IdempotentReplay {
@@ -38,7 +39,8 @@ const REPLAYED_HEADERS = ['location'];
  * Idempotency-Key on every authenticated POST (API.md §1): the first request claims the key, its
  * outcome is stored for 24 h and replayed for the same body; a different body is
  * idempotency_conflict, a request still running is resource_locked. 5xx, retryable errors and
- * validation failures are not stored, so a retry really runs again.
+ * validation failures are not stored, so a retry really runs again. A handler marked
+ * `@StoresOwnIdempotentResponse()` (a job submit) stores its success in its work's transaction.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -64,10 +66,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const hash = requestHash(request.method, request.url.split('?')[0], request.body);
     const successStatus = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+    const storesOwnResponse = Reflect.getMetadata(STORES_OWN_RESPONSE, context.getHandler()) === true;
 
     return from(this.begin(auth.accountId, key, hash)).pipe(
-      mergeMap(() => next.handle()),
+      mergeMap(() => {
+        request.idempotency = { accountId: auth.accountId, key, requestHash: hash };
+        return next.handle();
+      }),
       mergeMap(async (body: unknown) => {
+        // Stored by the handler in its work's transaction (see idempotent-response.ts).
+        if (storesOwnResponse) return body;
         const headers: Record<string, string> = {};
         for (const name of REPLAYED_HEADERS) {
           const value = reply.getHeader(name);
@@ -119,10 +127,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // Expired between the two statements: treat as a fresh claim attempt once more.
     if (!existing) {
       if (await this.store.claim(accountId, key, hash)) return;
-      throw new OwnConflict('resource_locked');
+      throw new IdempotencyKeyConflict('resource_locked');
     }
-    if (existing.request_hash !== hash) throw new OwnConflict('idempotency_conflict');
-    if (existing.state === 'in_flight') throw new OwnConflict('resource_locked');
+    if (existing.request_hash !== hash) throw new IdempotencyKeyConflict('idempotency_conflict');
+    if (existing.state === 'in_flight') throw new IdempotencyKeyConflict('resource_locked');
     throw new IdempotentReplay(
       existing.response_status ?? 200,
       existing.response_body,
@@ -131,21 +139,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 }
 
-class OwnConflict extends ApiError {
-  constructor(code: 'idempotency_conflict' | 'resource_locked') {
-    super(code, {
-      param: 'Idempotency-Key',
-      message:
-        code === 'resource_locked'
-          ? 'A request with this Idempotency-Key is still being processed. Retry shortly.'
-          : 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
-      retryAfterSeconds: code === 'resource_locked' ? 1 : undefined,
-    });
-  }
-}
-
 function isOwnConflict(error: unknown): boolean {
-  return error instanceof OwnConflict;
+  return error instanceof IdempotencyKeyConflict;
 }
 
 function isStream(body: unknown): boolean {

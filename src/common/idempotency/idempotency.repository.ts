@@ -1,5 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool } from 'pg';
+import type { EntityManager } from 'typeorm';
+import { row } from '../database/sql';
 import { createAsyncCommitPool } from '../database/async-commit-pool';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
@@ -16,10 +18,11 @@ const ABANDONED_AFTER_SECONDS = 60;
 
 /**
  * Idempotency records are committed asynchronously (see createAsyncCommitPool): a submit would
- * otherwise wait for three WAL flushes (claim, job, response) instead of one. The job's own
- * synchronous commit makes the claim before it durable too; a Postgres crash within ~200 ms of a
- * response can lose only its stored copy, and the key is then reclaimable after 60 s, as when an
- * API process dies before storing a response.
+ * otherwise wait for two WAL flushes (claim, job) instead of one. A job submit's response is not
+ * stored here but in the job's own transaction (`completeInTransaction`), so a job never exists
+ * without its stored 202; the job's synchronous commit makes the claim before it durable too. Other
+ * requests' responses can be lost by a Postgres crash within ~200 ms, or by an API process dying
+ * before storing them: the key is then reclaimable after 60 s.
  */
 @Injectable()
 export class IdempotencyRepository implements OnApplicationShutdown {
@@ -82,4 +85,23 @@ export class IdempotencyRepository implements OnApplicationShutdown {
       key,
     ]);
   }
+}
+
+/**
+ * Stores the response of a request that claimed `key` with `requestHash`, inside the caller's
+ * transaction (synchronous commit, with the work). False when the claim is not in flight any more.
+ */
+export async function completeInTransaction(
+  manager: EntityManager,
+  claim: { accountId: string; key: string; requestHash: string },
+  response: { status: number; body: unknown; headers: Record<string, string> },
+): Promise<boolean> {
+  const stored = await row(
+    manager,
+    `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5, response_headers = $6
+      WHERE account_id = $1 AND key = $2 AND request_hash = $3 AND state = 'in_flight'
+      RETURNING 1 AS stored`,
+    [claim.accountId, claim.key, claim.requestHash, response.status, JSON.stringify(response.body), response.headers],
+  );
+  return stored !== null;
 }
