@@ -5,11 +5,18 @@ import { JobProcessor } from './job-processor';
 import { MEDIA_RUNNER } from './media-runner';
 import { MediaWorker } from './media-worker';
 import { ProcessingRepository } from './processing.repository';
+import { SegmentsRepository } from './segments.repository';
 
 /** Loaded only by the worker process: the API never runs media pipelines. */
 @Module({
   imports: [JobLifecycleModule],
-  providers: [ProcessingRepository, JobProcessor, MediaWorker, { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner }],
+  providers: [
+    ProcessingRepository,
+    SegmentsRepository,
+    JobProcessor,
+    MediaWorker,
+    { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner },
+  ],
   exports: [JobProcessor],
 })
 export class ProcessingModule {}
