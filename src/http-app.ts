@@ -8,10 +8,12 @@ import type { AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { sendClientError, sendError } from './common/http/error-response';
 import { RouteTable } from './common/http/route-table';
-import { createValidationPipe, jsonDeeperThan, MAX_JSON_DEPTH } from './common/http/validation';
+import { createValidationPipe, illFormedTextPath, jsonDeeperThan, MAX_JSON_DEPTH } from './common/http/validation';
 import { ApiError } from './common/errors';
 import { newId } from './common/ids';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
+import { setupQueueBoard } from './admin/queue-board';
+import { REDIS } from './common/redis/redis.module';
 import { setupDashboard } from './dashboard/setup-dashboard';
 import { setupDocs } from './docs/setup-docs';
 import { registerMetricsHooks } from './metrics/http-metrics';
@@ -47,6 +49,7 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   options.instrument?.(fastify);
   // Nest routes Fastify's own errors (body parsing, unknown routes) through this filter too.
   registerMetricsHooks(fastify);
+  fastify.removeContentTypeParser('text/plain');
   // Media bodies are handed to the upload route as a stream (never buffered); elsewhere they are refused.
   fastify.addContentTypeParser(/^(?:video\/|audio\/|application\/octet-stream)/, (request, payload, done) => {
     if (request.routeOptions.url === '/v1/uploads') return done(null, payload);
@@ -70,14 +73,41 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     (request, body, done) =>
       parseJson(request, body.toString('utf8'), (error, value) => {
         if (error) return done(error, undefined);
-        if (!jsonDeeperThan(value, MAX_JSON_DEPTH)) return done(null, value);
+        if (jsonDeeperThan(value, MAX_JSON_DEPTH)) {
+          return done(
+            new ApiError('invalid_parameter', {
+              message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+            }),
+            undefined,
+          );
+        }
+        // A lone surrogate ("\ud800") is valid JSON but not text: refused here with its place, rather
+        // than failing later where it is stored (a 500 the client would retry forever).
+        const illFormed = illFormedTextPath(value);
+        if (!illFormed) return done(null, value);
         done(
           new ApiError('invalid_parameter', {
-            message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+            param: illFormed.path || null,
+            message: `${illFormed.inKey ? 'A key' : 'The value'} at ${illFormed.path || 'the top level'} holds a lone UTF-16 surrogate (such as "\\ud800"): send well-formed Unicode text.`,
           }),
           undefined,
         );
       }),
+  );
+  // Only JSON bodies (and the upload route's media) are taken. A form (curl -d without a
+  // Content-Type) would otherwise be parsed into one odd key, and text/plain into a string: both
+  // then fail validation with a message about the wrong thing.
+  app.useBodyParser<RawServerDefault>(['application/x-www-form-urlencoded', 'text/plain'], {}, (request, _body, done) =>
+    done(
+      new ApiError('unsupported_content_type', {
+        param: 'Content-Type',
+        message:
+          request.routeOptions.url === '/v1/uploads'
+            ? 'Send the file as the raw body with a media Content-Type (video/*, audio/* or application/octet-stream).'
+            : 'This endpoint takes JSON: send the body with Content-Type: application/json.',
+      }),
+      undefined,
+    ),
   );
   app.useLogger(new NestPinoLogger(logger));
   app.useGlobalFilters(new AllExceptionsFilter(errorContext));
@@ -85,6 +115,10 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   app.enableShutdownHooks();
   setupDocs(app, config);
   setupDashboard(app, config, (error, request, reply) => sendError(error, request, reply, errorContext));
+  const board = await setupQueueBoard(app, config, app.get(REDIS), (error, request, reply) =>
+    sendError(error, request, reply, errorContext),
+  );
+  fastify.addHook('onClose', () => board.close());
   await app.init();
   await fastify.ready();
   return app;

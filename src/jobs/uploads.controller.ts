@@ -1,6 +1,6 @@
-import { Controller, Post, Req } from '@nestjs/common';
+import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
@@ -23,7 +23,11 @@ export class UploadsController {
   @ApiBody({ description: 'The raw media file', schema: { type: 'string', format: 'binary' } })
   @ApiOperation({ summary: 'Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)' })
   @ApiErrorResponses('auth', 'rate', 'upload')
-  create(@Caller() caller: AuthContext, @Req() request: FastifyRequest): Promise<UploadView> {
+  async create(
+    @Caller() caller: AuthContext,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<UploadView> {
     const body = request.body as Readable | undefined;
     if (!body || typeof body.pipe !== 'function') {
       throw new ApiError('unsupported_content_type', {
@@ -33,11 +37,18 @@ export class UploadsController {
       });
     }
     const length = request.headers['content-length'];
-    return this.uploads.create(
-      caller.accountId,
-      body,
-      request.headers['content-type'] ?? null,
-      length ? Number(length) : null,
-    );
+    try {
+      return await this.uploads.create(
+        caller.accountId,
+        body,
+        request.headers['content-type'] ?? null,
+        length ? Number(length) : null,
+      );
+    } catch (error) {
+      // The body may be only partly read (over the limit, store down): close the connection after the
+      // answer, or the paused socket would stay open until Node's request timeout.
+      if (!body.readableEnded) void reply.header('Connection', 'close');
+      throw error;
+    }
   }
 }

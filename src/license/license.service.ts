@@ -160,7 +160,16 @@ export class LicenseService {
     }
     const license = this.usable(await this.licenses.findLicense(claims.license_id), TOKEN_HEADER);
     const activation = await this.licenses.findActiveActivation(license.id, claims.device_id);
-    if (!activation) throw this.deviceNotActivated(TOKEN_HEADER);
+    // The token is bound to the seat it was issued for: after a deactivation the device's next
+    // activation is a new seat, and tokens of the freed one stay refused.
+    if (!activation || activation.id !== claims.activation_id) {
+      throw new ApiError('device_not_activated', {
+        param: TOKEN_HEADER,
+        message: activation
+          ? 'This token belongs to an earlier activation of this device, which was deactivated. Use the token from the latest activate or validate.'
+          : 'This device holds no seat of the licence: activate it again.',
+      });
+    }
     return {
       object: 'license',
       id: license.id,

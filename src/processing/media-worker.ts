@@ -23,6 +23,7 @@ import { STORAGE, type Storage } from '../common/storage/storage';
 import { jobsRunning } from '../metrics/job-metrics';
 import { JobProcessor } from './job-processor';
 import { ProcessingRepository } from './processing.repository';
+import { StorageSweeper } from './storage-sweeper';
 
 const HEARTBEAT_MS = 10_000;
 const RECONCILE_PAGE = 100;
@@ -50,6 +51,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly processor: JobProcessor,
     private readonly repository: ProcessingRepository,
+    private readonly sweeper: StorageSweeper,
     @Inject(STORAGE) private readonly storage: Storage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -102,6 +104,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     // Re-enqueues open jobs untouched for WORKER_STALE_JOB_SECONDS that the queue lost (Redis restart).
     this.every(this.config.workerReconcileMs, () => this.reconcile());
     this.every(3600_000, () => this.purge());
+    this.every(this.sweeper.intervalMs, async () => void (await this.sweeper.sweep()));
   }
 
   /** SIGTERM: stop taking jobs and let running ones finish (BullMQ hands back what it must). */

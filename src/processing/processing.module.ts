@@ -6,6 +6,7 @@ import { MEDIA_RUNNER } from './media-runner';
 import { MediaWorker } from './media-worker';
 import { ProcessingRepository } from './processing.repository';
 import { SegmentsRepository } from './segments.repository';
+import { StorageSweeper } from './storage-sweeper';
 
 /** Loaded only by the worker process: the API never runs media pipelines. */
 @Module({
@@ -15,6 +16,7 @@ import { SegmentsRepository } from './segments.repository';
     SegmentsRepository,
     JobProcessor,
     MediaWorker,
+    StorageSweeper,
     { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner },
   ],
   exports: [JobProcessor],

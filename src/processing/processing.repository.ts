@@ -68,4 +68,21 @@ export class ProcessingRepository {
     await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`);
     return [...assets, ...uploads].map((entry) => entry.storage_key);
   }
+
+  /**
+   * Of these stored objects, the ones something still points at: a live asset or upload row, or an
+   * open job (its worker may be between writing an output and ending the job). The sweeper removes the rest.
+   */
+  async objectsInUse(objects: { key: string; jobId: string | null }[]): Promise<Set<string>> {
+    if (objects.length === 0) return new Set();
+    const used = await rows<{ key: string }>(
+      this.db,
+      `SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
+        WHERE EXISTS (SELECT 1 FROM assets a WHERE a.storage_key = k.key AND a.deleted_at IS NULL)
+           OR EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = k.key AND u.deleted_at IS NULL)
+           OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = k.job_id AND j.status IN ('queued', 'processing'))`,
+      [objects.map((object) => object.key), objects.map((object) => object.jobId)],
+    );
+    return new Set(used.map((entry) => entry.key));
+  }
 }

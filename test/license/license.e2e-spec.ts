@@ -236,6 +236,32 @@ describe('plugin licences', () => {
       expectError(api, await activate(api, license.key, 'machine-a'), 'activation_limit_reached');
     });
 
+    // Issue 12 item 8: a token is bound to its activation, not only to the device.
+    it('a token issued before deactivate stays refused after the same device re-activates; the new token works', async () => {
+      const license = await issueLicense(api, { maxDevices: 1 });
+      const first = await activate(api, license.key, 'machine-a');
+      expect(first.status).toBe(200);
+      expect((await entitlements(api, first.body.token)).status).toBe(200);
+      expect((await deactivate(api, license.key, 'machine-a')).status).toBe(200);
+
+      const second = await activate(api, license.key, 'machine-a');
+      expect(second.status).toBe(200);
+      expect(second.body.activation_id).not.toBe(first.body.activation_id);
+      expect(decodeToken(first.body.token).claims.activation_id).toBe(first.body.activation_id);
+
+      const old = await entitlements(api, first.body.token);
+      expectError(api, old, 'device_not_activated', 'X-License-Token');
+      expect(old.status).toBe(403);
+      expect(old.body.error.message).toContain('earlier activation');
+      const current = await entitlements(api, second.body.token);
+      expect(current.status).toBe(200);
+      expect(current.body.device.activation_id).toBe(second.body.activation_id);
+      // A validate renews the current seat's token; the old one stays refused.
+      const renewed = await validate(api, license.key, 'machine-a');
+      expect((await entitlements(api, renewed.body.token)).status).toBe(200);
+      expectError(api, await entitlements(api, first.body.token), 'device_not_activated', 'X-License-Token');
+    });
+
     it('deactivate for a device that never held a seat → device_not_activated', async () => {
       const license = await issueLicense(api);
       expectError(api, await deactivate(api, license.key, 'ghost'), 'device_not_activated', 'device_id');

@@ -39,9 +39,48 @@ export function validationErrorToApiError(errors: ValidationError[]): ApiError {
   return new ApiError('invalid_parameter', { param: path, message: `Invalid value for ${path}: ${reason}.` });
 }
 
+/** Keys Nest's pipe deletes from every object it validates (prototype-pollution guard). */
+const STRIPPED_KEYS = ['__proto__', 'constructor', 'prototype'];
+
+/** The path of the first own key named like STRIPPED_KEYS anywhere in `value`, or null. */
+export function strippedKeyPath(value: unknown): string | null {
+  const stack: { node: unknown; path: string }[] = [{ node: value, path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      node.forEach((child, index) => stack.push({ node: child, path: `${path}[${index}]` }));
+      continue;
+    }
+    for (const [key, child] of Object.entries(node)) {
+      const childPath = path ? `${path}.${key}` : key;
+      if (STRIPPED_KEYS.includes(key)) return childPath;
+      stack.push({ node: child, path: childPath });
+    }
+  }
+  return null;
+}
+
+/**
+ * Nest's pipe silently deletes `constructor` and `prototype` keys at every depth, so a client's
+ * `metadata: {constructor: "…"}` would vanish without a word. Refused instead, with the key's path.
+ */
+class RefusingValidationPipe extends ValidationPipe {
+  protected override stripProtoKeys(value: unknown): void {
+    const path = strippedKeyPath(value);
+    if (path !== null) {
+      throw new ApiError('invalid_parameter', {
+        param: path,
+        message: `The key name at ${path} is reserved (__proto__, constructor and prototype are not accepted as keys): rename it.`,
+      });
+    }
+    super.stripProtoKeys(value);
+  }
+}
+
 /** The global pipe; with `expectedType` for a parameter whose declared type is a union. */
 export function createValidationPipe(expectedType?: ValidationPipeOptions['expectedType']): ValidationPipe {
-  return new ValidationPipe({
+  return new RefusingValidationPipe({
     expectedType,
     whitelist: true,
     forbidNonWhitelisted: true,
@@ -65,4 +104,32 @@ export function jsonDeeperThan(value: unknown, max: number): boolean {
     for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push({ node: child, depth: depth + 1 });
   }
   return false;
+}
+
+/** A UTF-16 surrogate without its pair: JSON allows it ("\ud800"), Unicode text (and PostgreSQL) does not. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Where `value` holds a string (or an object key) that is not well-formed Unicode: the path of the
+ * value, or of the object whose key it is (`''` for the body itself); null when there is none.
+ */
+export function illFormedTextPath(value: unknown): { path: string; inKey: boolean } | null {
+  const stack: { node: unknown; path: string }[] = [{ node: value, path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (typeof node === 'string') {
+      if (LONE_SURROGATE.test(node)) return { path, inKey: false };
+      continue;
+    }
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      node.forEach((child, index) => stack.push({ node: child, path: `${path}[${index}]` }));
+      continue;
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (LONE_SURROGATE.test(key)) return { path, inKey: true };
+      stack.push({ node: child, path: path ? `${path}.${key}` : key });
+    }
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { ListQuery } from '../../common/pagination';
 import { QUALITY_CHOICES, QUALITY_DESCRIPTION, type Quality } from '../../media/quality-presets';
 import {
@@ -115,6 +115,9 @@ export class SubmitJobBase {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { customer_ref: 'A-17' } })
   @IsOptional()
   @IsObject()
+  // The body's own object: class-transformer would rebuild it and skip keys named like Object's
+  // methods (constructor, toString, valueOf, hasOwnProperty), dropping the caller's data silently.
+  @Transform(({ obj }: { obj: { metadata?: unknown } }) => obj.metadata, { toClassOnly: true })
   metadata?: Record<string, string>;
 
   @ApiPropertyOptional({ example: 'local', description: "Region whose workers run the job (default: the API's own)." })

@@ -1,0 +1,171 @@
+// The operators' queue board at /admin/queues (bull-board): waiting, active, delayed, failed and
+// completed jobs of every region's media queue and of the webhooks queue; retry, promote or remove one.
+// Behind the admin token: `X-Admin-Token` (curl), or a browser signs in once with the token on a form
+// and gets an HttpOnly, SameSite=Strict cookie for /admin/queues (8 h; a new ADMIN_TOKEN voids it).
+// The token never travels in a URL, so it never lands in a request log or the browser history.
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Queue } from 'bullmq';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AppConfig } from '../common/config/config';
+import { ApiError } from '../common/errors';
+import { bullConnection, mediaQueueName, regionsKey, WEBHOOK_QUEUE } from '../common/queues';
+
+export const QUEUE_BOARD_PATH = '/admin/queues';
+const COOKIE = 'mj_queue_board';
+const SESSION_SECONDS = 8 * 3600;
+const REFRESH_MS = 5000;
+
+const SECURITY_HEADERS = {
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
+function sign(adminToken: string, expires: number): string {
+  return createHmac('sha256', `queue-board:${adminToken}`).update(String(expires)).digest('base64url');
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function cookieValue(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+/** The sign-in page: the only HTML of the board that is ours (no script, posts the token to /session). */
+function signInPage(failed: boolean): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mediajobs queues — sign in</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem">
+<h1>mediajobs queues</h1>
+<p>The queue board is for operators. Sign in with the admin token (<code>ADMIN_TOKEN</code>).</p>
+${failed ? '<p role="alert" style="color: #b00020">That token is not valid.</p>' : ''}
+<form method="post" action="${QUEUE_BOARD_PATH}/session">
+<label for="token">Admin token</label><br>
+<input id="token" name="token" type="password" autocomplete="current-password" required style="width: 100%; padding: .4rem"><br><br>
+<button type="submit">Sign in</button>
+</form></body></html>`;
+}
+
+export interface QueueBoard {
+  close(): Promise<void>;
+}
+
+/** Mounts the board on the API's Fastify instance (before `app.init()`). */
+export async function setupQueueBoard(
+  app: NestFastifyApplication,
+  config: AppConfig,
+  redis: Redis,
+  sendError: (error: ApiError, request: FastifyRequest, reply: FastifyReply) => void,
+): Promise<QueueBoard> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const secure = config.publicBaseUrl.startsWith('https:');
+  const queues = new Map<string, Queue>();
+  const serverAdapter = new FastifyAdapter().setBasePath(QUEUE_BOARD_PATH);
+  const board = createBullBoard({
+    queues: [],
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'mediajobs queues' } },
+  });
+
+  const add = (name: string, description: string) => {
+    if (queues.has(name)) return;
+    const queue = new Queue(name, { connection: bullConnection(config, 'producer'), prefix: config.redisPrefix });
+    // Connection errors fail the board's own calls (shown in the page); Node needs a listener.
+    queue.on('error', () => undefined);
+    queues.set(name, queue);
+    board.addQueue(new BullMQAdapter(queue, { description }));
+  };
+  let refreshed = 0;
+  /** Every region that ever had a worker gets its media queue on the board (checked at most every 5 s). */
+  const refresh = async () => {
+    if (Date.now() - refreshed < REFRESH_MS) return;
+    refreshed = Date.now();
+    const regions = await redis.smembers(regionsKey(config)).catch(() => [] as string[]);
+    for (const region of [...new Set([config.region, ...regions])].sort())
+      add(mediaQueueName(region), `Media jobs of region ${region} (BullMQ id = job id)`);
+  };
+  add(WEBHOOK_QUEUE, 'Webhook delivery attempts (any worker; job id = delivery id and attempt)');
+  await refresh();
+
+  const authorised = (request: FastifyRequest): boolean => {
+    if (!config.adminToken) return false;
+    const header = request.headers['x-admin-token'];
+    if (typeof header === 'string' && header) return sameText(header, config.adminToken);
+    const [expires, signature] = (cookieValue(request, COOKIE) ?? '').split('.');
+    return (
+      Number(expires) > Date.now() / 1000 &&
+      !!signature &&
+      sameText(signature, sign(config.adminToken, Number(expires)))
+    );
+  };
+
+  await fastify.register(
+    async (scope: FastifyInstance) => {
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+        done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+      );
+      scope.addHook('onSend', async (_request, reply) => {
+        void reply.headers(SECURITY_HEADERS);
+      });
+      scope.addHook('onRequest', async (request, reply) => {
+        const path = request.url.split('?')[0];
+        if (path === `${QUEUE_BOARD_PATH}/session` && request.method === 'POST') return;
+        if (authorised(request)) {
+          if (request.method === 'GET' && (path === QUEUE_BOARD_PATH || path.endsWith('/api/queues'))) await refresh();
+          return;
+        }
+        const wantsPage = request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? ''));
+        if (wantsPage) return reply.status(401).type('text/html; charset=utf-8').send(signInPage(false));
+        const presented = request.headers['x-admin-token'];
+        sendError(
+          presented
+            ? new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' })
+            : new ApiError('missing_api_key', {
+                param: 'X-Admin-Token',
+                message: `Send the operator token in the X-Admin-Token header, or sign in at ${QUEUE_BOARD_PATH}.`,
+              }),
+          request,
+          reply,
+        );
+        return reply;
+      });
+
+      scope.post<{ Body: { token?: string } | undefined }>('/session', async (request, reply) => {
+        const token = request.body?.token ?? '';
+        if (!config.adminToken || !sameText(token, config.adminToken)) {
+          return reply.status(401).type('text/html; charset=utf-8').send(signInPage(true));
+        }
+        const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
+        const cookie = [
+          `${COOKIE}=${expires}.${sign(config.adminToken, expires)}`,
+          `Path=${QUEUE_BOARD_PATH}`,
+          `Max-Age=${SESSION_SECONDS}`,
+          'HttpOnly',
+          'SameSite=Strict',
+          ...(secure ? ['Secure'] : []),
+        ].join('; ');
+        return reply.header('Set-Cookie', cookie).redirect(QUEUE_BOARD_PATH, 303);
+      });
+
+      await scope.register(serverAdapter.registerPlugin());
+    },
+    { prefix: QUEUE_BOARD_PATH },
+  );
+
+  return { close: async () => void (await Promise.allSettled([...queues.values()].map((queue) => queue.close()))) };
+}

@@ -1,0 +1,60 @@
+// Removes what nothing points at any more: outputs a worker stored before it died (the job then ended
+// without them), objects whose rows retention deleted while the store was down, and unfinished
+// multipart uploads (or partial files) of processes that died mid-write. Only objects older than
+// STORAGE_SWEEP_AFTER_SECONDS are considered, so a write in progress is never touched.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { jobOfOutputKey, OUTPUTS_PREFIX, STORAGE, type Storage } from '../common/storage/storage';
+import { ProcessingRepository } from './processing.repository';
+
+const BATCH = 500;
+const SWEPT_PREFIXES = ['uploads/', OUTPUTS_PREFIX];
+
+export interface SweepResult {
+  abortedWrites: number;
+  removedObjects: number;
+}
+
+@Injectable()
+export class StorageSweeper {
+  private readonly logger = new Logger(StorageSweeper.name);
+
+  constructor(
+    private readonly repository: ProcessingRepository,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** How often a worker sweeps: the grace period, at most hourly. */
+  get intervalMs(): number {
+    return Math.min(3600_000, this.config.storageSweepAfterSeconds * 1000);
+  }
+
+  async sweep(now = Date.now()): Promise<SweepResult> {
+    const before = new Date(now - this.config.storageSweepAfterSeconds * 1000);
+    const abortedWrites = await this.storage.abortUnfinished(before);
+    let removedObjects = 0;
+    for (const prefix of SWEPT_PREFIXES) {
+      let batch: { key: string; jobId: string | null }[] = [];
+      for await (const entry of this.storage.list(prefix)) {
+        if (entry.lastModified >= before) continue;
+        batch.push({ key: entry.key, jobId: jobOfOutputKey(entry.key) });
+        if (batch.length >= BATCH) {
+          removedObjects += await this.removeUnused(batch);
+          batch = [];
+        }
+      }
+      removedObjects += await this.removeUnused(batch);
+    }
+    if (abortedWrites + removedObjects > 0)
+      this.logger.log({ aborted_writes: abortedWrites, removed_objects: removedObjects }, 'storage sweep');
+    return { abortedWrites, removedObjects };
+  }
+
+  private async removeUnused(batch: { key: string; jobId: string | null }[]): Promise<number> {
+    const used = await this.repository.objectsInUse(batch);
+    const unused = batch.filter((object) => !used.has(object.key)).map((object) => object.key);
+    await this.storage.removeMany(unused);
+    return unused.length;
+  }
+}
