@@ -10,6 +10,7 @@ import { benchMemory } from './memory';
 import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
+import { benchSegments } from './segments';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -21,6 +22,7 @@ const BENCHES: Record<string, Bench> = {
   pipeline: async (context) => [await benchPipeline(context)],
   memory: async (context) => [await benchMemory(context)],
   presets: benchPresets,
+  segments: async (context) => [await benchSegments(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

@@ -6,7 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 // the worker that ran it, how often it was taken, its progress (the item's is the duration-weighted
 // sum), the storage keys of its source part and encoded part, and (on every row of the item, the same)
 // where the source's audio waits for the join and its codec. The transaction that ends the last
-// segment (item row locked FOR UPDATE) tells its worker to join.
+// segment (item row locked FOR UPDATE) tells its worker to join. created_at/started_at/finished_at
+// time the split (the job's start → created_at), each encode, and the join (last finished_at → the job's end).
 export class ItemSegments1765250000000 implements MigrationInterface {
   name = 'ItemSegments1765250000000';
 
@@ -28,6 +29,8 @@ export class ItemSegments1765250000000 implements MigrationInterface {
         audio_key text,
         audio_codec text,
         created_at timestamptz NOT NULL DEFAULT now(),
+        started_at timestamptz,
+        finished_at timestamptz,
         PRIMARY KEY (job_id, item_index, segment),
         FOREIGN KEY (job_id, item_index) REFERENCES job_items (job_id, index) ON DELETE CASCADE
       )`);

@@ -85,7 +85,7 @@ export class SegmentsRepository {
   takeSegment(jobId: string, index: number, segment: number, worker: string): Promise<SegmentRow | null> {
     return row<SegmentRow>(
       this.db,
-      `UPDATE item_segments s SET status = 'processing', worker = $4, attempts = s.attempts + 1, progress = 0
+      `UPDATE item_segments s SET status = 'processing', worker = $4, attempts = s.attempts + 1, progress = 0, started_at = now()
          FROM job_items i JOIN jobs j ON j.id = i.job_id
         WHERE s.job_id = $1 AND s.item_index = $2 AND s.segment = $3 AND s.status IN ('queued', 'processing')
           AND i.job_id = s.job_id AND i.index = s.item_index AND i.status = 'processing' AND j.status = 'processing'
@@ -133,7 +133,7 @@ export class SegmentsRepository {
       if (!item) return 'item_not_open';
       const written = await row(
         manager,
-        `UPDATE item_segments SET status = 'succeeded', progress = 1, encoded_key = $4, processed_seconds = $5
+        `UPDATE item_segments SET status = 'succeeded', progress = 1, encoded_key = $4, processed_seconds = $5, finished_at = now()
           WHERE job_id = $1 AND item_index = $2 AND segment = $3 AND status IN ('queued', 'processing')
           RETURNING 1`,
         [jobId, index, segment, ended.encodedKey, ended.processedSeconds],
