@@ -6,7 +6,9 @@ import { ROOT } from './lib/environment';
 import { machine, type BenchContext, type BenchResult } from './lib/report';
 import { median, round } from './lib/stats';
 import { benchReads } from './reads';
+import { benchFanout } from './fanout';
 import { benchMemory } from './memory';
+import { benchMetrics } from './metrics';
 import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
@@ -22,6 +24,8 @@ const BENCHES: Record<string, Bench> = {
   pipeline: async (context) => [await benchPipeline(context)],
   memory: async (context) => [await benchMemory(context)],
   presets: benchPresets,
+  fanout: async (context) => [await benchFanout(context)],
+  metrics: async (context) => [await benchMetrics(context)],
   segments: async (context) => [await benchSegments(context)],
 };
 

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../migrations';
 import { loadDotEnv, parseConfig } from './common/config/config';
+import { MigrationLogger } from './common/database/migration-logger';
 
 loadDotEnv();
 export default new DataSource({
@@ -11,4 +12,6 @@ export default new DataSource({
   migrations: MIGRATIONS,
   synchronize: false,
   migrationsRun: false,
+  // One line per migration applied, not its SQL (the CLI switches query logging on).
+  logger: new MigrationLogger(),
 });

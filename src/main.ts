@@ -7,8 +7,11 @@ async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await createHttpApp(config);
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
+  const msg = `mediajobs API listening on ${config.publicBaseUrl}`;
   process.stdout.write(
-    `${JSON.stringify({ level: 30, msg: `mediajobs API listening on ${config.publicBaseUrl}`, docs: config.docsUrl })}\n`,
+    config.logFormat === 'pretty'
+      ? `${msg} (docs: ${config.docsUrl})\n`
+      : `${JSON.stringify({ level: 30, msg, docs: config.docsUrl })}\n`,
   );
 }
 

@@ -29,11 +29,14 @@ export async function freePort(): Promise<number> {
 export async function startProcess(
   script: string,
   env: Record<string, string>,
-  options: { listen?: boolean; nodeArgs?: string[] } = {},
+  options: { listen?: boolean; nodeArgs?: string[]; cpu?: number } = {},
 ): Promise<Service> {
   const port = options.listen === false ? 0 : await freePort();
   const url = options.listen === false ? '' : `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, script)], {
+  const command = [process.execPath, ...(options.nodeArgs ?? []), join(ROOT, script)];
+  // Pinned to one core (`taskset -c N`): the process and its children (ffmpeg) run only there.
+  if (options.cpu !== undefined) command.unshift('taskset', '-c', String(options.cpu));
+  const child = spawn(command[0], command.slice(1), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

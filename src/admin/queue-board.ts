@@ -116,6 +116,10 @@ export async function setupQueueBoard(
 
   await fastify.register(
     async (scope: FastifyInstance) => {
+      // The API answers a form body with 415 (send application/json, src/http-app.ts); the board's own
+      // sign-in form is the one place a form is read, so this scope replaces the inherited parser.
+      if (scope.hasContentTypeParser('application/x-www-form-urlencoded'))
+        scope.removeContentTypeParser('application/x-www-form-urlencoded');
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
         done(null, Object.fromEntries(new URLSearchParams(String(body)))),
       );

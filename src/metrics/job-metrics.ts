@@ -54,7 +54,7 @@ export const encodeSpeed = new Histogram({
 
 export const jobsRunning = new Gauge({
   name: 'mediajobs_jobs_running',
-  help: 'Jobs this worker process is running now',
+  help: 'Job items (queue units) this worker process is running now',
   registers,
 });
 

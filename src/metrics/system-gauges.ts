@@ -97,7 +97,7 @@ function defineGauges(): void {
   defined = true;
   scraped(
     'mediajobs_queue_jobs',
-    'Media jobs in each region queue by BullMQ state',
+    'Media queue units (one per job item) in each region queue, by BullMQ state',
     ['region', 'state'],
     (gauge, s) => {
       if (!s.queues) return;
@@ -109,7 +109,7 @@ function defineGauges(): void {
 
   scraped(
     'mediajobs_queue_oldest_waiting_seconds',
-    "Age of the oldest media job waiting in the region's queue (0 when none waits)",
+    "Age of the oldest media queue unit waiting in the region's queue (0 when none waits)",
     ['region'],
     (gauge, s) => {
       if (!s.queues) return;

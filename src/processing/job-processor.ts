@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { randomBase62 } from '../common/ids';
 import { downloadToFile } from '../common/net/pinned-fetch';
 import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
-import { JobLifecycle, type ItemsEnded } from '../jobs/job-lifecycle';
+import { JobLifecycle, type EndedItem, type ItemsEnded } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
 import { convertSdrToHdr } from '../media/pipelines';
@@ -79,6 +79,14 @@ export class JobProcessor {
     const taken = await this.lifecycle.takeItem(jobId, index, worker);
     if (!taken) return null;
     const { job, item } = taken;
+    // The job's first take (attempts counts takes of its items) is its start; none of its items has ended yet.
+    if (job.attempts === 1) {
+      const items = (await this.repository.openItems(jobId)).length;
+      this.logger.log(
+        { job_id: job.id, request_id: job.request_id, api: job.api, region: job.region, items },
+        'job started',
+      );
+    }
     if (this.splits(job, item)) {
       // Split already (this unit ran before, or the reconciler queued the item again): queue the
       // segments not yet encoded again (a no-op for those waiting or running); none left: the last
@@ -97,7 +105,13 @@ export class JobProcessor {
       const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
       if ('segments' in result) return result;
       // Cancelled: the API already ended the job and released its hold; nothing to store.
-      if (signal.aborted) return null;
+      if (signal.aborted) {
+        this.logger.log(
+          { job_id: job.id, request_id: job.request_id, item: index },
+          'item stopped: the job was cancelled',
+        );
+        return null;
+      }
       let itemResult: ItemResult;
       if (!result.ok) {
         itemResult = { index: item.index, ok: false, code: result.code, message: result.message };
@@ -604,8 +618,11 @@ export class JobProcessor {
     };
   }
 
-  /** Ends items with their results; what the job costs, once its last item ends, comes from settlement.ts. */
-  private endItems(
+  /**
+   * Ends items with their results; what the job costs, once its last item ends, comes from settlement.ts.
+   * The call that ends the job logs its one "job ended" line (ids, counts, status, code, credits; no secret).
+   */
+  private async endItems(
     job: JobRow,
     items: JobItemRow[],
     results: ItemResult[],
@@ -637,6 +654,31 @@ export class JobProcessor {
             : null,
       };
     });
-    return this.lifecycle.endItems(job, endings, (ended) => planJobEnd(context, ended, this.config.docsUrl));
+    let ending: ReturnType<typeof planJobEnd> | undefined;
+    let endedItems: EndedItem[] = [];
+    const outcome = await this.lifecycle.endItems(job, endings, (ended) => {
+      endedItems = ended;
+      ending = planJobEnd(context, ended, this.config.docsUrl);
+      return ending;
+    });
+    if (outcome.jobEnded && ending) {
+      this.logger.log(
+        {
+          job_id: job.id,
+          request_id: job.request_id,
+          api: job.api,
+          items: endedItems.length,
+          failed_items: endedItems.filter((item) => item.status === 'failed').length,
+          status: ending.status,
+          code: ending.error?.code ?? null,
+          duration_ms: job.started_at ? Date.now() - job.started_at.getTime() : null,
+          processed_seconds: ending.processedSeconds,
+          held_credits: Number(job.estimated_credits),
+          charged_credits: ending.chargedCredits,
+        },
+        'job ended',
+      );
+    }
+    return outcome;
   }
 }

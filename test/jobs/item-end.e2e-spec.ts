@@ -9,7 +9,7 @@ import { planJobEnd } from '../../src/processing/settlement';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { credits, upload } from '../support/jobs';
-import { markRegionHealthy } from '../chaos/support';
+import { createAccountOnPlan, markRegionHealthy } from '../chaos/support';
 
 const REGION = 'item-end';
 
@@ -65,29 +65,44 @@ describe('the end of a job whose items end on different workers', () => {
   const plan = (job: { api: 'sdr2hdr' | 'audio'; request_id: string }) => (items: Parameters<typeof planJobEnd>[1]) =>
     planJobEnd({ api: job.api, requestId: job.request_id }, items, api.config.docsUrl);
 
+  const openBarriers = new Set<Client>();
+
+  // A failed test must not leave a barrier holding its job's lock (and its waiters waiting).
+  afterEach(async () => {
+    for (const client of openBarriers) await client.end();
+    openBarriers.clear();
+  });
+
   /** Holds the job's row lock until release(): calls that end its items queue up behind it. */
   async function barrier(jobId: string) {
     const client = new Client({ connectionString: api.config.databaseUrl });
     await client.connect();
+    openBarriers.add(client);
     await client.query('BEGIN');
     await client.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const pid = rows[0].pid;
     return {
       /**
-       * Resolves once `count` sessions of this database wait for a lock (this one's, or — queued
-       * behind the first waiter for the same row — the first waiter's).
+       * Resolves with the sessions waiting at this barrier once there are `count` of them: blocked by
+       * it, or queued behind the first waiter for the same row (blocked by that one).
        */
       async waiting(count: number): Promise<number[]> {
-        for (let i = 0; i < 300; i++) {
-          const { rows } = await client.query<{ pid: number }>(
-            `SELECT pid FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock' AND cardinality(pg_blocking_pids(pid)) > 0`,
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          const { rows: waiters } = await client.query<{ pid: number }>(
+            `WITH direct AS (SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))
+             SELECT pid FROM pg_stat_activity
+              WHERE pid IN (SELECT pid FROM direct) OR pg_blocking_pids(pid) && ARRAY(SELECT pid FROM direct)`,
+            [pid],
           );
-          if (rows.length >= count) return rows.map((row) => row.pid);
+          if (waiters.length >= count) return waiters.map((waiter) => waiter.pid);
+          if (Date.now() > deadline) throw new Error(`fewer than ${count} sessions ever waited at the barrier`);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        throw new Error(`fewer than ${count} sessions ever waited at the barrier`);
       },
       async release(): Promise<void> {
+        openBarriers.delete(client);
         await client.query('COMMIT');
         await client.end();
       },
@@ -191,6 +206,42 @@ describe('the end of a job whose items end on different workers', () => {
     expect(view).toMatchObject({ status: 'succeeded', items: [{ worker: 'wkr_test0' }, { worker: 'wkr_test9' }] });
     expect(await ledgerOf(jobId)).toEqual(['authorise', 'capture']);
     expect(await eventsOf(jobId)).toEqual(['job.succeeded']);
+  });
+
+  it('the concurrency limit counts jobs, not items (API.md §4)', async () => {
+    const limited = await createAccountOnPlan(api, { requestsPerSecond: 100, concurrentJobs: 2 }, { credits: 1000 });
+    const limitedUpload = await upload(
+      api,
+      limited.apiKey,
+      await sdrMp4({ width: 160, height: 90, seconds: 1, audio: false }),
+    );
+    const submit = () =>
+      call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: limited.apiKey,
+        body: { inputs: Array.from({ length: 4 }, () => ({ upload_id: limitedUpload })) },
+      });
+    const first = await submit();
+    const second = await submit();
+    expect([first.status, second.status]).toEqual([202, 202]);
+    // Eight items, four of them running on four (pretend) workers: still two jobs.
+    let job = null;
+    for (const index of [0, 1, 2, 3]) job = (await lifecycle.takeItem(first.body.job_id, index, `wkr_c${index}`))!.job;
+    const refused = await submit();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({
+      code: 'concurrency_limit_exceeded',
+      details: { concurrency_limit: 2, running_jobs: 2 },
+    });
+
+    // The slot frees when the job's last item ends, not before.
+    const items = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${first.body.job_id}`, { key: limited.apiKey })).body
+      .items as { index: number; estimated_credits: number }[];
+    for (const item of items.slice(0, 3)) {
+      await lifecycle.endItems(job!, [succeeded(item.index, String(item.estimated_credits))], plan(job!));
+    }
+    expect((await submit()).status).toBe(429);
+    await lifecycle.endItems(job!, [succeeded(3, String(items[3].estimated_credits))], plan(job!));
+    expect((await submit()).status).toBe(202);
   });
 
   it('an item ending after the job was cancelled changes nothing: released once, no capture', async () => {
