@@ -30,7 +30,10 @@ interface Timing {
 }
 
 export async function benchSegments(context: BenchContext): Promise<BenchResult> {
-  const [width, height, seconds, segmentSeconds] = context.quick ? [640, 360, 20, 5] : [1280, 720, 60, 10];
+  // BENCH_SEGMENT_CLIP=<width>x<height>x<seconds>x<segment seconds> overrides the clip (e.g. on a loaded machine).
+  const override = process.env.BENCH_SEGMENT_CLIP?.split('x').map(Number);
+  const [width, height, seconds, segmentSeconds] =
+    override?.length === 4 ? override : context.quick ? [640, 360, 20, 5] : [1280, 720, 60, 10];
   const rounds = context.quick ? 1 : Number(process.env.BENCH_SEGMENT_ROUNDS ?? 2);
   const clip = await keyframedSdrClip(width, height, seconds, 2);
   const env = await createEnvironment('segments');
