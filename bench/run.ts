@@ -13,6 +13,7 @@ import { benchMetrics } from './metrics';
 import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
+import { benchSegments } from './segments';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -27,6 +28,7 @@ const BENCHES: Record<string, Bench> = {
   fanout: async (context) => [await benchFanout(context)],
   metrics: async (context) => [await benchMetrics(context)],
   storage: benchStorage,
+  segments: async (context) => [await benchSegments(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

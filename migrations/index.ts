@@ -8,6 +8,7 @@ import { ResolvedOutputOptions1764500000000 } from './1764500000000-resolved-out
 import { Members1764600000000 } from './1764600000000-members';
 import { ItemWorker1764750000000 } from './1764750000000-item-worker';
 import { Sdr2HdrQuality1765200000000 } from './1765200000000-sdr2hdr-quality';
+import { ItemSegments1765250000000 } from './1765250000000-item-segments';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   Members1764600000000,
   ItemWorker1764750000000,
   Sdr2HdrQuality1765200000000,
+  ItemSegments1765250000000,
 ];

@@ -83,3 +83,32 @@ export async function largeClip(seconds: number): Promise<{ path: string; sizeBy
   ]);
   return { path, sizeBytes: (await stat(path)).size };
 }
+
+/** As sdrClip, with a keyframe every `gopSeconds` (an editor's or camera's GOP), so a segmented encode can cut. */
+export function keyframedSdrClip(width: number, height: number, seconds: number, gopSeconds = 2): Promise<string> {
+  return cached(`sdr-gop${gopSeconds}-${width}x${height}-${seconds}s.mp4`, (path) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=${width}x${height}:rate=30:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    '-vf',
+    BT709_PICTURE,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '18',
+    '-g',
+    String(30 * gopSeconds),
+    ...BT709_TAGS,
+    '-c:a',
+    'aac',
+    '-shortest',
+    path,
+  ]);
+}

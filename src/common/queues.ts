@@ -7,7 +7,9 @@ import type { AppConfig } from './config/config';
 export const QUEUE_JOBS = {
   // process-job takes a job and queues each of its open items as a process-item unit, which any
   // worker of the region runs (in parallel); the unit that ends the last item ends the job.
-  media: ['process-job', 'process-item'],
+  // A long sdr2hdr item is split into segments, each a process-segment unit on any worker of the
+  // region; the unit that ends the last segment joins them and ends the item.
+  media: ['process-job', 'process-item', 'process-segment'],
   webhooks: ['deliver'],
 } as const;
 
@@ -50,14 +52,16 @@ export function mediaQueueName(region: string): string {
   return `media.${region}`;
 }
 
-/** A whole job (process-job), or one of its items (process-item, with `index`). */
+/** A whole job (process-job), one of its items (process-item, with `index`), or a segment of an item (process-segment, with both). */
 export interface MediaJobData {
   jobId: string;
   index?: number;
+  segment?: number;
 }
 
 export const PROCESS_JOB: JobName<'media'> = 'process-job';
 export const PROCESS_ITEM: JobName<'media'> = 'process-item';
+export const PROCESS_SEGMENT: JobName<'media'> = 'process-segment';
 
 /**
  * The one way a media job is queued, by the API and by the reconciler: the BullMQ id is the job id (a
@@ -85,6 +89,31 @@ export async function enqueueMediaItems(queue: Queue<MediaJobData>, jobId: strin
 
 export function mediaItemUnitId(jobId: string, index: number): string {
   return `${jobId}.${index}`;
+}
+
+/**
+ * Queues segments of an item as units of their own (any worker of the region): BullMQ id
+ * `<job id>.<index>.s<segment>`, so adding one still waiting or running is a no-op; a failed or lost
+ * segment is retried alone (attempts as for a job).
+ */
+export async function enqueueMediaSegments(
+  queue: Queue<MediaJobData>,
+  jobId: string,
+  index: number,
+  segments: number[],
+): Promise<void> {
+  if (segments.length === 0) return;
+  await queue.addBulk(
+    segments.map((segment) => ({
+      name: PROCESS_SEGMENT,
+      data: { jobId, index, segment },
+      opts: mediaJobOptions(mediaSegmentUnitId(jobId, index, segment)),
+    })),
+  );
+}
+
+export function mediaSegmentUnitId(jobId: string, index: number, segment: number): string {
+  return `${jobId}.${index}.s${segment}`;
 }
 
 function mediaJobOptions(jobId: string) {

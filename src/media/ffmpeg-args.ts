@@ -205,9 +205,13 @@ export function downscaleSize(
 }
 
 function hdrAudioArgs(probe: ProbeResult): string[] {
-  if (!probe.audio) return ['-an'];
+  return probe.audio ? hdrAudioCodecArgs(probe.audio.codec) : ['-an'];
+}
+
+/** The codec options of an sdr2hdr output's audio (also the segment join's). */
+export function hdrAudioCodecArgs(codec: string): string[] {
   // AAC is valid in both MP4 and MOV, so it is kept bit-exact; anything else is re-encoded to AAC.
-  if (probe.audio.codec === 'aac') return ['-c:a', 'copy'];
+  if (codec === 'aac') return ['-c:a', 'copy'];
   return ['-c:a', 'aac', '-b:a', AUDIO_AAC_BITRATE];
 }
 

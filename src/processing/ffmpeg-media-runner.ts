@@ -5,7 +5,7 @@ import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
 
-const CONTENT_TYPES: Record<string, string> = {
+export const CONTENT_TYPES: Record<string, string> = {
   mp4: 'video/mp4',
   mov: 'video/quicktime',
   wav: 'audio/wav',
@@ -61,16 +61,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         outputHeight: result.height,
         container,
         contentType: CONTENT_TYPES[container],
-        media: {
-          codec: 'hevc',
-          profile: 'main10',
-          width: result.width,
-          height: result.height,
-          hdr: 'HDR10',
-          transfer: 'smpte2084',
-          primaries: 'bt2020',
-          quality,
-        },
+        media: sdr2hdrMedia(result.width, result.height, quality),
       };
     }
     const { container, target_lufs: targetLufs } = request.output;
@@ -91,6 +82,20 @@ export class FfmpegMediaRunner implements MediaRunner {
       },
     };
   }
+}
+
+/** What an sdr2hdr output is (the asset's `media`), one pass or joined from segments. */
+export function sdr2hdrMedia(width: number, height: number, quality: string): Record<string, unknown> {
+  return {
+    codec: 'hevc',
+    profile: 'main10',
+    width,
+    height,
+    hdr: 'HDR10',
+    transfer: 'smpte2084',
+    primaries: 'bt2020',
+    quality,
+  };
 }
 
 function round(value: number): number | null {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
@@ -9,9 +9,15 @@ import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../co
 import { JobLifecycle, type EndedItem, type ItemsEnded } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
+import { convertSdrToHdr } from '../media/pipelines';
+import { probeMedia } from '../media/probe';
+import { QUALITY_PRESETS } from '../media/quality-presets';
+import { extractAudio, joinParts, planSegments, probeKeyframes, splitVideo } from '../media/segments';
 import { mediaRun } from '../metrics/job-metrics';
+import { CONTENT_TYPES, sdr2hdrMedia } from './ffmpeg-media-runner';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
 import { ProcessingRepository } from './processing.repository';
+import { SegmentsRepository, type NewSegment } from './segments.repository';
 import { planItem, planJobEnd, type ItemResult } from './settlement';
 import { retryWhileUnavailable } from './store-retry';
 import { recheckSource, type ActualSource, type PricedSource } from './source-recheck';
@@ -19,6 +25,16 @@ import { WorkDirs } from './work-dirs';
 
 const PROGRESS_INTERVAL_MS = 1000;
 const STORE_FAILED = 'The object store did not answer; the item may be retried.';
+
+/** An item split into segments (each to be queued as a process-segment unit); its unit is done. */
+export interface ItemSplit {
+  segments: number[];
+}
+
+/** Where an item's temporary segments live in storage (removed when the item ends). */
+export function segmentsPrefix(jobId: string, index: number): string {
+  return `segments/${jobId}/${index}/`;
+}
 
 interface ProducedOutput {
   result: Extract<RunItemResult, { ok: true }>;
@@ -38,6 +54,7 @@ export class JobProcessor {
 
   constructor(
     private readonly repository: ProcessingRepository,
+    private readonly segments: SegmentsRepository,
     private readonly lifecycle: JobLifecycle,
     @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
     @Inject(STORAGE) private readonly storage: Storage,
@@ -60,9 +77,9 @@ export class JobProcessor {
     worker: string,
     signal: AbortSignal,
     abort: () => void,
-  ): Promise<void> {
+  ): Promise<ItemSplit | null> {
     const taken = await this.lifecycle.takeItem(jobId, index, worker);
-    if (!taken) return;
+    if (!taken) return null;
     const { job, item } = taken;
     // The job's first take (attempts counts takes of its items) is its start; none of its items has ended yet.
     if (job.attempts === 1) {
@@ -72,19 +89,30 @@ export class JobProcessor {
         'job started',
       );
     }
+    if (this.splits(job, item)) {
+      // Split already (this unit ran before, or the reconciler queued the item again): queue the
+      // segments not yet encoded again (a no-op for those waiting or running); none left: the last
+      // one's unit joins them.
+      const recorded = await this.segments.list(jobId, index);
+      if (recorded.length) {
+        const open = recorded.filter((segment) => segment.status !== 'succeeded').map((segment) => segment.segment);
+        return { segments: open.length ? open : [recorded[recorded.length - 1].segment] };
+      }
+    }
     const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
     const workDir = await this.workDirs.create(`${jobId}-${index}`);
     let produced: ProducedOutput | null = null;
     try {
       const reportProgress = this.progressReporter(jobId, index, abort);
       const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
+      if ('segments' in result) return result;
       // Cancelled: the API already ended the job and released its hold; nothing to store.
       if (signal.aborted) {
         this.logger.log(
           { job_id: job.id, request_id: job.request_id, item: index },
           'item stopped: the job was cancelled',
         );
-        return;
+        return null;
       }
       let itemResult: ItemResult;
       if (!result.ok) {
@@ -106,6 +134,7 @@ export class JobProcessor {
       const { itemsEnded } = await this.endItems(job, [item], [itemResult], produced);
       // Ended meanwhile (cancelled, or a duplicate of this unit ended the item first): drop the output.
       if (produced && !itemsEnded.includes(item.index)) await this.storage.remove(produced.storageKey);
+      return null;
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
@@ -138,7 +167,7 @@ export class JobProcessor {
     deadline: number,
     signal: AbortSignal,
     onProgress: (fraction: number) => void,
-  ): Promise<RunItemResult> {
+  ): Promise<RunItemResult | ItemSplit> {
     if (item.width && item.height && item.width * item.height > this.config.workerMaxPixels) {
       return {
         ok: false,
@@ -158,14 +187,13 @@ export class JobProcessor {
     }
     const timeLimitMs = deadline - Date.now();
     if (timeLimitMs <= 0) return { ok: false, code: 'timeout' };
+    if (this.splits(job, item)) {
+      const split = await this.split(job, item, input.path, workDir, signal, timeLimitMs);
+      // null: not worth splitting after all (too few keyframes), or not splittable: one pass.
+      if (split) return split;
+    }
     const output = storedOutput(job);
-    const priced: PricedSource = {
-      api: job.api,
-      sourceType: item.source.type,
-      resolution: output.api === 'sdr2hdr' ? output.output.resolution : undefined,
-      estimatedCredits: Number(item.estimated_credits),
-      height: item.height,
-    };
+    const priced = this.priced(job, item);
     const common = {
       inputPath: input.path,
       outputPath: join(workDir, `out-${item.index}`),
@@ -229,6 +257,334 @@ export class JobProcessor {
     // invalid_url: the source is gone or refused now; upstream_error: the host failed (retryable).
     if (!downloaded.ok) return { ok: false, code: downloaded.code, message: downloaded.reason };
     return { ok: true, path, sha256: downloaded.sha256 };
+  }
+
+  /** What the submit checked and priced, for the worker's re-check of the bytes it actually has. */
+  private priced(job: JobRow, item: JobItemRow): PricedSource {
+    const output = storedOutput(job);
+    return {
+      api: job.api,
+      sourceType: item.source.type,
+      resolution: output.api === 'sdr2hdr' ? output.output.resolution : undefined,
+      estimatedCredits: Number(item.estimated_credits),
+      height: item.height,
+    };
+  }
+
+  // --- segment-parallel sdr2hdr (SEGMENT_SECONDS) ------------------------------------------------------
+
+  /** An sdr2hdr item at least twice SEGMENT_SECONDS long is encoded in segments (0 turns this off). */
+  private splits(job: JobRow, item: JobItemRow): boolean {
+    const seconds = this.config.segmentSeconds;
+    return job.api === 'sdr2hdr' && seconds > 0 && Number(item.duration_seconds) >= 2 * seconds;
+  }
+
+  /**
+   * Cuts the source's video at keyframes (no re-encode), stores the parts and the source's audio for
+   * the join, and records the segments. Null: one pass after all (the probe's verdict is the runner's
+   * to give, or the keyframes allow one segment only).
+   */
+  private async split(
+    job: JobRow,
+    item: JobItemRow,
+    inputPath: string,
+    workDir: string,
+    signal: AbortSignal,
+    timeLimitMs: number,
+  ): Promise<RunItemResult | ItemSplit | null> {
+    const tools = { signal, timeLimitMs, ffmpegPath: this.config.ffmpegPath, ffprobePath: this.config.ffprobePath };
+    const probed = await probeMedia(inputPath, {
+      api: 'sdr2hdr',
+      ffprobePath: this.config.ffprobePath,
+      maxPixels: this.config.workerMaxPixels,
+      signal,
+    });
+    if (!probed.ok || !probed.probe.video || probed.probe.encrypted) return null;
+    const refused = recheckSource(
+      this.priced(job, item),
+      { durationSeconds: probed.probe.durationSeconds, height: probed.probe.video.height },
+      { maxDurationSeconds: this.config.maxDurationSeconds },
+    );
+    if (refused) return refused;
+    const keyframes = await probeKeyframes(inputPath, probed.probe.video.index, tools);
+    if (!keyframes) return null;
+    const plan = planSegments(keyframes, probed.probe.durationSeconds, this.config.segmentSeconds);
+    if (plan.length < 2) return null;
+    const partsDir = join(workDir, 'parts');
+    await mkdir(partsDir);
+    // Cut a millisecond before each keyframe: the segment muxer cuts at the first keyframe at or after
+    // the time, and ffprobe's 6-decimal time may round a keyframe's time up.
+    const cut = await splitVideo(
+      inputPath,
+      probed.probe.video.index,
+      plan.slice(1).map((segment) => Math.max(0, segment.start - 0.001)),
+      join(partsDir, 'part-%04d.mp4'),
+      tools,
+    );
+    if (!cut.ok) {
+      if (signal.aborted) return { ok: false, code: 'processing_failed' };
+      this.logger.warn({ job_id: job.id, index: item.index, stderr: cut.run.stderrTail }, 'split failed; one pass');
+      return null;
+    }
+    const parts = (await readdir(partsDir)).filter((name) => name.endsWith('.mp4')).sort();
+    if (parts.length !== plan.length) {
+      this.logger.warn(
+        { job_id: job.id, index: item.index, parts: parts.length, planned: plan.length },
+        'split made other parts than planned; one pass',
+      );
+      return null;
+    }
+    const prefix = segmentsPrefix(job.id, item.index);
+    let audio: NewSegment['audio'] = null;
+    const audioStream = probed.probe.audio;
+    if (audioStream) {
+      const audioPath = join(workDir, 'audio.mov');
+      const extracted = await extractAudio(inputPath, audioStream.index, audioPath, tools);
+      if (!extracted.ok) {
+        if (signal.aborted) return { ok: false, code: 'processing_failed' };
+        this.logger.warn(
+          { job_id: job.id, index: item.index, stderr: extracted.run.stderrTail },
+          'audio copy failed; one pass',
+        );
+        return null;
+      }
+      audio = { key: `${prefix}audio.mov`, codec: audioStream.codec };
+    }
+    const segments: NewSegment[] = plan.map((segment, n) => ({
+      segment: n,
+      startSeconds: segment.start,
+      durationSeconds: segment.duration,
+      sourceKey: `${prefix}src-${n}.mp4`,
+      audio,
+    }));
+    try {
+      await Promise.all(
+        segments.map((segment, n) =>
+          this.storage.write(segment.sourceKey, createReadStream(join(partsDir, parts[n])), Number.MAX_SAFE_INTEGER),
+        ),
+      );
+      if (audio)
+        await this.storage.write(audio.key, createReadStream(join(workDir, 'audio.mov')), Number.MAX_SAFE_INTEGER);
+    } catch (error) {
+      await this.removeSegments(job.id, item.index);
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      return { ok: false, code: 'upstream_error', message: STORE_FAILED };
+    }
+    await this.segments.record(job.id, item.index, segments);
+    this.logger.log({ job_id: job.id, index: item.index, segments: segments.length }, 'item split into segments');
+    return { segments: segments.map((segment) => segment.segment) };
+  }
+
+  /**
+   * Encodes one segment exactly as a whole item would be (same settings, no audio) and stores the
+   * part; the unit that ends the item's last segment joins them and ends the item. Safe to run again:
+   * a segment that ended is not encoded twice, and a unit run again after its worker died while
+   * joining joins. Infrastructure failures throw (BullMQ retries this segment alone).
+   */
+  async processSegment(
+    jobId: string,
+    index: number,
+    segment: number,
+    worker: string,
+    signal: AbortSignal,
+    abort: () => void,
+  ): Promise<void> {
+    const taken = await this.segments.takeSegment(jobId, index, segment, worker);
+    if (!taken) {
+      if (!(await this.segments.itemOpen(jobId, index))) {
+        await this.removeSegments(jobId, index);
+        return;
+      }
+      const all = await this.segments.list(jobId, index);
+      if (all.length && all.every((part) => part.status === 'succeeded')) await this.joinItem(jobId, index, signal);
+      return;
+    }
+    const opened = await this.openItem(jobId, index);
+    if (!opened) return;
+    const { job, item } = opened;
+    const output = storedOutput(job);
+    if (output.api !== 'sdr2hdr') throw new Error(`segment of a ${output.api} item`);
+    const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
+    const workDir = await this.workDirs.create(`${jobId}-${index}-s${segment}`);
+    try {
+      const source = await this.storage.localFile(taken.source_key, join(workDir, 'part.mp4'), signal);
+      if (!source) throw new Error(`segment ${segment} of ${jobId}/${index}: its source part is gone`);
+      const probed = await probeMedia(source, {
+        api: 'sdr2hdr',
+        ffprobePath: this.config.ffprobePath,
+        maxPixels: this.config.workerMaxPixels,
+        signal,
+      });
+      const timeLimitMs = deadline - Date.now();
+      const encoded = join(workDir, 'enc.mp4');
+      const result = !probed.ok
+        ? ({
+            ok: false,
+            code: probed.code === 'timeout' ? 'processing_failed' : probed.code,
+            message: probed.message,
+          } as const)
+        : timeLimitMs <= 0
+          ? ({ ok: false, code: 'timeout', message: undefined } as const)
+          : await convertSdrToHdr({
+              input: source,
+              output: encoded,
+              container: 'mp4',
+              probe: probed.probe,
+              targetHeight: item.height ? outputHeight(item.height, output.output.resolution) : undefined,
+              peakNits: output.output.peak_nits,
+              ...QUALITY_PRESETS[output.output.quality],
+              signal,
+              timeLimitMs,
+              ffmpegPath: this.config.ffmpegPath,
+              onProgress: this.segmentProgress(jobId, index, segment, abort),
+            });
+      if (signal.aborted || !(await this.segments.itemOpen(jobId, index))) {
+        // Cancelled (or the item ended otherwise): nothing to keep.
+        await this.removeSegments(jobId, index);
+        return;
+      }
+      if (!result.ok) {
+        await this.segments.failSegment(jobId, index, segment);
+        await this.endItems(job, [item], [{ index, ok: false, code: result.code, message: result.message }], null);
+        await this.removeSegments(jobId, index);
+        return;
+      }
+      const encodedKey = `${segmentsPrefix(jobId, index)}enc-${segment}.mp4`;
+      // An outage throws: BullMQ runs this segment again.
+      await this.storage.write(encodedKey, createReadStream(encoded), Number.MAX_SAFE_INTEGER);
+      const ended = await this.segments.endSegment(jobId, index, segment, {
+        encodedKey,
+        processedSeconds: result.processedSeconds,
+      });
+      if (ended === 'item_not_open') await this.removeSegments(jobId, index);
+      else if (ended === 'last') await this.joinItem(jobId, index, signal);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Reads a processing job and one of its items (null when the job ended). */
+  private async openItem(jobId: string, index: number): Promise<{ job: JobRow; item: JobItemRow } | null> {
+    // processing → processing: the job's heartbeat, and its row with its items.
+    const claimed = await this.lifecycle.claim(jobId);
+    const item = claimed?.items.find((candidate) => candidate.index === index);
+    return claimed && item ? { job: claimed.job, item } : null;
+  }
+
+  /**
+   * Joins an item's encoded segments without re-encoding (concat demuxer), muxes the source's audio
+   * once, stores the output and ends the item through the lifecycle, as a one-pass item would.
+   */
+  private async joinItem(jobId: string, index: number, signal: AbortSignal): Promise<void> {
+    const opened = await this.openItem(jobId, index);
+    if (!opened) return;
+    const { job, item } = opened;
+    const output = storedOutput(job);
+    if (output.api !== 'sdr2hdr') throw new Error(`join of a ${output.api} item`);
+    const container = output.output.container;
+    const segments = await this.segments.list(jobId, index);
+    const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
+    const workDir = await this.workDirs.create(`${jobId}-${index}-join`);
+    let produced: ProducedOutput | null = null;
+    try {
+      const parts: string[] = [];
+      for (const segment of segments) {
+        const part = segment.encoded_key
+          ? await this.storage.localFile(segment.encoded_key, join(workDir, `enc-${segment.segment}.mp4`), signal)
+          : null;
+        if (!part) throw new Error(`segment ${segment.segment} of ${jobId}/${index}: its encoded part is gone`);
+        parts.push(part);
+      }
+      const first = segments[0];
+      let audio: { path: string; codec: string } | null = null;
+      if (first.audio_key && first.audio_codec) {
+        const path = await this.storage.localFile(first.audio_key, join(workDir, 'audio.mov'), signal);
+        if (!path) throw new Error(`${jobId}/${index}: the source's audio is gone`);
+        audio = { path, codec: first.audio_codec };
+      }
+      const joinedPath = join(workDir, `out-${index}.${container}`);
+      const joined = await joinParts(parts, join(workDir, 'parts.txt'), audio, joinedPath, container, {
+        signal,
+        timeLimitMs: Math.max(1, deadline - Date.now()),
+        ffmpegPath: this.config.ffmpegPath,
+      });
+      if (signal.aborted) return;
+      let result: RunItemResult;
+      if (!joined.ok) {
+        this.logger.warn({ job_id: jobId, index, stderr: joined.run.stderrTail }, 'join failed');
+        result = { ok: false, code: joined.run.status === 'timeout' ? 'timeout' : 'processing_failed' };
+      } else {
+        const probed = await probeMedia(joinedPath, {
+          api: 'sdr2hdr',
+          ffprobePath: this.config.ffprobePath,
+          maxPixels: this.config.workerMaxPixels,
+          signal,
+        });
+        if (!probed.ok || !probed.probe.video) throw new Error(`${jobId}/${index}: the joined output does not probe`);
+        const { width, height } = probed.probe.video;
+        result = {
+          ok: true,
+          processedSeconds: probed.probe.durationSeconds,
+          outputHeight: height,
+          container,
+          contentType: CONTENT_TYPES[container],
+          media: sdr2hdrMedia(width, height, output.output.quality),
+        };
+      }
+      let itemResult: ItemResult;
+      if (!result.ok) itemResult = { index, ok: false, code: result.code, message: result.message };
+      else {
+        const stored = await this.storeOutput(job, item, result, workDir);
+        if (!stored.ok) itemResult = { index, ok: false, code: 'upstream_error', message: stored.message };
+        else {
+          produced = { result, storageKey: stored.storageKey, sizeBytes: stored.sizeBytes };
+          itemResult = {
+            index,
+            ok: true,
+            processedSeconds: result.processedSeconds,
+            outputHeight: result.outputHeight,
+          };
+        }
+      }
+      const { itemsEnded } = await this.endItems(job, [item], [itemResult], produced);
+      if (produced && !itemsEnded.includes(index)) await this.storage.remove(produced.storageKey);
+      await this.removeSegments(jobId, index);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  /** An item's temporary segments (source parts, encoded parts, audio): removed once it has ended. */
+  async removeSegments(jobId: string, index: number): Promise<void> {
+    const keys: string[] = [];
+    for await (const entry of this.storage.list(segmentsPrefix(jobId, index))) keys.push(entry.key);
+    await this.storage.removeMany(keys);
+  }
+
+  /** A segment's progress makes its item's (the sum of its segments') and the job's; aborts once the job ended. */
+  private segmentProgress(
+    jobId: string,
+    index: number,
+    segment: number,
+    abort: () => void,
+  ): (fraction: number) => void {
+    let last = 0;
+    return (fraction) => {
+      const now = Date.now();
+      if (now - last < PROGRESS_INTERVAL_MS && fraction < 1) return;
+      last = now;
+      const rounded = Math.round(Math.max(0, Math.min(1, fraction)) * 1000) / 1000;
+      this.segments
+        .progress(jobId, index, segment, rounded)
+        .then((item) => this.lifecycle.reportProgress(jobId, index, Math.round(Math.min(0.999, item) * 1000) / 1000))
+        .then(
+          (processing) => {
+            if (!processing) abort();
+          },
+          (error: unknown) =>
+            this.logger.warn({ job_id: jobId, item: index, segment, err: error }, 'segment progress write failed'),
+        );
+    };
   }
 
   /** Puts an item's output in storage; an outage is the item's upstream_error (retryable), never a hang. */

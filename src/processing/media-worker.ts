@@ -9,9 +9,11 @@ import {
   cancelChannel,
   enqueueMediaItems,
   enqueueMediaJob,
+  enqueueMediaSegments,
   mediaItemUnitId,
   mediaQueueName,
   PROCESS_ITEM,
+  PROCESS_SEGMENT,
   queueDispatcher,
   regionsKey,
   workersKey,
@@ -57,7 +59,11 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationBootstrap(): Promise<void> {
     const dispatch = queueDispatcher(
       'media',
-      { 'process-job': (job) => this.fanOut(job), 'process-item': (job) => this.handleItem(job) },
+      {
+        'process-job': (job) => this.fanOut(job),
+        'process-item': (job) => this.handleItem(job),
+        'process-segment': (job) => this.handleSegment(job),
+      },
       'MediaWorker',
     );
     const name = mediaQueueName(this.config.region);
@@ -123,13 +129,32 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async handleItem(job: Job<MediaJobData>): Promise<void> {
     const { jobId, index } = job.data;
     if (index === undefined) throw new Error(`${PROCESS_ITEM} unit ${job.id} has no item index`);
+    const split = await this.whileRunning(jobId, (controller) =>
+      this.processor.processItem(jobId, index, this.workerId, controller.signal, () => controller.abort()),
+    );
+    // A long item was split: each segment is a unit of its own, for any worker of the region.
+    if (split) await enqueueMediaSegments(this.queue!, jobId, index, split.segments);
+  }
+
+  private async handleSegment(job: Job<MediaJobData>): Promise<void> {
+    const { jobId, index, segment } = job.data;
+    if (index === undefined || segment === undefined) {
+      throw new Error(`${PROCESS_SEGMENT} unit ${job.id} has no item index or segment`);
+    }
+    await this.whileRunning(jobId, (controller) =>
+      this.processor.processSegment(jobId, index, segment, this.workerId, controller.signal, () => controller.abort()),
+    );
+  }
+
+  /** Runs work of a job with an AbortController that a cancel of the job aborts. */
+  private async whileRunning<T>(jobId: string, work: (controller: AbortController) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const controllers = this.running.get(jobId) ?? new Set<AbortController>();
     controllers.add(controller);
     this.running.set(jobId, controllers);
     jobsRunning.inc();
     try {
-      await this.processor.processItem(jobId, index, this.workerId, controller.signal, () => controller.abort());
+      return await work(controller);
     } finally {
       controllers.delete(controller);
       if (controllers.size === 0) this.running.delete(jobId);
@@ -146,6 +171,10 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     if (!final) return;
     await this.processor
       .failItems(jobId, 'upstream_error', index === undefined ? undefined : [index])
+      // A segment the queue gave up on failed its item: its temporary segments go.
+      .then(() =>
+        job.data.segment !== undefined && index !== undefined ? this.processor.removeSegments(jobId, index) : undefined,
+      )
       .catch((failure: unknown) => {
         // The item stays open and the job keeps its hold; the reconciler fails it once it has gone stale.
         this.logger.error({ job_id: jobId, item: index, err: failure }, 'could not fail work the queue gave up on');

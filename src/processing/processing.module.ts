@@ -5,6 +5,7 @@ import { JobProcessor } from './job-processor';
 import { MEDIA_RUNNER } from './media-runner';
 import { MediaWorker } from './media-worker';
 import { ProcessingRepository } from './processing.repository';
+import { SegmentsRepository } from './segments.repository';
 import { StorageSweeper } from './storage-sweeper';
 import { WorkDirs } from './work-dirs';
 
@@ -13,6 +14,7 @@ import { WorkDirs } from './work-dirs';
   imports: [JobLifecycleModule],
   providers: [
     ProcessingRepository,
+    SegmentsRepository,
     JobProcessor,
     MediaWorker,
     StorageSweeper,

@@ -22,6 +22,11 @@ export interface AppConfig {
   storageSweepAfterSeconds: number;
   allowPrivateUrls: string[];
   workerConcurrency: number;
+  /**
+   * Segment-parallel encoding: target length of a segment; an sdr2hdr input at least twice this long
+   * is split at keyframes and its segments are encoded by any worker of the region (0: never split).
+   */
+  segmentSeconds: number;
   jobTimeLimitSeconds: number;
   cancelWindowSeconds: number;
   maxUploadBytes: number;
@@ -172,6 +177,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     storageSweepAfterSeconds: int(env, 'STORAGE_SWEEP_AFTER_SECONDS', 6 * 3600, 1, 30 * 86400),
     allowPrivateUrls,
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 1, 64),
+    segmentSeconds: int(env, 'SEGMENT_SECONDS', 60, 0, 86_400),
     jobTimeLimitSeconds: int(env, 'JOB_TIME_LIMIT_SECONDS', 3600, 1, 86400),
     cancelWindowSeconds: int(env, 'CANCEL_WINDOW_SECONDS', 60, 0, 86400),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 ** 3, 1),
