@@ -18,7 +18,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 # --- runtime: Node, ffmpeg/ffprobe and mediainfo, the compiled code and production dependencies ---
 FROM node:20-bookworm-slim AS runtime
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends ffmpeg mediainfo \
+  && apt-get install -y --no-install-recommends ffmpeg mediainfo util-linux \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     STORAGE_DIR=/var/lib/mediajobs/storage

@@ -1,5 +1,12 @@
 import type { Job } from 'bullmq';
-import { queueDispatcher, type MediaJobData, type QueueHandlers } from './queues';
+import {
+  MEDIA_JOB_ATTEMPTS,
+  MEDIA_JOB_MAX_STALLS,
+  mediaBackoffMs,
+  queueDispatcher,
+  type MediaJobData,
+  type QueueHandlers,
+} from './queues';
 
 describe('queue catalogue', () => {
   it('stops start-up when a job name of the queue has no handler, saying what to add where', () => {
@@ -27,5 +34,22 @@ describe('queue catalogue', () => {
     await expect(dispatch({ name: 'transcode', data: { jobId: 'job_2' } } as Job<MediaJobData>)).rejects.toThrow(
       'Unknown media queue job "transcode"',
     );
+  });
+});
+
+describe('media job retry policy', () => {
+  it('waits 0.5–1 s before the second attempt, doubling up to a 10 s cap however long an outage lasts', () => {
+    const ceilings = [1, 2, 3, 4, 5, 10, 1000].map((attempt) =>
+      Math.max(...Array.from({ length: 200 }, () => mediaBackoffMs(attempt))),
+    );
+    expect(ceilings.every((ms, i) => ms <= [1000, 2000, 4000, 8000, 10_000, 10_000, 10_000][i])).toBe(true);
+    for (let i = 0; i < 200; i++) expect(mediaBackoffMs(1)).toBeGreaterThanOrEqual(500);
+    expect(Math.min(...Array.from({ length: 200 }, () => mediaBackoffMs(1000)))).toBeGreaterThanOrEqual(5000);
+  });
+
+  it('no outage can reach BullMQ’s attempt or stall limits: ten days at the cap is far below them', () => {
+    const tenDaysOfAttempts = (10 * 86_400_000) / 5000;
+    expect(MEDIA_JOB_ATTEMPTS).toBeGreaterThan(tenDaysOfAttempts);
+    expect(MEDIA_JOB_MAX_STALLS).toBeGreaterThan(tenDaysOfAttempts);
   });
 });

@@ -57,6 +57,8 @@ export interface MediaJobData {
   jobId: string;
   index?: number;
   segment?: number;
+  /** Attempts of this unit that ended in an error of its own (not an outage): see MEDIA_JOB_MAX_ERRORS. */
+  errors?: number;
 }
 
 export const PROCESS_JOB: JobName<'media'> = 'process-job';
@@ -65,7 +67,13 @@ export const PROCESS_SEGMENT: JobName<'media'> = 'process-segment';
 
 /**
  * The one way a media job is queued, by the API and by the reconciler: the BullMQ id is the job id (a
- * second add of a waiting job is a no-op), infrastructure failures are retried twice with backoff.
+ * second add of a waiting job is a no-op).
+ *
+ * An outage never uses a job or item up: an attempt that fails because PostgreSQL or Redis is
+ * unreachable, and a worker lost mid-run (a stall: SIGKILL, OOM, a node lost), are tried again for as
+ * long as it takes, with capped backoff (mediaBackoffMs); BullMQ's attempt and stall limits are set out
+ * of reach. What ends work that cannot finish is its own: the job's time limit (JOB_TIME_LIMIT_SECONDS
+ * from its first start, checked at every start) or MEDIA_JOB_MAX_ERRORS errors of its own (MediaWorker).
  */
 export async function enqueueMediaJob(queue: Queue<MediaJobData>, jobId: string): Promise<void> {
   await queue.add(PROCESS_JOB, { jobId }, mediaJobOptions(jobId));
@@ -116,11 +124,26 @@ export function mediaSegmentUnitId(jobId: string, index: number, segment: number
   return `${jobId}.${index}.s${segment}`;
 }
 
+/** BullMQ's own limits, out of reach of any outage (about 3 years of attempts at the backoff cap). */
+export const MEDIA_JOB_ATTEMPTS = 10_000_000;
+export const MEDIA_JOB_MAX_STALLS = 10_000_000;
+/** Errors of a unit's own (neither PostgreSQL nor Redis unreachable) before it fails as processing_failed. */
+export const MEDIA_JOB_MAX_ERRORS = 3;
+export const MEDIA_BACKOFF = 'media-capped';
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_CAP_MS = 10_000;
+
+/** The wait before attempt n+1: doubling from 1 s, capped at 10 s (an outage's end is noticed soon), with jitter. */
+export function mediaBackoffMs(attemptsMade: number): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(ceiling * (0.5 + Math.random() / 2));
+}
+
 function mediaJobOptions(jobId: string) {
   return {
     jobId,
-    attempts: 3,
-    backoff: { type: 'exponential', delay: 2000 },
+    attempts: MEDIA_JOB_ATTEMPTS,
+    backoff: { type: MEDIA_BACKOFF },
     removeOnComplete: true,
     removeOnFail: { age: 24 * 3600 },
   };

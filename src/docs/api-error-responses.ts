@@ -73,7 +73,7 @@ const GROUPS = {
   ],
   cancel: ['job_not_cancellable'],
   webhook_url: ['invalid_url'],
-  upload: ['file_too_large', 'content_policy_violation', 'unsupported_content_type'],
+  upload: ['file_too_large', 'content_policy_violation', 'unsupported_content_type', 'request_timeout'],
   license: [
     'license_invalid',
     'license_expired',

@@ -120,6 +120,17 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
     ],
     example: { duration_seconds: 7260.5, max_duration_seconds: 7200 },
   },
+  request_timeout: {
+    fields: [
+      {
+        name: 'min_bytes_per_second',
+        type: 'integer',
+        description: 'The slowest body rate accepted (REQUEST_BODY_MIN_BYTES_PER_SECOND).',
+      },
+      { name: 'window_seconds', type: 'integer', description: 'The window the rate is measured over.' },
+    ],
+    example: { min_bytes_per_second: 1024, window_seconds: 10 },
+  },
   region_unavailable: {
     fields: [{ name: 'region', type: 'string', description: 'The region that cannot take jobs now.' }],
     example: { region: 'eu-west' },

@@ -3,6 +3,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { isUnavailableError } from '../common/errors/classify';
 import { randomBase62 } from '../common/ids';
 import { downloadToFile } from '../common/net/pinned-fetch';
 import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
@@ -24,6 +25,9 @@ import { recheckSource, type ActualSource, type PricedSource } from './source-re
 import { WorkDirs } from './work-dirs';
 
 const PROGRESS_INTERVAL_MS = 1000;
+/** How long a finished item's result waits for PostgreSQL to come back before the attempt is given up. */
+const END_RETRY_MS = 5 * 60_000;
+const END_RETRY_EVERY_MS = 2000;
 const STORE_FAILED = 'The object store did not answer; the item may be retried.';
 
 /** An item split into segments (each to be queued as a process-segment unit); its unit is done. */
@@ -131,7 +135,10 @@ export class JobProcessor {
           };
         }
       }
-      const { itemsEnded } = await this.endItems(job, [item], [itemResult], produced);
+      // The output is made: an outage now must not throw it away (the item would run again).
+      const { itemsEnded } = await this.whileUnavailable(jobId, () =>
+        this.endItems(job, [item], [itemResult], produced),
+      );
       // Ended meanwhile (cancelled, or a duplicate of this unit ended the item first): drop the output.
       if (produced && !itemsEnded.includes(item.index)) await this.storage.remove(produced.storageKey);
       return null;
@@ -186,7 +193,14 @@ export class JobProcessor {
       };
     }
     const timeLimitMs = deadline - Date.now();
-    if (timeLimitMs <= 0) return { ok: false, code: 'timeout' };
+    if (timeLimitMs <= 0) {
+      // Reached here at a (re)start: e.g. a job whose worker kept being killed under it.
+      return {
+        ok: false,
+        code: 'timeout',
+        message: `The job did not finish within its time limit of ${this.config.jobTimeLimitSeconds} s.`,
+      };
+    }
     if (this.splits(job, item)) {
       const split = await this.split(job, item, input.path, workDir, signal, timeLimitMs);
       // null: not worth splitting after all (too few keyframes), or not splittable: one pass.
@@ -609,6 +623,20 @@ export class JobProcessor {
   }
 
   /** Marks progress at most once a second; aborts the item once its job is no longer processing. */
+  /** `work`, tried again every few seconds while PostgreSQL or Redis is unreachable (up to END_RETRY_MS). */
+  private async whileUnavailable<T>(jobId: string, work: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + END_RETRY_MS;
+    for (;;) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!isUnavailableError(error) || Date.now() > giveUpAt) throw error;
+        this.logger.warn({ job_id: jobId, err: error }, 'dependency unavailable while ending an item; trying again');
+        await new Promise((resolve) => setTimeout(resolve, END_RETRY_EVERY_MS));
+      }
+    }
+  }
+
   private progressReporter(jobId: string, index: number, abort: () => void): (fraction: number) => void {
     let last = 0;
     return (fraction) => {

@@ -10,6 +10,10 @@ import {
   enqueueMediaItems,
   enqueueMediaJob,
   enqueueMediaSegments,
+  MEDIA_BACKOFF,
+  MEDIA_JOB_MAX_ERRORS,
+  MEDIA_JOB_MAX_STALLS,
+  mediaBackoffMs,
   mediaItemUnitId,
   mediaQueueName,
   PROCESS_ITEM,
@@ -60,9 +64,9 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     const dispatch = queueDispatcher(
       'media',
       {
-        'process-job': (job) => this.fanOut(job),
-        'process-item': (job) => this.handleItem(job),
-        'process-segment': (job) => this.handleSegment(job),
+        'process-job': (job) => this.unit(job, () => this.fanOut(job)),
+        'process-item': (job) => this.unit(job, () => this.handleItem(job)),
+        'process-segment': (job) => this.unit(job, () => this.handleSegment(job)),
       },
       'MediaWorker',
     );
@@ -75,7 +79,14 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.workerLockMs,
       stalledInterval: this.config.workerLockMs,
-      maxStalledCount: 2,
+      // A lost worker is an outage, not the job's fault (see enqueueMediaJob).
+      maxStalledCount: MEDIA_JOB_MAX_STALLS,
+      settings: {
+        backoffStrategy: (attemptsMade: number, type?: string) => {
+          if (type !== MEDIA_BACKOFF) throw new Error(`Unknown backoff strategy ${type} on the media queue`);
+          return mediaBackoffMs(attemptsMade);
+        },
+      },
     });
     this.worker.on('failed', (job, error) => void this.onFailed(job, error));
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'queue connection error'));
@@ -162,15 +173,41 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** BullMQ's final failure (infrastructure, retried already): end the item (or job) failed, hold released. */
+  /**
+   * Runs a unit. An attempt that fails because PostgreSQL or Redis is unreachable goes back to BullMQ to
+   * be tried again later (never counted against the work); any other error is the unit's own, and after
+   * MEDIA_JOB_MAX_ERRORS of them its items fail as processing_failed.
+   */
+  private async unit(job: Job<MediaJobData>, work: () => Promise<void>): Promise<void> {
+    const { jobId, index } = job.data;
+    try {
+      await work();
+    } catch (error) {
+      if (isUnavailableError(error)) {
+        this.logger.warn({ job_id: jobId, item: index, err: error }, 'dependency unavailable; the unit is tried again');
+        throw error;
+      }
+      const errors = (job.data.errors ?? 0) + 1;
+      this.logger.error({ job_id: jobId, item: index, errors, err: error }, 'media unit failed');
+      if (errors >= MEDIA_JOB_MAX_ERRORS) {
+        await this.processor.failItems(jobId, 'processing_failed', index === undefined ? undefined : [index]);
+        return;
+      }
+      await job.updateData({ ...job.data, errors });
+      throw error;
+    }
+  }
+
+  /** BullMQ gave up on a unit (only past limits no outage reaches): end its items failed, hold released. */
   private async onFailed(job: Job<MediaJobData> | undefined, error: Error): Promise<void> {
     if (!job) return;
     const { jobId, index } = job.data;
-    const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-    this.logger.warn({ job_id: jobId, item: index, attempt: job.attemptsMade, final, err: error }, 'media unit failed');
+    const final = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled more than/.test(error.message);
     if (!final) return;
+    const code = isUnavailableError(error) ? 'upstream_error' : 'processing_failed';
+    this.logger.error({ job_id: jobId, item: index, attempt: job.attemptsMade, code, err: error }, 'the queue gave up');
     await this.processor
-      .failItems(jobId, 'upstream_error', index === undefined ? undefined : [index])
+      .failItems(jobId, code, index === undefined ? undefined : [index])
       // A segment the queue gave up on failed its item: its temporary segments go.
       .then(() =>
         job.data.segment !== undefined && index !== undefined ? this.processor.removeSegments(jobId, index) : undefined,

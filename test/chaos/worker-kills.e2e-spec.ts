@@ -1,5 +1,5 @@
 // A worker process SIGKILLed again and again (with its ffmpeg children, like a container killed by the
-// orchestrator) while 20 jobs run: every job still ends, and each is charged exactly once for what it
+// orchestrator) while 20 jobs run: every job still succeeds, and each is charged exactly once for what it
 // used — one authorise and one settlement in the ledger per job, no hold left, balance = grants − captures.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -152,12 +152,11 @@ describe('a worker SIGKILLed repeatedly while 20 jobs run', () => {
       .query(`SELECT id, attempts FROM jobs WHERE id = ANY ($1)`, [jobIds]);
     const attemptsOf = new Map(rows.map((row) => [row.id, row.attempts]));
     expect(interrupted.filter((id) => !(attemptsOf.get(id)! >= 2))).toEqual([]);
-    // A job no kill touched (taken once) succeeded; only a job cut again and again (BullMQ gives up after
-    // its third stall) may end failed — and then released, as the money audit below checks.
+    // Every job succeeded, however often its worker was killed under it (a lost worker never uses a job up).
     const statusOf = new Map(views.map((view) => [view.job_id as string, view.status as string]));
-    expect(jobIds.filter((id) => attemptsOf.get(id) === 1 && statusOf.get(id) !== 'succeeded')).toEqual([]);
-    expect(jobIds.filter((id) => statusOf.get(id) !== 'succeeded' && !(attemptsOf.get(id)! >= 3))).toEqual([]);
-    expect([...new Set(statusOf.values())].filter((status) => !['succeeded', 'failed'].includes(status))).toEqual([]);
+    expect(jobIds.filter((id) => statusOf.get(id) !== 'succeeded').map((id) => `${id} ${statusOf.get(id)}`)).toEqual(
+      [],
+    );
 
     // The account sees exactly its 20 jobs, and the money adds up.
     const listed = [
