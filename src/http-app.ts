@@ -20,6 +20,7 @@ import { ApiError } from './common/errors';
 import { newId } from './common/ids';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
 import { setupQueueBoard } from './admin/queue-board';
+import { CredentialAttempts } from './auth/credential-attempts';
 import { REDIS } from './common/redis/redis.module';
 import { setupDashboard } from './dashboard/setup-dashboard';
 import { setupDocs } from './docs/setup-docs';
@@ -122,8 +123,12 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   app.enableShutdownHooks();
   setupDocs(app, config);
   setupDashboard(app, config, (error, request, reply) => sendError(error, request, reply, errorContext));
-  const board = await setupQueueBoard(app, config, app.get(REDIS), (error, request, reply) =>
-    sendError(error, request, reply, errorContext),
+  const board = await setupQueueBoard(
+    app,
+    config,
+    app.get(REDIS),
+    (error, request, reply) => sendError(error, request, reply, errorContext),
+    app.get(CredentialAttempts),
   );
   fastify.addHook('onClose', () => board.close());
   await app.init();

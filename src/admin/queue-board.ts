@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppConfig } from '../common/config/config';
+import type { CredentialAttempts } from '../auth/credential-attempts';
 import { ApiError } from '../common/errors';
 import { bullConnection, mediaQueueName, regionsKey, WEBHOOK_QUEUE } from '../common/queues';
 
@@ -71,6 +72,8 @@ export async function setupQueueBoard(
   config: AppConfig,
   redis: Redis,
   sendError: (error: ApiError, request: FastifyRequest, reply: FastifyReply) => void,
+  /** The failed-credential budget per IP (issue 12 item 6): the board takes the operator token too. */
+  attempts: Pick<CredentialAttempts, 'check' | 'fail'>,
 ): Promise<QueueBoard> {
   const fastify = app.getHttpAdapter().getInstance();
   const secure = config.publicBaseUrl.startsWith('https:');
@@ -128,11 +131,25 @@ export async function setupQueueBoard(
       });
       scope.addHook('onRequest', async (request, reply) => {
         const path = request.url.split('?')[0];
-        if (path === `${QUEUE_BOARD_PATH}/session` && request.method === 'POST') return;
+        const signingIn = path === `${QUEUE_BOARD_PATH}/session` && request.method === 'POST';
+        const presents = signingIn || !!request.headers['x-admin-token'] || cookieValue(request, COOKIE) !== undefined;
+        // Checked before any token is compared, as for the API: once the IP has spent its budget the
+        // right token is refused too, so the board is no side door for guessing it.
+        if (presents) {
+          try {
+            await attempts.check(request.ip);
+          } catch (error) {
+            if (!(error instanceof ApiError)) throw error;
+            sendError(error, request, reply);
+            return reply;
+          }
+        }
+        if (signingIn) return;
         if (authorised(request)) {
           if (request.method === 'GET' && (path === QUEUE_BOARD_PATH || path.endsWith('/api/queues'))) await refresh();
           return;
         }
+        if (presents) await attempts.fail(request.ip);
         const wantsPage = request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? ''));
         if (wantsPage) return reply.status(401).type('text/html; charset=utf-8').send(signInPage(false));
         const presented = request.headers['x-admin-token'];
@@ -152,6 +169,7 @@ export async function setupQueueBoard(
       scope.post<{ Body: { token?: string } | undefined }>('/session', async (request, reply) => {
         const token = request.body?.token ?? '';
         if (!config.adminToken || !sameText(token, config.adminToken)) {
+          await attempts.fail(request.ip);
           return reply.status(401).type('text/html; charset=utf-8').send(signInPage(true));
         }
         const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;

@@ -1,4 +1,4 @@
-// The failed-credential budget per IP (API keys, the operator token, session cookies): the one owner of
+// The failed-credential budget per IP (API keys, the operator token — also at the queue board —, session cookies): the one owner of
 // that rule. It is checked BEFORE any credential is verified, so once an IP has spent its budget every
 // credential attempt from it is refused with 429 until the window passes, the right one included — a
 // limiter that answers only wrong guesses tells a guesser which guess was right.

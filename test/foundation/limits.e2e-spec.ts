@@ -184,6 +184,36 @@ describe('rate limits', () => {
       expect(responses.slice(6).map((response) => response.status)).toEqual([401, 401, 401, 429]);
     });
 
+    // The queue board (/admin/queues) takes the operator token too: in a header, or posted to its sign-in
+    // form. Guesses there spend the same budget, and once it is spent the right token is refused there
+    // as well — the board must not be a side door around the failed-credential budget.
+    it('guesses of the operator token at the queue board spend the same budget, and the board then refuses the right token', async () => {
+      const right = strict.config.adminToken!;
+      const form = (token: string) =>
+        fetch(`${strict.url}/admin/queues/session`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token }).toString(),
+        });
+      const statuses = await inOneWindow(async () => {
+        const seen: JsonResponse[] = [];
+        seen.push(await call(strict, 'GET', '/admin/queues/api/queues', { headers: { 'x-admin-token': 'guess-1' } }));
+        const posted = await form('guess-2');
+        seen.push({ status: posted.status, headers: posted.headers, body: null });
+        seen.push(await call(strict, 'GET', '/admin/queues/api/queues', { headers: { 'x-admin-token': 'guess-3' } }));
+        const rightForm = await form(right);
+        seen.push({ status: rightForm.status, headers: rightForm.headers, body: null });
+        seen.push(await call(strict, 'GET', '/admin/queues/api/queues', { headers: { 'x-admin-token': right } }));
+        seen.push(await call(strict, 'GET', '/v1/admin/accounts', { headers: { 'x-admin-token': right } }));
+        return seen;
+      });
+      expect(statuses.map((response) => response.status)).toEqual([401, 401, 401, 429, 429, 429]);
+      expect(statuses[4].body.error).toMatchObject({ code: 'rate_limit_exceeded' });
+      await alignToSecond();
+      expect((await form(right)).status).toBe(303);
+    });
+
     // Issue 12 item 6: the budget is checked before any credential is verified, so it is no oracle.
     it('once the IP has spent its failed-credential budget, the right key and the right operator token get 429 too, until the window passes', async () => {
       const account = await createAccount(strict, { plan: 'pro' });
