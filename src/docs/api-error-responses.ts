@@ -73,7 +73,17 @@ const GROUPS = {
   ],
   cancel: ['job_not_cancellable'],
   webhook_url: ['invalid_url'],
-  upload: ['file_too_large', 'content_policy_violation', 'unsupported_content_type', 'request_timeout'],
+  // An empty body is missing_parameter; an Idempotency-Key reused with other bytes (or still in flight)
+  // answers as on every POST (issue 12 item 14).
+  upload: [
+    'missing_parameter',
+    'file_too_large',
+    'content_policy_violation',
+    'unsupported_content_type',
+    'request_timeout',
+    'idempotency_conflict',
+    'resource_locked',
+  ],
   license: [
     'license_invalid',
     'license_expired',

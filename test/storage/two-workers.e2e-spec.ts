@@ -92,7 +92,12 @@ describe('API and two worker processes sharing only the object store', () => {
     expect(ranOn.every((worker: string | null) => typeof worker === 'string')).toBe(true);
     expect(new Set(ranOn).size).toBe(2);
 
-    // Nothing stays behind in a worker's own folder once its items are done.
-    for (const dir of workerDirs) expect(await readdir(dir)).toEqual([]);
+    // Nothing stays behind in a worker's own folder once its items are done: no file anywhere under it
+    // (the worker keeps only its empty working root, src/processing/work-dirs.ts, while it runs).
+    for (const dir of workerDirs) {
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+      expect(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name)).toEqual([]);
+      expect(entries.filter((entry) => entry.parentPath !== dir).map((entry) => entry.name)).toEqual([]);
+    }
   }, 240_000);
 });
