@@ -176,6 +176,11 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
   private async marksTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.marks.connect();
     let broken: unknown;
+    // pg-pool listens for 'error' only on idle clients: a connection dropped while checked out (a
+    // PostgreSQL restart) would otherwise emit an unhandled 'error' and end the process. The running
+    // query fails with the same error, so remembering it here is all the listener has to do.
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -186,6 +191,7 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }

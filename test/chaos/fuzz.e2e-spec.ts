@@ -53,6 +53,13 @@ interface Operation {
 }
 
 const LIST = ['limit', 'starting_after'];
+
+/**
+ * Documented operations this suite does not fuzz, each with the reason. The event stream answers 200
+ * with a body that never ends (server-sent events), which a request-and-read fuzzer cannot judge; its
+ * access rules and Last-Event-ID handling are covered against the real service by test/sdk/listen.e2e-spec.ts.
+ */
+const NOT_FUZZED = ['GET /v1/events/stream'];
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 /** Every documented operation (checked against /docs/openapi.json below), and how to fuzz it. */
@@ -116,6 +123,14 @@ const OPERATIONS: Operation[] = [
         metadata: { customer_ref: 'A-17' },
         region: REGION,
       }),
+    },
+    {
+      // The estimate takes the submit's body and runs the submit's checks (without a hold or a job).
+      method: 'POST',
+      path: `/v1/${api}/jobs/estimate`,
+      access: 'key',
+      shapes: (f) => submitShapes(f, api),
+      body: (f) => ({ inputs: [{ upload_id: f.uploadId }], region: REGION }),
     },
     { method: 'GET', path: `/v1/${api}/jobs`, access: 'key', query: [...LIST, 'status'] },
     { method: 'GET', path: `/v1/${api}/jobs/{job_id}`, access: 'key', params: { job_id: `${api}Job` } },
@@ -1343,7 +1358,9 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
         ['get', 'put', 'post', 'delete', 'patch'].filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`),
       )
       .sort();
-    expect(OPERATIONS.map((op) => `${op.method} ${op.path}`).sort()).toEqual(documented);
+    expect(OPERATIONS.map((op) => `${op.method} ${op.path}`).sort()).toEqual(
+      documented.filter((operation) => !NOT_FUZZED.includes(operation)),
+    );
   });
 
   it.each([...OPERATIONS, ...UNDOCUMENTED].map((op) => [`${op.method} ${op.path}`, op] as const))(
