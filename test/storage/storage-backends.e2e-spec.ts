@@ -7,7 +7,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -16,6 +16,7 @@ import { LocalStorage } from '../../src/common/storage/local-storage';
 import { createS3Client } from '../../src/common/storage/s3-client';
 import { S3Storage } from '../../src/common/storage/s3-storage';
 import { SizeLimitExceeded, StorageUnavailableError, type Storage } from '../../src/common/storage/storage';
+import { startApi } from '../support/app';
 import { startSwift, type SwiftServer } from '../support/swift';
 
 const MiB = 1024 * 1024;
@@ -210,5 +211,39 @@ describe('the s3 backend', () => {
       await swift.startProxy();
     }
     expect(await text((await storage.read('uploads/a/kept'))!)).toBe('kept');
+  });
+});
+
+describe('closing', () => {
+  /**
+   * This process's TCP connections to the store, idle keep-alive ones included (they are unreferenced,
+   * so Node's own handle list omits them; each still holds a descriptor and a connection): from
+   * /proc/net/tcp, the sockets whose inode is one of this process's open descriptors.
+   */
+  async function connectionsToStore(): Promise<number> {
+    const port = Number(new URL(swift.endpoint).port);
+    const ours = new Set<string>();
+    for (const fd of await readdir('/proc/self/fd')) {
+      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) ours.add(inode);
+    }
+    const rows = (await readFile('/proc/net/tcp', 'utf8')).split('\n').slice(1);
+    return rows.filter((row) => {
+      const fields = row.trim().split(/\s+/);
+      return fields.length > 9 && parseInt(fields[2].split(':')[1], 16) === port && ours.has(fields[9]);
+    }).length;
+  }
+
+  test('an API on the S3 backend keeps no connection to the store once app.close() has returned', async () => {
+    const before = await connectionsToStore();
+    // Start-up checks (and creates) the bucket: the SDK keeps that connection alive for the next call.
+    const api = await startApi({ ...swift.env(`mj-test-${process.pid}-closing`, 'closing/') });
+    try {
+      expect(await connectionsToStore()).toBeGreaterThan(before);
+    } finally {
+      await api.close();
+    }
+    expect(await connectionsToStore()).toBe(before);
   });
 });

@@ -63,6 +63,11 @@ export class S3Storage implements Storage {
     this.client = createS3Client(settings);
   }
 
+  close(): void {
+    // Its agent keeps sockets alive for the next call; unreferenced, they outlive app.close() otherwise.
+    this.client.destroy();
+  }
+
   private full(key: string): string {
     return `${this.settings.prefix}${key}`;
   }
