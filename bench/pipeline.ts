@@ -1,20 +1,24 @@
-// Benchmark 4: the wall time of an sdr2hdr job from submit to `succeeded` (our API, queue, worker
-// and pipeline; the client polls every 50 ms) against the same ffmpeg command line run by hand on
-// the same file — the overhead of everything around the encode.
+// Benchmark 4 (issues 16 and 13): the wall time of an sdr2hdr job from submit to `succeeded` (our API,
+// queue, worker and pipeline; the client polls every 50 ms) against the same ffmpeg command line run by
+// hand on the same file — the overhead of everything around the encode — on both storage backends in
+// one run: bare, our job on STORAGE_BACKEND=local and on STORAGE_BACKEND=s3 (a private Swift on
+// loopback), in rotating order each round. Where the extra time goes comes from the worker itself: its
+// "item timings" log line (src/processing/item-timings.ts) gives each stage in ms.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSdrToHdrArgs, DEFAULT_X265_CRF, DEFAULT_X265_PRESET } from '../src/media/ffmpeg-args';
 import { probeMedia } from '../src/media/probe';
+import { startSwift } from '../test/support/swift';
 import { uploadFile } from './lib/client';
-import { createEnvironment } from './lib/environment';
+import { createEnvironment, type BenchEnvironment } from './lib/environment';
 import { sdrClip } from './lib/media';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
-import { startStack, submitWhenReady, waitForJob } from './lib/stack';
-import { alternate, median, round } from './lib/stats';
+import { startStack, submitWhenReady, waitForJob, type Stack } from './lib/stack';
+import { median, round } from './lib/stats';
 
-const REGION = 'benchp';
+const POLL_MS = 50;
 
 function runFfmpeg(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -24,18 +28,104 @@ function runFfmpeg(args: string[]): Promise<void> {
   });
 }
 
-export async function benchPipeline(context: BenchContext): Promise<BenchResult> {
+/** The worker's "item timings" line for one item (see src/processing/item-timings.ts). */
+interface ItemTimings {
+  job_id: string;
+  outcome: string;
+  backend: string;
+  stages_ms: Record<string, number>;
+  total_ms: number;
+  other_ms: number;
+}
+
+/** Collects a worker's "item timings" lines by job id. */
+class TimingsLog {
+  private readonly seen = new Map<string, ItemTimings>();
+  private readonly waiting = new Map<string, (timings: ItemTimings) => void>();
+
+  readonly onLine = (line: string): void => {
+    if (!line.includes('"item timings"')) return;
+    const entry = JSON.parse(line) as ItemTimings;
+    this.seen.set(entry.job_id, entry);
+    this.waiting.get(entry.job_id)?.(entry);
+  };
+
+  /** The worker's log is buffered (flushed every 250 ms): wait a little for the line. */
+  async of(jobId: string): Promise<ItemTimings> {
+    const known = this.seen.get(jobId);
+    if (known) return known;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`pipeline: no "item timings" line for ${jobId}`)), 5000);
+      this.waiting.set(jobId, (timings) => {
+        clearTimeout(timer);
+        this.waiting.delete(jobId);
+        resolve(timings);
+      });
+    });
+  }
+}
+
+/** One job's time, in ms, cut where the client and the server can see it. */
+interface JobRun {
+  total: number;
+  /** POST → 202 (client). */
+  submit: number;
+  /** created_at → started_at: the API's commit, the job's unit, its item's unit, the take. */
+  submitToStart: number;
+  /** started_at → finished_at (the worker). */
+  startToFinish: number;
+  /** finished_at → the client saw `succeeded` (its polling interval, the read). */
+  finishToSeen: number;
+  worker: ItemTimings;
+}
+
+const STAGES = ['claim', 'input', 'check', 'probe', 'encode', 'store', 'end', 'cleanup'] as const;
+
+/** Medians in ms: the client's cut and the worker's stages. */
+function breakdown(runs: JobRun[]): Record<string, number> {
+  const of = (pick: (run: JobRun) => number) => round(median(runs.map(pick)), 1);
+  const result: Record<string, number> = {
+    total: of((run) => run.total),
+    submit_http: of((run) => run.submit),
+    submit_to_start: of((run) => run.submitToStart),
+    start_to_finish: of((run) => run.startToFinish),
+    finish_to_seen: of((run) => run.finishToSeen),
+  };
+  for (const stage of STAGES) result[`worker_${stage}`] = of((run) => run.worker.stages_ms[stage] ?? 0);
+  result.worker_other = of((run) => run.worker.other_ms);
+  result.worker_total = of((run) => run.worker.total_ms);
+  result.worker_not_encode = of((run) => run.worker.total_ms - (run.worker.stages_ms.encode ?? 0));
+  return result;
+}
+
+export async function benchPipeline(context: BenchContext): Promise<BenchResult[]> {
   const [width, height, seconds] = context.quick ? [640, 360, 1] : [1920, 1080, 10];
   const rounds = context.quick ? 1 : 3;
   const clip = await sdrClip(width, height, seconds);
-  const env = await createEnvironment('pipeline');
-  const stack = await startStack(env, REGION, 1_000_000);
   const scratch = await mkdtemp(join(tmpdir(), 'mediajobs-bench-pipeline-'));
+  const swift = await startSwift();
+  const localEnv = await createEnvironment('pipeline');
+  const s3Base = await createEnvironment('pipelines3');
+  const s3Env: BenchEnvironment = {
+    ...s3Base,
+    serviceEnv: { ...s3Base.serviceEnv, ...swift.env(`mj-pipeline-${process.pid}`, 'bench/') },
+  };
+  const stacks: Stack[] = [];
   try {
-    // Warm-up (not measured): the worker's first heartbeat, the processes' JIT and file caches.
-    const warmUp = await uploadFile(stack.api.url, stack.account.apiKey, await sdrClip(320, 180, 1));
-    await waitForJob(stack, (await submitWhenReady(stack, { inputs: [{ upload_id: warmUp }] })).job_id);
-    const uploadId = await uploadFile(stack.api.url, stack.account.apiKey, clip);
+    const sides = [] as { name: 'local' | 's3'; stack: Stack; log: TimingsLog; uploadId: string; runs: JobRun[] }[];
+    for (const [name, env, region] of [
+      ['local', localEnv, 'benchp'],
+      ['s3', s3Env, 'benchps3'],
+    ] as const) {
+      const log = new TimingsLog();
+      const stack = await startStack(env, region, 1_000_000, { onWorkerLine: log.onLine });
+      stacks.push(stack);
+      // Warm-up (not measured): the worker's first heartbeat, the processes' JIT and file caches.
+      const warmUp = await uploadFile(stack.api.url, stack.account.apiKey, await sdrClip(320, 180, 1));
+      await waitForJob(stack, (await submitWhenReady(stack, { inputs: [{ upload_id: warmUp }] })).job_id, POLL_MS);
+      const uploadId = await uploadFile(stack.api.url, stack.account.apiKey, clip);
+      sides.push({ name, stack, log, uploadId, runs: [] });
+    }
     const probed = await probeMedia(clip, { api: 'sdr2hdr', ffprobePath: 'ffprobe' });
     if (!probed.ok) throw new Error(`pipeline: the clip does not probe: ${probed.message}`);
     // What the worker runs for this input (resolution "source", mp4, default preset and CRF).
@@ -46,43 +136,78 @@ export async function benchPipeline(context: BenchContext): Promise<BenchResult>
       container: 'mp4',
       targetHeight: height,
     });
-    // Where our extra time goes: submit → started (API, queue), started → finished (worker).
-    const queueSeconds: number[] = [];
-    const workerSeconds: number[] = [];
-    const ours = async () => {
+
+    const job = async (side: (typeof sides)[number]): Promise<number> => {
       const started = Date.now();
-      const submitted = await submitWhenReady(stack, { inputs: [{ upload_id: uploadId }] });
-      const job = await waitForJob(stack, submitted.job_id);
-      if (job.status !== 'succeeded') throw new Error(`pipeline: job ${job.job_id} ended ${job.status}`);
-      const seconds = (Date.now() - started) / 1000;
-      queueSeconds.push((Date.parse(job.started_at) - Date.parse(job.created_at)) / 1000);
-      workerSeconds.push((Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000);
-      return seconds;
+      const submitted = await submitWhenReady(side.stack, { inputs: [{ upload_id: side.uploadId }] });
+      const accepted = Date.now();
+      const view = await waitForJob(side.stack, submitted.job_id, POLL_MS);
+      const seen = Date.now();
+      if (view.status !== 'succeeded') throw new Error(`pipeline: job ${view.job_id} ended ${view.status}`);
+      const [created, begun, finished] = [view.created_at, view.started_at, view.finished_at].map((at: string) =>
+        Date.parse(at),
+      );
+      side.runs.push({
+        total: seen - started,
+        submit: accepted - started,
+        submitToStart: begun - created,
+        startToFinish: finished - begun,
+        finishToSeen: seen - finished,
+        worker: await side.log.of(submitted.job_id),
+      });
+      return (seen - started) / 1000;
     };
-    const bare = async () => {
+    const bareRuns: number[] = [];
+    const bare = async (): Promise<void> => {
       const started = Date.now();
       await runFfmpeg(args);
-      return (Date.now() - started) / 1000;
+      bareRuns.push((Date.now() - started) / 1000);
     };
-    const runs = await alternate<number>(rounds, ours, bare);
-    const bareSeconds = median(runs.bare);
-    return compare(
-      'pipeline',
-      `${seconds} s ${width}×${height} sdr2hdr job, submit → succeeded × ${rounds} rounds vs the same ffmpeg command by hand`,
-      { metric: 'seconds', ours: runs.ours, bare: runs.bare, higherIsBetter: false },
-      { text: '≤ 1.05 × the bare wall time', met: (ratio) => ratio <= 1.05 },
-      {
-        ours_submit_to_start_seconds: round(median(queueSeconds), 3),
-        ours_start_to_finish_seconds: round(median(workerSeconds), 3),
-        encode_speed_x_realtime: round(seconds / bareSeconds, 2),
-        x265_preset: DEFAULT_X265_PRESET,
-        x265_crf: DEFAULT_X265_CRF,
-        ffmpeg_args: args.join(' '),
-      },
+    const ours: Record<string, number[]> = { local: [], s3: [] };
+    // Three sides, the order rotating each round (bare local s3, local s3 bare, s3 bare local, …), so
+    // warm-up, caches and a slowly changing machine weigh on all alike.
+    const steps: (() => Promise<void>)[] = [
+      bare,
+      async () => void ours.local.push(await job(sides[0])),
+      async () => void ours.s3.push(await job(sides[1])),
+    ];
+    for (let roundIndex = 0; roundIndex < rounds; roundIndex++) {
+      for (let step = 0; step < steps.length; step++) await steps[(roundIndex + step) % steps.length]();
+      context.log(
+        `pipeline round ${roundIndex + 1}: bare ${bareRuns.at(-1)} s, local ${ours.local.at(-1)} s, s3 ${ours.s3.at(-1)} s`,
+      );
+    }
+    const bareSeconds = median(bareRuns);
+    const common = {
+      bare_ffmpeg_ms: round(bareSeconds * 1000, 1),
+      encode_speed_x_realtime: round(seconds / bareSeconds, 2),
+      poll_ms: POLL_MS,
+      x265_preset: DEFAULT_X265_PRESET,
+      x265_crf: DEFAULT_X265_CRF,
+      ffmpeg_args: args.join(' '),
+    };
+    const results = sides.map((side) =>
+      compare(
+        side.name === 'local' ? 'pipeline' : 'pipeline-s3',
+        `${seconds} s ${width}×${height} sdr2hdr job on STORAGE_BACKEND=${side.name}${side.name === 's3' ? ' (Swift s3api on loopback)' : ''}, submit → succeeded × ${rounds} rounds vs the same ffmpeg command by hand`,
+        { metric: 'seconds', ours: ours[side.name], bare: bareRuns, higherIsBetter: false },
+        { text: '≤ 1.05 × the bare wall time', met: (ratio) => ratio <= 1.05 },
+        {
+          ...common,
+          // Medians in ms; worker_* from the worker's own "item timings" line.
+          breakdown_ms: breakdown(side.runs),
+          overhead_ms: round(median(ours[side.name]) * 1000 - bareSeconds * 1000, 1),
+          ...(side.name === 's3' ? { versus_local_ratio: round(median(ours.s3) / median(ours.local), 3) } : {}),
+          per_round_worker: side.runs.map((run) => ({ ...run.worker.stages_ms, other: run.worker.other_ms })),
+        },
+      ),
     );
+    return results;
   } finally {
-    await stack.close();
+    for (const stack of stacks) await stack.close();
+    await localEnv.close();
+    await s3Base.close();
+    await swift.stop();
     await rm(scratch, { recursive: true, force: true });
-    await env.close();
   }
 }

@@ -24,7 +24,7 @@ const BENCHES: Record<string, Bench> = {
   reads: async (context) => [(await benchReads(context)).result],
   submits: async (context) => [await benchSubmits(context)],
   queue: async (context) => [await benchQueue(context)],
-  pipeline: async (context) => [await benchPipeline(context)],
+  pipeline: benchPipeline,
   memory: async (context) => [await benchMemory(context)],
   presets: benchPresets,
   fanout: async (context) => [await benchFanout(context)],

@@ -29,7 +29,13 @@ export async function freePort(): Promise<number> {
 export async function startProcess(
   script: string,
   env: Record<string, string>,
-  options: { listen?: boolean; nodeArgs?: string[]; cpu?: number } = {},
+  options: {
+    listen?: boolean;
+    nodeArgs?: string[];
+    cpu?: number;
+    /** Receives each stdout line (JSON logs); without it stdout goes to /dev/null. */
+    onLine?: (line: string) => void;
+  } = {},
 ): Promise<Service> {
   const port = options.listen === false ? 0 : await freePort();
   const url = options.listen === false ? '' : `http://127.0.0.1:${port}`;
@@ -45,8 +51,17 @@ export async function startProcess(
       PORT: String(port),
       PUBLIC_BASE_URL: url || 'http://127.0.0.1',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.onLine ? 'pipe' : 'ignore', 'pipe'],
   });
+  if (options.onLine) {
+    const onLine = options.onLine;
+    let pending = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line) onLine(line);
+    });
+  }
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));

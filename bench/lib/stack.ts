@@ -12,9 +12,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: BenchEnvironment, region: string, credits: number): Promise<Stack> {
+export async function startStack(
+  env: BenchEnvironment,
+  region: string,
+  credits: number,
+  options: { onWorkerLine?: (line: string) => void } = {},
+): Promise<Stack> {
   const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION: region });
-  const worker = await startWorker(env, region);
+  const worker = await startWorker(env, region, options.onWorkerLine);
   const account = await createAccount(env, api.url, credits);
   const stack: Stack = {
     api,
@@ -29,11 +34,11 @@ export async function startStack(env: BenchEnvironment, region: string, credits:
   return stack;
 }
 
-export function startWorker(env: BenchEnvironment, region: string): Promise<Service> {
+export function startWorker(env: BenchEnvironment, region: string, onLine?: (line: string) => void): Promise<Service> {
   return startProcess(
     'dist/src/worker.js',
     { ...env.serviceEnv, REGION: region, WORKER_CONCURRENCY: '1' },
-    { listen: false },
+    { listen: false, onLine },
   );
 }
 

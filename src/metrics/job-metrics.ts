@@ -52,6 +52,14 @@ export const encodeSpeed = new Histogram({
   registers,
 });
 
+export const itemStageSeconds = new Histogram({
+  name: 'mediajobs_item_stage_seconds',
+  help: 'Wall time of each stage of one job item in a worker (claim, input, check, probe, encode, store, end, cleanup), by api',
+  labelNames: ['api', 'stage'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 1800],
+  registers,
+});
+
 export const jobsRunning = new Gauge({
   name: 'mediajobs_jobs_running',
   help: 'Job items (queue units) this worker process is running now',

@@ -18,12 +18,14 @@ export class FfmpegMediaRunner implements MediaRunner {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   async run(request: RunItemRequest): Promise<RunItemResult> {
+    const probing = performance.now();
     const probed = await probeMedia(request.inputPath, {
       api: request.api,
       ffprobePath: this.config.ffprobePath,
       maxPixels: this.config.workerMaxPixels,
       signal: request.signal,
     });
+    request.onStage?.('probe', performance.now() - probing);
     if (!probed.ok)
       return {
         ok: false,
@@ -46,6 +48,7 @@ export class FfmpegMediaRunner implements MediaRunner {
     if (request.api === 'sdr2hdr') {
       const { container, peak_nits: peakNits, quality } = request.output;
       const output = `${request.outputPath}.${container}`;
+      const encoding = performance.now();
       const result = await convertSdrToHdr({
         ...common,
         output,
@@ -54,6 +57,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         peakNits,
         ...QUALITY_PRESETS[quality],
       });
+      request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       return {
         ok: true,
@@ -66,7 +70,9 @@ export class FfmpegMediaRunner implements MediaRunner {
     }
     const { container, target_lufs: targetLufs } = request.output;
     const output = `${request.outputPath}.${container}`;
+    const encoding = performance.now();
     const result = await normaliseSpeechLoudness({ ...common, output, container, targetLufs });
+    request.onStage?.('encode', performance.now() - encoding);
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
     return {
       ok: true,

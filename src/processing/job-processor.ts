@@ -22,6 +22,7 @@ import { SegmentsRepository, type NewSegment } from './segments.repository';
 import { planItem, planJobEnd, type ItemResult } from './settlement';
 import { retryWhileUnavailable } from './store-retry';
 import { recheckSource, type ActualSource, type PricedSource } from './source-recheck';
+import { ItemClock } from './item-timings';
 import { WorkDirs } from './work-dirs';
 
 const PROGRESS_INTERVAL_MS = 1000;
@@ -82,12 +83,13 @@ export class JobProcessor {
     signal: AbortSignal,
     abort: () => void,
   ): Promise<ItemSplit | null> {
-    const taken = await this.lifecycle.takeItem(jobId, index, worker);
+    const clock = new ItemClock();
+    const taken = await clock.time('claim', () => this.lifecycle.takeItem(jobId, index, worker));
     if (!taken) return null;
     const { job, item } = taken;
     // The job's first take (attempts counts takes of its items) is its start; none of its items has ended yet.
     if (job.attempts === 1) {
-      const items = (await this.repository.openItems(jobId)).length;
+      const items = (await clock.time('claim', () => this.repository.openItems(jobId))).length;
       this.logger.log(
         { job_id: job.id, request_id: job.request_id, api: job.api, region: job.region, items },
         'job started',
@@ -106,12 +108,17 @@ export class JobProcessor {
     const deadline = (job.started_at?.getTime() ?? Date.now()) + this.config.jobTimeLimitSeconds * 1000;
     const workDir = await this.workDirs.create(`${jobId}-${index}`);
     let produced: ProducedOutput | null = null;
+    let outcome: 'succeeded' | 'failed' | 'cancelled' | 'split' | 'ended_elsewhere' | 'error' = 'error';
     try {
       const reportProgress = this.progressReporter(jobId, index, abort);
-      const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress);
-      if ('segments' in result) return result;
+      const result = await this.runItem(job, item, workDir, deadline, signal, reportProgress, clock);
+      if ('segments' in result) {
+        outcome = 'split';
+        return result;
+      }
       // Cancelled: the API already ended the job and released its hold; nothing to store.
       if (signal.aborted) {
+        outcome = 'cancelled';
         this.logger.log(
           { job_id: job.id, request_id: job.request_id, item: index },
           'item stopped: the job was cancelled',
@@ -122,7 +129,7 @@ export class JobProcessor {
       if (!result.ok) {
         itemResult = { index: item.index, ok: false, code: result.code, message: result.message };
       } else {
-        const stored = await this.storeOutput(job, item, result, workDir);
+        const stored = await clock.time('store', () => this.storeOutput(job, item, result, workDir));
         if (!stored.ok) {
           itemResult = { index: item.index, ok: false, code: 'upstream_error', message: stored.message };
         } else {
@@ -136,15 +143,34 @@ export class JobProcessor {
         }
       }
       // The output is made: an outage now must not throw it away (the item would run again).
-      const { itemsEnded } = await this.whileUnavailable(jobId, () =>
-        this.endItems(job, [item], [itemResult], produced),
+      const { itemsEnded } = await clock.time('end', () =>
+        this.whileUnavailable(jobId, () => this.endItems(job, [item], [itemResult], produced)),
       );
+      outcome = !itemsEnded.includes(item.index) ? 'ended_elsewhere' : itemResult.ok ? 'succeeded' : 'failed';
       // Ended meanwhile (cancelled, or a duplicate of this unit ended the item first): drop the output.
       if (produced && !itemsEnded.includes(item.index)) await this.storage.remove(produced.storageKey);
       return null;
     } finally {
-      await rm(workDir, { recursive: true, force: true });
+      await clock.time('cleanup', () => rm(workDir, { recursive: true, force: true }));
+      this.logTimings(job, index, outcome, clock);
     }
+  }
+
+  /** One line per item run: where its time went (README "Performance" reads these). */
+  private logTimings(job: JobRow, index: number, outcome: string, clock: ItemClock): void {
+    clock.observe(job.api);
+    this.logger.log(
+      {
+        job_id: job.id,
+        request_id: job.request_id,
+        item: index,
+        api: job.api,
+        backend: this.storage.backend,
+        outcome,
+        ...clock.report(),
+      },
+      'item timings',
+    );
   }
 
   /**
@@ -174,6 +200,7 @@ export class JobProcessor {
     deadline: number,
     signal: AbortSignal,
     onProgress: (fraction: number) => void,
+    clock: ItemClock,
   ): Promise<RunItemResult | ItemSplit> {
     if (item.width && item.height && item.width * item.height > this.config.workerMaxPixels) {
       return {
@@ -182,10 +209,10 @@ export class JobProcessor {
         message: `The input (${item.width}×${item.height}) exceeds the workers' pixel budget.`,
       };
     }
-    const input = await this.resolveInput(item, workDir, signal);
+    const input = await clock.time('input', () => this.resolveInput(item, workDir, signal));
     if (!input.ok) return input;
     // The block list is checked on the bytes themselves: a source_url's are known only now.
-    if (await this.repository.isBlocked(input.sha256)) {
+    if (await clock.time('check', () => this.repository.isBlocked(input.sha256))) {
       return {
         ok: false,
         code: 'content_policy_violation',
@@ -214,6 +241,7 @@ export class JobProcessor {
       signal,
       timeLimitMs,
       onProgress,
+      onStage: (stage: 'probe' | 'encode', ms: number) => clock.add(stage, ms),
       admit: (actual: ActualSource) =>
         recheckSource(priced, actual, { maxDurationSeconds: this.config.maxDurationSeconds }),
     };

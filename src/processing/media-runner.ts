@@ -9,6 +9,8 @@ interface RunItemCommon {
   /** Wall-clock budget left for this item. */
   timeLimitMs: number;
   onProgress(fraction: number): void;
+  /** The wall time of the runner's own stages (the probe of the local input, the media tools' run). */
+  onStage?(stage: 'probe' | 'encode', ms: number): void;
   /**
    * Judges the probed input before anything runs (the processor holds it to what the submit checked
    * and priced): a failure ends the item with it, null goes on.
