@@ -165,6 +165,41 @@ describe('the s3 backend', () => {
     expect(await multipartUploads(client, bucket)).toBe(0);
   });
 
+  test('bodies at and around the 8 MiB part size, in odd chunks, are stored whole', async () => {
+    const { storage, client, bucket } = await newS3();
+    // One part exactly (a single PUT), one byte more (two parts), and more parts than are in flight at
+    // once (part buffers are reused), each sent in chunks that straddle part boundaries.
+    for (const [index, size] of [0, 8 * MiB, 8 * MiB + 1, 3 * 8 * MiB + 12_345].entries()) {
+      const { stream, sha256 } = source(size, { chunk: 100_003 });
+      const stored = await storage.write(`uploads/acct/edge-${index}`, stream, 64 * MiB);
+      expect(stored).toEqual({ sizeBytes: size, sha256 });
+      expect(await storage.size(`uploads/acct/edge-${index}`)).toBe(size);
+      expect(await sha256Of(await storage.read(`uploads/acct/edge-${index}`))).toBe(sha256);
+    }
+    expect(await multipartUploads(client, bucket)).toBe(0);
+  });
+
+  test('a store that goes down during a multipart upload fails it with StorageUnavailableError', async () => {
+    const { storage } = await newS3();
+    const data = randomBytes(MiB);
+    let sent = 0;
+    const stream = new Readable({
+      read() {
+        sent += data.length;
+        // Past the first part: the multipart upload exists and parts are on their way.
+        if (sent === 12 * MiB) void swift.stopProxy().then(() => this.push(data));
+        else if (sent > 40 * MiB) this.push(null);
+        else this.push(data);
+      },
+    });
+    try {
+      await expect(storage.write('uploads/acct/cut', stream, 64 * MiB)).rejects.toBeInstanceOf(StorageUnavailableError);
+    } finally {
+      await swift.startProxy();
+    }
+    expect(await storage.size('uploads/acct/cut')).toBeNull();
+  });
+
   test('over the limit after parts were sent, the multipart upload is aborted', async () => {
     const { storage, client, bucket } = await newS3();
     const { stream } = source(30 * MiB);

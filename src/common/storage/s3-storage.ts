@@ -12,14 +12,13 @@ import {
   ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { pipeline as pipe, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { MeteredStream } from './metered-stream';
 import { createS3Client, type S3Settings } from './s3-client';
+import { streamUpload } from './s3-stream-upload';
 import {
   SizeLimitExceeded,
   StorageUnavailableError,
@@ -29,9 +28,9 @@ import {
   type StoredObject,
 } from './storage';
 
-/** Multipart part size: S3's minimum is 5 MiB; memory per write is about PART_BYTES × PARALLEL_PARTS. */
-const PART_BYTES = 8 * 1024 * 1024;
-const PARALLEL_PARTS = 3;
+/** Multipart part size: S3's minimum is 5 MiB; memory per write is PART_BYTES × (PARALLEL_PARTS + 1). */
+export const PART_BYTES = 8 * 1024 * 1024;
+export const PARALLEL_PARTS = 3;
 const DELETE_BATCH = 1000;
 
 interface SdkError {
@@ -103,28 +102,16 @@ export class S3Storage implements Storage {
   }
 
   async write(key: string, source: Readable, maxBytes: number): Promise<StoredObject> {
-    const meter = new MeteredStream(maxBytes);
-    // pipeline destroys both on a failure either side: a client that disconnects or a body over the
-    // limit fails the upload, which then aborts its multipart upload (leavePartsOnError: false).
-    pipe(source, meter, () => undefined); // the failure surfaces through upload.done() below
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.settings.bucket, Key: this.full(key), Body: meter },
-      partSize: PART_BYTES,
-      queueSize: PARALLEL_PARTS,
-      leavePartsOnError: false,
+    // Any failure (over the limit, client gone, store down) aborts the multipart upload: nothing is kept.
+    // The body's own failure is thrown as it is; the store's becomes StorageUnavailableError when transient.
+    return streamUpload(this.client, { Bucket: this.settings.bucket, Key: this.full(key) }, source, maxBytes, {
+      partBytes: PART_BYTES,
+      partsInFlight: PARALLEL_PARTS,
+      storeError: (error) =>
+        isTransient(error)
+          ? new StorageUnavailableError(`object storage unavailable (upload)`, { cause: error })
+          : error,
     });
-    try {
-      await upload.done();
-    } catch (error) {
-      // The body's own failure (over the limit, client gone) wins over what the upload saw of it.
-      if (meter.errored) throw meter.errored;
-      meter.destroy(); // stops reading the body
-      if (isTransient(error))
-        throw new StorageUnavailableError(`object storage unavailable (upload)`, { cause: error });
-      throw error;
-    }
-    return meter.result();
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable | null> {
