@@ -2,6 +2,7 @@
 // temp folder, free ports and four server processes, so every storage test runs against a real S3
 // implementation (real signatures, real multipart) and parallel runs never meet. `npm run swift`
 // (scripts/swift.js) starts one by hand and prints the S3_* settings for it.
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
@@ -82,6 +83,9 @@ pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_forma
 [app:proxy-server]
 use = egg:swift#proxy
 account_autocreate = true
+# Generous: on a loaded 2-core machine the account and container servers can take seconds to answer,
+# and Swift's default (10 s) would turn that into 503 "Please reduce your request rate".
+node_timeout = 60
 
 [filter:s3api]
 use = egg:swift#s3api
@@ -111,6 +115,38 @@ async function waitForHealth(endpoint: string, child: ChildProcess, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`Swift at ${endpoint} did not answer /healthcheck within ${timeoutMs} ms`);
+}
+
+// The proxy's /healthcheck answers before the account and container servers do (Python start-up is
+// slow on a loaded machine): a bucket created and listed through s3api proves all of them serve.
+async function waitForBackends(server: SwiftServer, timeoutMs = 90_000): Promise<void> {
+  const client = new S3Client({
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    maxAttempts: 1,
+  });
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  try {
+    while (Date.now() < until) {
+      try {
+        // A create that timed out may still have made it: whether it exists now is what counts.
+        await client.send(new CreateBucketCommand({ Bucket: 'mj-swift-ready' })).catch((error: unknown) => {
+          last = error;
+        });
+        await client.send(new HeadBucketCommand({ Bucket: 'mj-swift-ready' }));
+        return;
+      } catch (error) {
+        last = error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+  throw new Error(`Swift at ${server.endpoint} could not create a bucket within ${timeoutMs} ms: ${String(last)}`);
 }
 
 async function stopChild(child: ChildProcess | undefined): Promise<void> {
@@ -186,6 +222,7 @@ export async function startSwift(): Promise<SwiftServer> {
   };
   try {
     await server.startProxy();
+    await waitForBackends(server);
   } catch (error) {
     await server.stop();
     throw error;
