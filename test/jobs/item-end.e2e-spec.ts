@@ -90,6 +90,10 @@ describe('the end of a job whose items end on different workers', () => {
       async waiting(count: number): Promise<number[]> {
         const deadline = Date.now() + 60_000;
         for (;;) {
+          // This client is inside its transaction, where PostgreSQL keeps the first reading of
+          // pg_stat_activity until the transaction ends: a session that connected after it would never
+          // show up. Clearing the snapshot makes each poll a fresh reading.
+          await client.query('SELECT pg_stat_clear_snapshot()');
           const { rows: waiters } = await client.query<{ pid: number }>(
             `WITH direct AS (SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))
              SELECT pid FROM pg_stat_activity
