@@ -73,7 +73,7 @@ export async function setupQueueBoard(
   redis: Redis,
   sendError: (error: ApiError, request: FastifyRequest, reply: FastifyReply) => void,
   /** The failed-credential budget per IP (issue 12 item 6): the board takes the operator token too. */
-  attempts: Pick<CredentialAttempts, 'check' | 'fail'>,
+  attempts: Pick<CredentialAttempts, 'reserve'>,
 ): Promise<QueueBoard> {
   const fastify = app.getHttpAdapter().getInstance();
   const secure = config.publicBaseUrl.startsWith('https:');
@@ -129,15 +129,18 @@ export async function setupQueueBoard(
       scope.addHook('onSend', async (_request, reply) => {
         void reply.headers(SECURITY_HEADERS);
       });
+      // The place each request holding a token took in the IP's budget, given back if the token is right.
+      const pendingAttempts = new WeakMap<FastifyRequest, { refund(): Promise<void> }>();
       scope.addHook('onRequest', async (request, reply) => {
         const path = request.url.split('?')[0];
         const signingIn = path === `${QUEUE_BOARD_PATH}/session` && request.method === 'POST';
         const presents = signingIn || !!request.headers['x-admin-token'] || cookieValue(request, COOKIE) !== undefined;
-        // Checked before any token is compared, as for the API: once the IP has spent its budget the
-        // right token is refused too, so the board is no side door for guessing it.
+        // Counted against the IP's budget before any token is compared and given back when it is right,
+        // as for the API (CredentialAttempts.reserve): once the IP has spent its budget the right token
+        // is refused too, so the board is no side door for guessing it.
         if (presents) {
           try {
-            await attempts.check(request.ip);
+            pendingAttempts.set(request, await attempts.reserve(request.ip));
           } catch (error) {
             if (!(error instanceof ApiError)) throw error;
             sendError(error, request, reply);
@@ -146,10 +149,10 @@ export async function setupQueueBoard(
         }
         if (signingIn) return;
         if (authorised(request)) {
+          await pendingAttempts.get(request)?.refund();
           if (request.method === 'GET' && (path === QUEUE_BOARD_PATH || path.endsWith('/api/queues'))) await refresh();
           return;
         }
-        if (presents) await attempts.fail(request.ip);
         const wantsPage = request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? ''));
         if (wantsPage) return reply.status(401).type('text/html; charset=utf-8').send(signInPage(false));
         const presented = request.headers['x-admin-token'];
@@ -169,9 +172,9 @@ export async function setupQueueBoard(
       scope.post<{ Body: { token?: string } | undefined }>('/session', async (request, reply) => {
         const token = request.body?.token ?? '';
         if (!config.adminToken || !sameText(token, config.adminToken)) {
-          await attempts.fail(request.ip);
           return reply.status(401).type('text/html; charset=utf-8').send(signInPage(true));
         }
+        await pendingAttempts.get(request)?.refund();
         const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
         const cookie = [
           `${COOKIE}=${expires}.${sign(config.adminToken, expires)}`,

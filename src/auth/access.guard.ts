@@ -198,10 +198,10 @@ export class AccessGuard implements CanActivate {
   }
 
   private async checkAdmin(request: FastifyRequest): Promise<void> {
-    await this.attempts.check(request.ip);
+    // Counted before it is compared, given back when right: see CredentialAttempts.reserve.
+    const attempt = await this.attempts.reserve(request.ip);
     const token = request.headers['x-admin-token'];
     if (token === undefined || token === '') {
-      await this.attempts.fail(request.ip);
       throw new ApiError('missing_api_key', {
         param: 'X-Admin-Token',
         message: 'Send the operator token in the X-Admin-Token header.',
@@ -209,8 +209,8 @@ export class AccessGuard implements CanActivate {
     }
     const value = Array.isArray(token) ? token[0] : token;
     if (!this.config.adminToken || !secretsEqual(value, this.config.adminToken)) {
-      await this.attempts.fail(request.ip);
       throw new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' });
     }
+    await attempt.refund();
   }
 }

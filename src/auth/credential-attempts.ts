@@ -18,8 +18,10 @@ const OUTAGE_LOG_INTERVAL_MS = 10_000;
 /**
  * Counts refused credentials per IP in Redis (so the budget holds across API instances). Valid
  * credentials never count, so a busy client behind one address is not limited by its own success.
- * Two parallel guesses may both pass the check before either is counted: the budget can be
- * overrun by the guesses in flight at that instant, never by a sequence of guesses.
+ * For keys and sessions (check, then fail), two parallel guesses may both pass the check before either
+ * is counted: the budget can be overrun by the guesses in flight at that instant, never by a sequence
+ * of guesses — reserving a place first would refuse a legitimate burst of parallel requests with a key
+ * not yet cached. The operator token has no such bursts and reserves (see `reserve`).
  *
  * While Redis is unreachable the budget falls back to a per-instance counter instead of failing
  * open or closed: failing closed would lock the operator out during the very outage they must
@@ -86,6 +88,40 @@ export class CredentialAttempts {
   checkWithoutRedis(ip: string, error: unknown): void {
     this.noteOutage(error);
     this.enforce(ip, undefined);
+  }
+
+  /**
+   * For a credential that is cheap to verify and rarely sent (the operator token): takes this attempt's
+   * place in `ip`'s budget BEFORE it is compared — 429 when the budget is spent — and gives it back when
+   * the credential proves right (`refund`). Unlike check-then-fail, parallel guesses cannot overrun the
+   * budget: each one's place is counted atomically before any is compared.
+   */
+  async reserve(ip: string): Promise<{ refund(): Promise<void> }> {
+    const { window } = this.now();
+    const key = this.key(ip, window);
+    let failures: number;
+    let refund: () => Promise<void>;
+    try {
+      const [[, count]] = (await this.redis
+        .multi()
+        .incr(key)
+        .pexpire(key, WINDOW_MS * 2)
+        .exec()) as [[unknown, number], unknown];
+      failures = Number(count) - 1;
+      refund = async () => {
+        await this.redis.decr(key).catch((error: unknown) => this.noteOutage(error));
+      };
+    } catch (error) {
+      this.noteOutage(error);
+      failures = this.localFailures(ip, window);
+      this.countLocally(ip, window);
+      refund = async () => {
+        const entry = this.local.get(ip);
+        if (entry && entry.window === window && entry.failures > 0) entry.failures -= 1;
+      };
+    }
+    this.enforce(ip, failures);
+    return { refund };
   }
 
   /** Counts a refused credential (missing, malformed, unknown, expired, revoked) against `ip`. */
