@@ -16,6 +16,9 @@ import {
   type MediaProcessResult,
 } from './run-ffmpeg';
 
+/** No banner, no stdin, errors only, overwrite: how every ffmpeg run here starts. */
+const QUIET = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y'];
+
 export interface PlannedSegment {
   /** Where the segment starts in the source (a keyframe; 0 for the first). */
   start: number;
@@ -115,11 +118,7 @@ export function buildJoinArgs(options: {
 }): string[] {
   const audio = options.audio;
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
+    ...QUIET,
     '-progress',
     'pipe:1',
     '-nostats',
@@ -234,18 +233,7 @@ function outcome(run: MediaProcessResult): ToolOutcome {
 
 /** Quiet and overwriting, our own local `input`, one stream of it mapped: how a split and an extract start. */
 function oneStreamOf(input: string, streamIndex: number): string[] {
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    ...localInput(input),
-    '-i',
-    input,
-    '-map',
-    `0:${streamIndex}`,
-  ];
+  return [...QUIET, ...localInput(input), '-i', input, '-map', `0:${streamIndex}`];
 }
 
 /** Our own local files only (the source the worker downloaded, its parts): never a URL or a playlist. */
