@@ -28,7 +28,12 @@ async function cached(name: string, args: (path: string) => string[]): Promise<s
 
 /** A correctly tagged SDR BT.709 H.264 + AAC clip: the normal sdr2hdr input. */
 export function sdrClip(width: number, height: number, seconds: number): Promise<string> {
-  return cached(`sdr-${width}x${height}-${seconds}s.mp4`, (path) => [
+  return cached(`sdr-${width}x${height}-${seconds}s.mp4`, (path) => sdrArgs(width, height, seconds, [], path));
+}
+
+/** testsrc2 and a 440 Hz tone, H.264 (with `gop`, x264's options such as a keyframe interval) + AAC. */
+function sdrArgs(width: number, height: number, seconds: number, gop: string[], path: string): string[] {
+  return [
     '-f',
     'lavfi',
     '-i',
@@ -45,12 +50,13 @@ export function sdrClip(width: number, height: number, seconds: number): Promise
     'veryfast',
     '-crf',
     '18',
+    ...gop,
     ...BT709_TAGS,
     '-c:a',
     'aac',
     '-shortest',
     path,
-  ]);
+  ];
 }
 
 /**
@@ -86,29 +92,7 @@ export async function largeClip(seconds: number): Promise<{ path: string; sizeBy
 
 /** As sdrClip, with a keyframe every `gopSeconds` (an editor's or camera's GOP), so a segmented encode can cut. */
 export function keyframedSdrClip(width: number, height: number, seconds: number, gopSeconds = 2): Promise<string> {
-  return cached(`sdr-gop${gopSeconds}-${width}x${height}-${seconds}s.mp4`, (path) => [
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=size=${width}x${height}:rate=30:duration=${seconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    '-vf',
-    BT709_PICTURE,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-crf',
-    '18',
-    '-g',
-    String(30 * gopSeconds),
-    ...BT709_TAGS,
-    '-c:a',
-    'aac',
-    '-shortest',
-    path,
-  ]);
+  return cached(`sdr-gop${gopSeconds}-${width}x${height}-${seconds}s.mp4`, (path) =>
+    sdrArgs(width, height, seconds, ['-g', String(30 * gopSeconds)], path),
+  );
 }

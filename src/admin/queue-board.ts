@@ -5,7 +5,9 @@
 // The token never travels in a URL, so it never lands in a request log or the browser history.
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { HTTPStatus } from '@bull-board/api/dist/types.js';
 import { FastifyAdapter } from '@bull-board/fastify';
+import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -20,6 +22,7 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 const COOKIE = 'mj_queue_board';
 const SESSION_SECONDS = 8 * 3600;
 const REFRESH_MS = 5000;
+const logger = new Logger('QueueBoard');
 
 const SECURITY_HEADERS = {
   'X-Frame-Options': 'DENY',
@@ -83,6 +86,17 @@ export async function setupQueueBoard(
     queues: [],
     serverAdapter,
     options: { uiConfig: { boardTitle: 'mediajobs queues' } },
+  });
+  // bull-board answers anything its routes throw with 500 and the raw message: a body our JSON parser
+  // refused (too deep, ill-formed text) is the client's 400, and a server error says nothing internal.
+  serverAdapter.setErrorHandler((error: Error & { statusCode?: number }) => {
+    // bull-board's type lists fewer statuses than Fastify's own errors carry (413, 415): sent as they are.
+    const status = (error instanceof ApiError ? error.status : (error.statusCode ?? 500)) as HTTPStatus;
+    if (status >= 500) {
+      logger.error(`queue board request failed: ${error.message}`, error.stack);
+      return { status, body: { error: { key: 'ERRORS.INTERNAL_SERVER_ERROR' } } };
+    }
+    return { status, body: { error: { key: 'ERRORS.BAD_REQUEST' }, message: error.message } };
   });
 
   const add = (name: string, description: string) => {

@@ -16,6 +16,9 @@ import {
   type MediaProcessResult,
 } from './run-ffmpeg';
 
+/** No banner, no stdin, errors only, overwrite: how every ffmpeg run here starts. */
+const QUIET = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y'];
+
 export interface PlannedSegment {
   /** Where the segment starts in the source (a keyframe; 0 for the first). */
   start: number;
@@ -78,16 +81,7 @@ export function parseKeyframeTimes(stdout: string): number[] {
  */
 export function buildSplitArgs(input: string, videoIndex: number, cuts: number[], outputPattern: string): string[] {
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    ...localInput(input),
-    '-i',
-    input,
-    '-map',
-    `0:${videoIndex}`,
+    ...oneStreamOf(input, videoIndex),
     '-c',
     'copy',
     '-f',
@@ -104,24 +98,7 @@ export function buildSplitArgs(input: string, videoIndex: number, cuts: number[]
 
 /** The audio stream alone, copied into a QuickTime file (which holds every audio codec we accept). */
 export function buildAudioExtractArgs(input: string, audioIndex: number, output: string): string[] {
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    ...localInput(input),
-    '-i',
-    input,
-    '-map',
-    `0:${audioIndex}`,
-    '-vn',
-    '-c',
-    'copy',
-    '-f',
-    'mov',
-    absolute(output),
-  ];
+  return [...oneStreamOf(input, audioIndex), '-vn', '-c', 'copy', '-f', 'mov', absolute(output)];
 }
 
 /** The concat demuxer's list of the encoded parts, in order (paths are the worker's own). */
@@ -141,11 +118,7 @@ export function buildJoinArgs(options: {
 }): string[] {
   const audio = options.audio;
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
+    ...QUIET,
     '-progress',
     'pipe:1',
     '-nostats',
@@ -236,20 +209,31 @@ export async function joinParts(
   options: ToolOptions,
 ): Promise<ToolOutcome> {
   await writeFile(listPath, concatList(parts));
-  const run = await runFfmpeg(buildJoinArgs({ list: listPath, audio, output, container }), {
-    ffmpegPath: options.ffmpegPath,
-    signal: options.signal,
-    timeLimitMs: options.timeLimitMs,
-  });
-  return run.status === 'succeeded' ? { ok: true } : { ok: false, run };
+  return outcome(
+    await runFfmpeg(buildJoinArgs({ list: listPath, audio, output, container }), {
+      ffmpegPath: options.ffmpegPath,
+      signal: options.signal,
+      timeLimitMs: options.timeLimitMs,
+    }),
+  );
 }
 
 async function tool(args: string[], options: ToolOptions): Promise<ToolOutcome> {
-  const run = await runMediaProcess(options.ffmpegPath ?? defaultFfmpegPath(), args, {
-    signal: options.signal,
-    timeLimitMs: options.timeLimitMs,
-  });
+  return outcome(
+    await runMediaProcess(options.ffmpegPath ?? defaultFfmpegPath(), args, {
+      signal: options.signal,
+      timeLimitMs: options.timeLimitMs,
+    }),
+  );
+}
+
+function outcome(run: MediaProcessResult): ToolOutcome {
   return run.status === 'succeeded' ? { ok: true } : { ok: false, run };
+}
+
+/** Quiet and overwriting, our own local `input`, one stream of it mapped: how a split and an extract start. */
+function oneStreamOf(input: string, streamIndex: number): string[] {
+  return [...QUIET, ...localInput(input), '-i', input, '-map', `0:${streamIndex}`];
 }
 
 /** Our own local files only (the source the worker downloaded, its parts): never a URL or a playlist. */

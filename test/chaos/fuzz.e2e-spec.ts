@@ -14,6 +14,7 @@
 // Requests go through node:http rather than fetch, so paths reach the server as written (`..`, `%2e`,
 // bare `%`, very long segments) instead of being normalised by the client. FUZZ_RUNS=<n> runs more
 // cases per endpoint; a failure prints fast-check's seed and the shrunk request.
+import { appRoutes as boardRoutes } from '@bull-board/api/dist/routes.js';
 import fc from 'fast-check';
 import * as ipaddr from 'ipaddr.js';
 import { randomUUID } from 'node:crypto';
@@ -23,7 +24,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { QUEUE_BOARD_PATH } from '../../src/admin/queue-board';
 import { CATALOGUE, isErrorCode, type ErrorCode } from '../../src/common/errors/catalogue';
+import { mediaQueueName, WEBHOOK_QUEUE } from '../../src/common/queues';
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
 import { signAssetUrl } from '../../src/jobs/asset-url';
 import { sdrMp4 } from '../fixtures/media';
@@ -304,6 +307,11 @@ interface Fixtures {
     spareLicense: string[];
     activation: string[];
     member: string[];
+    /** The queue board's path values: queue names, BullMQ job ids, job states, scheduler ids. */
+    queueName: string[];
+    jobId: string[];
+    queueStatus: string[];
+    schedulerId: string[];
   };
   /** A signed link to a real stored asset: `expires` and `signature` that pass. */
   assetQuery: { expires: string; signature: string };
@@ -1192,6 +1200,79 @@ function requestArb(op: Operation, fixtures: Fixtures): fc.Arbitrary<FuzzRequest
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// The queue board (src/admin/queue-board.ts): bull-board's own pages and JSON API under
+// /admin/queues, behind the operator token (X-Admin-Token or the sign-in cookie). Not in the
+// OpenAPI document: its routes are the board's own, listed here from bull-board itself.
+
+/** Every route the board mounts (its page routes and its API), in OpenAPI form. */
+const BOARD_OPERATIONS: Operation[] = [
+  ...[boardRoutes.entryPoint.route].flat().map((route) => ({ method: 'get', route })),
+  ...boardRoutes.api,
+].map(({ method, route }) => {
+  const path = `${QUEUE_BOARD_PATH}${route === '/' ? '' : String(route)}`.replace(/:(\w+)/g, '{$1}');
+  const params = Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, name as Pool]));
+  return { method: String(method).toUpperCase(), path, access: 'admin', params };
+});
+
+/** The board's credentials: the token, the sign-in cookie, a stale or forged cookie, none, a wrong token. */
+function boardCredentialArb(fixtures: Fixtures, cookie: string): fc.Arbitrary<Record<string, string | string[]>> {
+  const forged = cookie.replace(/\.(.)/, (_match, first: string) => `.${first === 'A' ? 'B' : 'A'}`);
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant({ 'x-admin-token': fixtures.adminToken }) },
+    { weight: 3, arbitrary: fc.constant({ cookie }) },
+    { weight: 2, arbitrary: fc.constant({}) },
+    { weight: 1, arbitrary: headerValue(60).map((value) => ({ 'x-admin-token': value })) },
+    { weight: 1, arbitrary: fc.constant({ 'x-admin-token': fixtures.apiKey }) },
+    { weight: 1, arbitrary: fc.constant({ 'x-api-key': fixtures.apiKey }) },
+    { weight: 1, arbitrary: fc.constant({ cookie: forged }) },
+    { weight: 1, arbitrary: fc.constant({ cookie: `mj_queue_board=1.${'A'.repeat(43)}` }) },
+  );
+}
+
+/** A board request: the route's own fuzzing (path, query, body, headers) with the board's credentials. */
+function boardRequestArb(op: Operation, fixtures: Fixtures, cookie: string): fc.Arbitrary<FuzzRequest> {
+  return fc.tuple(requestArb(op, fixtures), boardCredentialArb(fixtures, cookie)).map(([request, credentials]) => {
+    const headers = { ...request.headers };
+    delete headers['x-admin-token'];
+    delete headers['x-api-key'];
+    return printable({ ...request, headers: { ...headers, ...credentials } });
+  });
+}
+
+/**
+ * Below 500 always. Without a valid credential: never the board, a refusal in the envelope (or,
+ * for a browser's GET and a failed sign-in, the sign-in page). With one: the board's own answer (its JSON, pages and assets), or
+ * the envelope; no internal text in any JSON body either way.
+ */
+function verifyBoard(api: TestApi, request: FuzzRequest, response: RawResponse, authorised: boolean): void {
+  if (response.status >= 500) fail(`server error ${response.status}`, request, response);
+  const contentType = String(response.headers['content-type'] ?? '');
+  // Refused before the board: 401, or what the API answers a malformed request or an unknown path.
+  if (!authorised) {
+    if (response.status < 400) fail(`no valid credential but ${response.status}`, request, response);
+    if (contentType.startsWith('text/html')) {
+      const signInPage = response.status === 401 && response.text.includes('Sign in with the admin token');
+      const signingIn = request.method === 'POST' && request.path.split('?')[0] === `${QUEUE_BOARD_PATH}/session`;
+      if (!(request.method === 'GET' || signingIn) || !signInPage)
+        fail('an HTML refusal that is not the sign-in page', request, response);
+      return;
+    }
+    return verify(api, request, response);
+  }
+  if (!contentType.startsWith('application/json') || request.method === 'HEAD') return;
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    fail('a JSON answer that does not parse', request, response);
+  }
+  // Ours is the envelope (a `code`); bull-board's own errors are `{error: {key: 'ERRORS.QUEUE_NOT_FOUND'}}`.
+  const error = (body as { error?: { code?: unknown } } | null)?.error;
+  if (typeof error === 'object' && error !== null && 'code' in error) verify(api, request, response);
+  else checkNoLeak(body, request, response);
+}
+
 describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing internal', () => {
   let api: TestApi;
   let fixtures: Fixtures;
@@ -1323,6 +1404,11 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
         spareLicense: [licenses[1].id],
         activation: [seat.body.activation_id],
         member: [owner.body.owner.id],
+        queueName: [mediaQueueName(REGION), WEBHOOK_QUEUE, 'mediajobs-no-such-queue'],
+        // The media queue's BullMQ job id is the job id (src/admin/queue-board.ts).
+        jobId: [queuedJob, cancelledJob, 'job_00000000000000000000000'],
+        queueStatus: ['waiting', 'active', 'completed', 'failed', 'delayed', 'paused', 'prioritized', 'latest'],
+        schedulerId: ['no-such-scheduler'],
       },
       assetQuery,
     };
@@ -1480,6 +1566,26 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
       );
     });
 
+    it('the queue board answers a deeply nested JSON body 400 (its own error shape), not 500 with our message', async () => {
+      let deep: unknown = 1;
+      for (let i = 0; i < 100; i++) deep = { a: deep };
+      const response = await send(
+        fixtures.port,
+        printable({
+          method: 'PUT',
+          path: `${QUEUE_BOARD_PATH}/api/queues/pause`,
+          headers: { 'x-admin-token': fixtures.adminToken, 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify(deep)),
+          json: deep,
+        }),
+      );
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text)).toEqual({
+        error: { key: 'ERRORS.BAD_REQUEST' },
+        message: 'The request body nests arrays and objects more than 32 levels deep.',
+      });
+    });
+
     it('a deeply nested JSON body is 400 invalid_parameter, not a stack overflow (500), with or without Idempotency-Key', async () => {
       const deep = `{"inputs":${'['.repeat(2000)}${']'.repeat(2000)}}`;
       const headerSets: Record<string, string>[] = [{}, { 'idempotency-key': randomUUID() }];
@@ -1624,4 +1730,66 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
       expect(error.request_id).toBe(response.headers['x-request-id']);
     });
   });
+
+  it('the queue board at /admin/queues: with and without the operator token or its cookie', async () => {
+    const signIn = await send(
+      fixtures.port,
+      printable({
+        method: 'POST',
+        path: `${QUEUE_BOARD_PATH}/session`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: Buffer.from(new URLSearchParams({ token: fixtures.adminToken }).toString()),
+      }),
+    );
+    expect(signIn.status).toBe(303);
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0];
+    expect(cookie).toMatch(/^mj_queue_board=\d+\./);
+    const valid = (request: FuzzRequest) =>
+      request.headers['x-admin-token'] === fixtures.adminToken || request.headers.cookie === cookie;
+    for (const op of BOARD_OPERATIONS) {
+      await fc.assert(
+        fc.asyncProperty(boardRequestArb(op, fixtures, cookie), async (request) => {
+          const response = await send(fixtures.port, request);
+          record(`BOARD ${op.method} ${op.path}`, response);
+          verifyBoard(api, request, response, valid(request));
+        }),
+        { numRuns: Math.max(10, Math.round(RUNS / 3)) },
+      );
+    }
+
+    // The sign-in form: the right token signs in (303 and the cookie), anything else is the page again.
+    const form = fc.oneof(
+      fc.constant(fixtures.adminToken),
+      headerValue(60),
+      fc.constant(''),
+      fc.constant(fixtures.apiKey),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        form,
+        fc.constantFrom('application/x-www-form-urlencoded', 'application/json'),
+        async (token, type) => {
+          const body =
+            type === 'application/json' ? JSON.stringify({ token }) : new URLSearchParams({ token }).toString();
+          const request = printable({
+            method: 'POST',
+            path: `${QUEUE_BOARD_PATH}/session`,
+            headers: { 'content-type': type },
+            body: Buffer.from(body),
+            json: type === 'application/json' ? { token } : undefined,
+          });
+          const response = await send(fixtures.port, request);
+          record(`BOARD POST ${QUEUE_BOARD_PATH}/session`, response);
+          if (token === fixtures.adminToken) {
+            expect(response.status).toBe(303);
+            expect(String(response.headers['set-cookie'])).toMatch(/^mj_queue_board=/);
+          } else {
+            verifyBoard(api, request, response, false);
+            expect(response.headers['set-cookie']).toBeUndefined();
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  }, 600_000);
 });

@@ -15,6 +15,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import {
   auditMoney,
   isTerminal,
+  cleanUpEach,
   killAllWorkers,
   logMeasurement,
   pollUntil,
@@ -40,20 +41,16 @@ describe(`outages of ${OUTAGE_MS / 1000} s fail no job`, () => {
   let worker: WorkerProcess | undefined;
   let storage: string | undefined;
 
-  afterAll(async () => {
-    // Each step on its own: a failure in one must not leave a private server behind.
-    const steps: (() => Promise<unknown> | undefined)[] = [
+  afterAll(() =>
+    cleanUpEach([
       () => killAllWorkers(),
       () => api?.close(),
       () => proxy?.close(),
       () => redis?.dispose(),
       () => cluster?.drop(),
       () => (storage ? rm(storage, { recursive: true, force: true }) : undefined),
-    ];
-    const failures: unknown[] = [];
-    for (const step of steps) await Promise.resolve(step()).catch((error: unknown) => failures.push(error));
-    if (failures.length) throw failures[0];
-  });
+    ]),
+  );
 
   it('PostgreSQL down, then Redis unreachable, while jobs run and wait: every job succeeds, charged once', async () => {
     const started = Date.now();

@@ -14,6 +14,7 @@ import { createAccount, startApi, type TestAccount, type TestApi } from '../supp
 import { upload } from '../support/jobs';
 import {
   isTerminal,
+  cleanUpEach,
   killAllWorkers,
   listAll,
   logMeasurement,
@@ -113,9 +114,8 @@ describe('Redis and PostgreSQL restarted under load', () => {
   let load: Load | undefined;
   let storage: string | undefined;
 
-  afterAll(async () => {
-    // Each step on its own: a failure in one must not leave a private server behind.
-    const steps: (() => Promise<unknown> | undefined)[] = [
+  afterAll(() =>
+    cleanUpEach([
       () => load?.stop(),
       () => killAllWorkers(),
       () => api?.close(),
@@ -123,11 +123,8 @@ describe('Redis and PostgreSQL restarted under load', () => {
       () => redis?.dispose(),
       () => cluster?.drop(),
       () => (storage ? rm(storage, { recursive: true, force: true }) : undefined),
-    ];
-    const failures: unknown[] = [];
-    for (const step of steps) await Promise.resolve(step()).catch((error: unknown) => failures.push(error));
-    if (failures.length) throw failures[0];
-  });
+    ]),
+  );
 
   it('answers 503 service_unavailable fast while one is down, recovers by itself, loses no job or event', async () => {
     const started = Date.now();

@@ -2,21 +2,18 @@
 // its process group, as a container is) every time it runs the job's ffmpeg, five times in a row,
 // still succeeds once a worker lives, charged exactly once. (BullMQ counts each such loss as a stall;
 // the queue used to give up after the third and fail the job as upstream_error.)
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { sdrMp4 } from '../fixtures/media';
-import { createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { createAccount, type TestAccount, type TestApi } from '../support/app';
+import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
 import { upload, waitForJob } from '../support/jobs';
 import {
   auditMoney,
   isTerminal,
   jobsInFfmpeg,
-  killAllWorkers,
   logMeasurement,
   pollUntil,
-  snapshotApp,
   spawnWorker,
   timedCall,
   type WorkerProcess,
@@ -29,34 +26,24 @@ const GRANT = 1000;
 describe(`one job whose worker is killed ${KILLS} times`, () => {
   let api: TestApi;
   let account: TestAccount;
-  let storage: string;
+  let fleet: WorkerFleet;
+  let dir: string;
   let app: string;
 
   beforeAll(async () => {
-    storage = await mkdtemp(join(tmpdir(), 'mj-chaos-repeated-kills-'));
-    app = await snapshotApp(storage);
-    api = await startApi({ REGION, STORAGE_DIR: storage });
+    fleet = await startWorkerFleet('chaos-repeated-kills', { REGION });
+    ({ api, app, dir } = fleet);
     account = await createAccount(api, { plan: 'enterprise', credits: GRANT });
   });
 
-  afterAll(async () => {
-    await killAllWorkers();
-    await api?.close();
-    if (storage) await rm(storage, { recursive: true, force: true });
-  });
+  afterAll(() => fleet?.close());
 
   it('succeeds once a worker lives, charged once', async () => {
     const started = Date.now();
-    const env = {
-      REGION,
-      STORAGE_DIR: storage,
-      PUBLIC_BASE_URL: api.config.publicBaseUrl,
-      DOCS_URL: api.config.docsUrl,
-      // A dead worker's job is taken again within seconds.
-      WORKER_LOCK_MS: '2000',
-      TMPDIR: storage,
-    };
-    const logFile = join(storage, 'workers.log');
+    const env = fleet.workerEnv(REGION, {
+      TMPDIR: dir,
+    });
+    const logFile = join(dir, 'workers.log');
     const video = await upload(
       api,
       account.apiKey,

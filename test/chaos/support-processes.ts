@@ -178,6 +178,16 @@ export async function killAllWorkers(): Promise<void> {
 }
 
 /**
+ * For afterAll: runs every clean-up step, one after another, even when one fails (a failure must not
+ * leave a private server behind), then throws the first failure.
+ */
+export async function cleanUpEach(steps: (() => Promise<unknown> | undefined)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) await Promise.resolve(step()).catch((error: unknown) => failures.push(error));
+  if (failures.length) throw failures[0];
+}
+
+/**
  * `node dist/src/worker.js` (of `app`, a snapshotApp() copy, or the repository) as its own process group,
  * with the test environment plus `env`; logs to `logFile` when given.
  */

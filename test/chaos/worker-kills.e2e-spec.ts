@@ -1,22 +1,20 @@
 // A worker process SIGKILLed again and again (with its ffmpeg children, like a container killed by the
 // orchestrator) while 20 jobs run: every job still succeeds, and each is charged exactly once for what it
 // used — one authorise and one settlement in the ledger per job, no hold left, balance = grants − captures.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { sdrMp4, speechWav } from '../fixtures/media';
-import { createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { createAccount, type TestAccount, type TestApi } from '../support/app';
+import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
 import { upload } from '../support/jobs';
 import {
   auditMoney,
   isTerminal,
-  killAllWorkers,
   jobsInFfmpeg,
   listAll,
   logMeasurement,
   pollUntil,
-  snapshotApp,
   sleep,
   spawnWorker,
   timedCall,
@@ -32,41 +30,31 @@ const GRANT = 5000;
 describe('a worker SIGKILLed repeatedly while 20 jobs run', () => {
   let api: TestApi;
   let account: TestAccount;
-  let storage: string;
+  let fleet: WorkerFleet;
+  let dir: string;
   let worker: WorkerProcess | undefined;
   let app: string;
 
   beforeAll(async () => {
-    storage = await mkdtemp(join(tmpdir(), 'mj-chaos-kill-'));
-    app = await snapshotApp(storage);
-    api = await startApi({ REGION, STORAGE_DIR: storage });
+    fleet = await startWorkerFleet('chaos-kill', { REGION });
+    ({ api, app, dir } = fleet);
     account = await createAccount(api, { plan: 'enterprise', credits: GRANT });
   });
 
-  afterAll(async () => {
-    await killAllWorkers();
-    await api?.close();
-    if (storage) await rm(storage, { recursive: true, force: true });
-  });
+  afterAll(() => fleet?.close());
 
   it('every job ends, charged once for its actual usage; no hold is left', async () => {
     const started = Date.now();
-    const workerEnv = {
-      REGION,
-      STORAGE_DIR: storage,
-      PUBLIC_BASE_URL: api.config.publicBaseUrl,
-      DOCS_URL: api.config.docsUrl,
+    const workerEnv = fleet.workerEnv(REGION, {
       WORKER_CONCURRENCY: '2',
-      // A dead worker's jobs are taken again within a few seconds (BullMQ lock and stall check).
-      WORKER_LOCK_MS: '2000',
       // Whatever the queue gave up on is found by the reconciler quickly.
       WORKER_RECONCILE_MS: '2000',
       WORKER_STALE_JOB_SECONDS: '10',
       // A SIGKILLed worker never removes its work directories: keep them in this test's directory.
-      TMPDIR: join(storage, 'tmp'),
-    };
+      TMPDIR: join(dir, 'tmp'),
+    });
     await mkdir(workerEnv.TMPDIR);
-    const logFile = join(storage, 'workers.log');
+    const logFile = join(dir, 'workers.log');
     const video = await upload(
       api,
       account.apiKey,

@@ -2,18 +2,16 @@
 // container stop would) in the middle of an encode (issue 12 item 18): its ffmpeg dies with it, and
 // the next worker started on the host removes the work folder it left behind.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sdrMp4 } from '../fixtures/media';
-import { createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { createAccount, type TestAccount, type TestApi } from '../support/app';
+import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
 import { upload, waitForJob } from '../support/jobs';
 import {
   groupProcesses,
   jobsInFfmpeg,
-  killAllWorkers,
   pollUntil,
-  snapshotApp,
   spawnWorker,
   timedCall,
   type WorkerProcess,
@@ -30,35 +28,26 @@ async function tree(dir: string): Promise<string[]> {
 describe('a worker SIGKILLed alone mid-encode', () => {
   let api: TestApi;
   let account: TestAccount;
-  let storage: string;
+  let fleet: WorkerFleet;
+  let dir: string;
   let app: string;
   let first: WorkerProcess | undefined;
 
   beforeAll(async () => {
-    storage = await mkdtemp(join(tmpdir(), 'mj-chaos-leftovers-'));
-    app = await snapshotApp(storage);
-    api = await startApi({ REGION, STORAGE_DIR: storage });
+    fleet = await startWorkerFleet('chaos-leftovers', { REGION });
+    ({ api, app, dir } = fleet);
     account = await createAccount(api, { plan: 'enterprise', credits: 5000 });
   });
 
-  afterAll(async () => {
-    await killAllWorkers();
-    await api?.close();
-    if (storage) await rm(storage, { recursive: true, force: true });
-  });
+  afterAll(() => fleet?.close());
 
   it('leaves no ffmpeg running, and the next worker removes its work folder', async () => {
-    const workerTmp = join(storage, 'tmp');
+    const workerTmp = join(dir, 'tmp');
     await mkdir(workerTmp);
-    const env = {
-      REGION,
-      STORAGE_DIR: storage,
-      PUBLIC_BASE_URL: api.config.publicBaseUrl,
-      DOCS_URL: api.config.docsUrl,
-      WORKER_LOCK_MS: '2000',
+    const env = fleet.workerEnv(REGION, {
       TMPDIR: workerTmp,
-    };
-    const logFile = join(storage, 'workers.log');
+    });
+    const logFile = join(dir, 'workers.log');
     // Long enough that the encode is still running well after the kill.
     const video = await upload(
       api,

@@ -1,21 +1,10 @@
 // A client generated from the live document by a tool nobody here wrote (openapi-typescript) types
 // the success bodies: a small program reading billing.charged_credits, items[0].output.url and
 // error.details type-checks, and the same program misreading them does not (so nothing is `any`).
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startApi, type TestApi } from '../support/app';
-
-const ROOT = resolve(__dirname, '../..');
-
-function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolvePromise) => {
-    execFile(command, args, { cwd, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolvePromise({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
-    );
-  });
-}
+import { typesFolder, type TypesFolder } from '../support/generated-types';
 
 const PROGRAM = `
 import type { components, paths } from './schema';
@@ -76,47 +65,31 @@ export function misreadings(job: Job, envelope: Envelope): void {
 
 describe('types generated from /docs/openapi.json (openapi-typescript)', () => {
   let api: TestApi;
-  let dir: string;
+  let folder: TypesFolder;
 
   beforeAll(async () => {
     api = await startApi();
-    dir = mkdtempSync(join(tmpdir(), 'mediajobs-openapi-types-'));
-    const response = await fetch(`${api.url}/docs/openapi.json`);
-    writeFileSync(join(dir, 'openapi.json'), await response.text());
+    folder = await typesFolder(api, 'openapi-types');
   });
 
   afterAll(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    folder?.remove();
   });
 
   it('type-checks a program that reads billing.charged_credits, items[0].output.url and error.details', async () => {
-    const generated = await run(
-      join(ROOT, 'node_modules/.bin/openapi-typescript'),
-      [join(dir, 'openapi.json'), '--output', join(dir, 'schema.d.ts')],
-      dir,
-    );
+    const generated = await folder.generate();
     expect({ code: generated.code, output: generated.code ? generated.output : '' }).toEqual({ code: 0, output: '' });
-    const schema = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
+    const schema = readFileSync(join(folder.dir, 'schema.d.ts'), 'utf8');
     expect(schema).toContain('charged_credits: number');
 
-    writeFileSync(join(dir, 'reader.ts'), PROGRAM);
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'es2022',
-          module: 'esnext',
-          moduleResolution: 'bundler',
-          types: [],
-          lib: ['es2022'],
-        },
-        files: ['reader.ts'],
-      }),
-    );
-    const checked = await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], dir);
+    const checked = await folder.typeCheck('reader.ts', PROGRAM, {
+      target: 'es2022',
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      types: [],
+      lib: ['es2022'],
+    });
     expect(checked.output).toBe('');
     expect(checked.code).toBe(0);
   });

@@ -1,42 +1,24 @@
 // A job's items spread over the workers of its region: the real API and two worker processes. Each
 // item is its own unit of queue work; the job ends exactly once with its last item, whichever worker
 // runs it, also when a worker is SIGKILLed mid-item; a cancel stops every running item.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { workersKey } from '../../src/common/queues';
 import { sdrMp4 } from '../fixtures/media';
-import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
-import {
-  auditMoney,
-  groupProcesses,
-  killAllWorkers,
-  pollUntil,
-  sleep,
-  snapshotApp,
-  spawnWorker,
-  type WorkerProcess,
-} from '../chaos/support-processes';
+import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
+import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../chaos/support-processes';
 
 const GRANT = 10_000;
 
 describe('items of a job on many workers', () => {
+  let fleet: WorkerFleet;
   let api: TestApi;
   let account: TestAccount;
-  let dir: string;
-  let app: string;
-  let redis: Redis;
   let db: DataSource;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mj-items-'));
-    app = await snapshotApp(dir);
-    api = await startApi({ STORAGE_DIR: join(dir, 'storage') });
-    redis = new Redis(api.config.redisUrl);
-    db = api.app.get(DataSource);
+    fleet = await startWorkerFleet('items');
+    ({ api, db } = fleet);
   }, 180_000);
 
   // An account per test: the money audit reads the account's whole ledger.
@@ -44,49 +26,13 @@ describe('items of a job on many workers', () => {
     account = await createAccount(api, { plan: 'enterprise', credits: GRANT });
   });
 
-  afterAll(async () => {
-    await killAllWorkers();
-    redis?.disconnect();
-    await api?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 120_000);
+  afterAll(() => fleet?.close(), 120_000);
 
-  /** Two worker processes of `region`, one item at a time each; resolves with their ids once both beat. */
-  async function twoWorkers(region: string): Promise<{ workers: WorkerProcess[]; ids: string[] }> {
-    const workers: WorkerProcess[] = [];
-    const ids: string[] = [];
-    for (const name of ['a', 'b']) {
-      const tmp = join(dir, `tmp-${region}-${name}`);
-      await mkdir(tmp);
-      const worker = spawnWorker(
-        {
-          REGION: region,
-          STORAGE_DIR: join(dir, 'storage'),
-          PUBLIC_BASE_URL: api.config.publicBaseUrl,
-          DOCS_URL: api.config.docsUrl,
-          WORKER_CONCURRENCY: '1',
-          // A dead worker's item is noticed as stalled, and taken by the other, within seconds.
-          WORKER_LOCK_MS: '2000',
-          TMPDIR: tmp,
-        },
-        { app, logFile: join(dir, `worker-${region}-${name}.log`) },
-      );
-      workers.push(worker);
-      // Each worker announces its id in the region's worker set at start-up: the new member is this one's.
-      const id = await pollUntil(
-        `worker ${name} of ${region} to announce itself`,
-        async () => {
-          worker.assertAlive();
-          const members = await redis.zrange(workersKey(api.config, region), 0, -1);
-          return members.find((member) => !ids.includes(member));
-        },
-        60_000,
-        100,
-      );
-      ids.push(id);
-    }
-    return { workers, ids };
-  }
+  const twoWorkers = (region: string) => fleet.twoWorkers(region);
+  /** The item indexes whose ffmpeg runs in a worker's process group now. */
+  const itemsRunning = (worker: WorkerProcess, jobId: string) =>
+    fleet.ffmpegRunning(worker, new RegExp(`mediajobs-${jobId}-(\\d+)-`));
+  const outboxEvents = (jobId: string) => fleet.outboxEvents(jobId);
 
   async function submit(region: string, inputs: string[]): Promise<string> {
     const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
@@ -95,21 +41,6 @@ describe('items of a job on many workers', () => {
     });
     expect(submitted.status).toBe(202);
     return submitted.body.job_id as string;
-  }
-
-  /** The item indexes whose ffmpeg runs in a worker's process group now (the work directory names them). */
-  async function itemsRunning(worker: WorkerProcess, jobId: string): Promise<number[]> {
-    const pattern = new RegExp(`mediajobs-${jobId}-(\\d+)-`);
-    return (await groupProcesses(worker.pid))
-      .filter((process) => process.comm === 'ffmpeg')
-      .map((process) => pattern.exec(process.args)?.[1])
-      .filter((index): index is string => index !== undefined)
-      .map(Number);
-  }
-
-  async function outboxEvents(jobId: string): Promise<string[]> {
-    const rows: { event: string }[] = await db.query(`SELECT event FROM outbox_events WHERE job_id = $1`, [jobId]);
-    return rows.map((row) => row.event);
   }
 
   it('a 4-item job runs on both workers and is settled exactly once', async () => {

@@ -5,30 +5,19 @@
 // is SIGKILLed is retried alone; the temporary segments are gone afterwards.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { workersKey } from '../../src/common/queues';
 import { readMediainfoHdr } from '../../src/media/mediainfo';
 import { convertSdrToHdr } from '../../src/media/pipelines';
 import { probeMedia } from '../../src/media/probe';
 import { QUALITY_PRESETS } from '../../src/media/quality-presets';
 import { keyframedSdrMp4 } from '../fixtures/media';
-import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
-import {
-  auditMoney,
-  groupProcesses,
-  killAllWorkers,
-  pollUntil,
-  sleep,
-  snapshotApp,
-  spawnWorker,
-  type WorkerProcess,
-} from '../chaos/support-processes';
+import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
+import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../chaos/support-processes';
 
 const exec = promisify(execFile);
 const GRANT = 10_000;
@@ -74,67 +63,29 @@ async function lumaSsim(a: string, b: string): Promise<number> {
 }
 
 describe('segment-parallel sdr2hdr', () => {
+  let fleet: WorkerFleet;
   let api: TestApi;
   let account: TestAccount;
   let dir: string;
-  let app: string;
-  let redis: Redis;
   let db: DataSource;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mj-segments-'));
-    app = await snapshotApp(dir);
-    api = await startApi({ STORAGE_DIR: join(dir, 'storage') });
-    redis = new Redis(api.config.redisUrl);
-    db = api.app.get(DataSource);
+    fleet = await startWorkerFleet('segments');
+    ({ api, db, dir } = fleet);
   }, 180_000);
 
   beforeEach(async () => {
     account = await createAccount(api, { plan: 'enterprise', credits: GRANT });
   });
 
-  afterAll(async () => {
-    await killAllWorkers();
-    redis?.disconnect();
-    await api?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 120_000);
+  afterAll(() => fleet?.close(), 120_000);
 
   /** Two worker processes of `region` splitting at 2 s, one unit at a time each. */
-  async function twoWorkers(region: string): Promise<{ workers: WorkerProcess[]; ids: string[] }> {
-    const workers: WorkerProcess[] = [];
-    const ids: string[] = [];
-    for (const name of ['a', 'b']) {
-      const tmp = join(dir, `tmp-${region}-${name}`);
-      await mkdir(tmp);
-      const worker = spawnWorker(
-        {
-          REGION: region,
-          STORAGE_DIR: join(dir, 'storage'),
-          PUBLIC_BASE_URL: api.config.publicBaseUrl,
-          DOCS_URL: api.config.docsUrl,
-          WORKER_CONCURRENCY: '1',
-          SEGMENT_SECONDS: '2',
-          WORKER_LOCK_MS: '2000',
-          TMPDIR: tmp,
-        },
-        { app, logFile: join(dir, `worker-${region}-${name}.log`) },
-      );
-      workers.push(worker);
-      const id = await pollUntil(
-        `worker ${name} of ${region} to announce itself`,
-        async () => {
-          worker.assertAlive();
-          const members = await redis.zrange(workersKey(api.config, region), 0, -1);
-          return members.find((member) => !ids.includes(member));
-        },
-        60_000,
-        100,
-      );
-      ids.push(id);
-    }
-    return { workers, ids };
-  }
+  const twoWorkers = (region: string) => fleet.twoWorkers(region, { SEGMENT_SECONDS: '2' });
+  /** The segments whose ffmpeg runs in a worker's process group now. */
+  const segmentsRunning = (worker: WorkerProcess, jobId: string) =>
+    fleet.ffmpegRunning(worker, new RegExp(`mediajobs-${jobId}-0-s(\\d+)-`));
+  const outboxEvents = (jobId: string) => fleet.outboxEvents(jobId);
 
   async function submit(region: string, uploadId: string): Promise<string> {
     const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
@@ -145,27 +96,12 @@ describe('segment-parallel sdr2hdr', () => {
     return submitted.body.job_id as string;
   }
 
-  /** The segments whose ffmpeg runs in a worker's process group now (the work directory names them). */
-  async function segmentsRunning(worker: WorkerProcess, jobId: string): Promise<number[]> {
-    const pattern = new RegExp(`mediajobs-${jobId}-0-s(\\d+)-`);
-    return (await groupProcesses(worker.pid))
-      .filter((process) => process.comm === 'ffmpeg')
-      .map((process) => pattern.exec(process.args)?.[1])
-      .filter((segment): segment is string => segment !== undefined)
-      .map(Number);
-  }
-
   async function segmentRows(
     jobId: string,
   ): Promise<{ segment: number; status: string; worker: string; attempts: number }[]> {
     return db.query(`SELECT segment, status, worker, attempts FROM item_segments WHERE job_id = $1 ORDER BY segment`, [
       jobId,
     ]);
-  }
-
-  async function outboxEvents(jobId: string): Promise<string[]> {
-    const rows: { event: string }[] = await db.query(`SELECT event FROM outbox_events WHERE job_id = $1`, [jobId]);
-    return rows.map((row) => row.event);
   }
 
   /** Nothing of the job's temporary segments is left in the storage folder. */

@@ -2,21 +2,9 @@
 // here wrote (openapi-typescript) for each success body must be assignable to the type the SDK
 // declares for that call, so the client and the server cannot disagree silently (a field the SDK
 // promises that the server does not send, or sends with another type, fails this test).
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startApi, type TestApi } from '../support/app';
-
-const ROOT = resolve(__dirname, '../..');
-
-function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((done) => {
-    execFile(command, args, { cwd, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
-    );
-  });
-}
+import { ROOT, typesFolder, type TypesFolder } from '../support/generated-types';
 
 /** Each pair: what the server sends for a call (generated), and the SDK's type for that call's result. */
 const PROGRAM = (sdk: string) => `
@@ -64,44 +52,29 @@ fits<Sdk.LicensePublicKey>()<Found<Json<'/v1/license/public-key', 'get', 200>>>(
 
 describe('the SDK’s types against types generated from /docs/openapi.json', () => {
   let api: TestApi;
-  let dir: string;
+  let folder: TypesFolder;
 
   beforeAll(async () => {
     api = await startApi();
-    dir = mkdtempSync(join(tmpdir(), 'mj-sdk-types-'));
-    writeFileSync(join(dir, 'openapi.json'), await (await fetch(`${api.url}/docs/openapi.json`)).text());
+    folder = await typesFolder(api, 'sdk-types');
   });
   afterAll(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    folder?.remove();
   });
 
   it('every success body the SDK types is assignable to the SDK’s type for it', async () => {
-    const generated = await run(
-      join(ROOT, 'node_modules/.bin/openapi-typescript'),
-      [join(dir, 'openapi.json'), '--output', join(dir, 'schema.d.ts')],
-      dir,
-    );
+    const generated = await folder.generate();
     expect({ code: generated.code, output: generated.code ? generated.output : '' }).toEqual({ code: 0, output: '' });
-    writeFileSync(join(dir, 'check.ts'), PROGRAM(join(ROOT, 'sdk/src/index.js')));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'es2022',
-          module: 'esnext',
-          moduleResolution: 'bundler',
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules/@types')],
-          lib: ['es2023'],
-          skipLibCheck: true,
-        },
-        files: ['check.ts'],
-      }),
-    );
-    const checked = await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], dir);
+    const checked = await folder.typeCheck('check.ts', PROGRAM(join(ROOT, 'sdk/src/index.js')), {
+      target: 'es2022',
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules/@types')],
+      lib: ['es2023'],
+      skipLibCheck: true,
+    });
     expect(checked.output).toBe('');
     expect(checked.code).toBe(0);
   }, 240_000);
