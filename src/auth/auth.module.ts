@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
 import { MaintenanceModule } from '../common/maintenance/maintenance.module';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { AccessGuard } from './access.guard';
@@ -13,7 +13,7 @@ import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [RateLimitModule, MaintenanceModule],
+  imports: [DiscoveryModule, RateLimitModule, MaintenanceModule],
   providers: [
     ApiKeysRepository,
     ApiKeysService,
@@ -23,8 +23,9 @@ import { SessionsService } from './sessions.service';
     SessionsRepository,
     SessionsService,
     SessionAuthenticator,
-    { provide: APP_GUARD, useClass: AccessGuard },
+    // Not a Nest guard: http-app.ts registers its checks as a Fastify hook ahead of Nest's pipeline.
+    AccessGuard,
   ],
-  exports: [ApiKeysService, CredentialsVersion, SessionsService],
+  exports: [AccessGuard, ApiKeysService, CredentialsVersion, SessionsService],
 })
 export class AuthModule {}
