@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { MaintenanceModule } from '../common/maintenance/maintenance.module';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { AccessGuard } from './access.guard';
@@ -13,7 +12,7 @@ import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [DiscoveryModule, RateLimitModule, MaintenanceModule],
+  imports: [RateLimitModule, MaintenanceModule],
   providers: [
     ApiKeysRepository,
     ApiKeysService,
