@@ -83,7 +83,7 @@ export async function benchReads(context: BenchContext): Promise<{ result: Bench
         bare: runs.bare.map((run) => run.requestsPerSecond),
         higherIsBetter: true,
       },
-      { text: '≥ 0.70 of bare req/s and p99 < 25 ms', met: (ratio) => ratio >= 0.7 && p99 < 25 },
+      { text: '≥ 0.80 of bare req/s and p99 < 20 ms', met: (ratio) => ratio >= 0.8 && p99 < 20 },
       {
         ours_p50_ms: median(runs.ours.map((run) => run.p50Ms)),
         ours_p99_ms: p99,

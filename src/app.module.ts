@@ -1,5 +1,6 @@
 // Composition of the two processes built from this codebase: the HTTP API and the worker.
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AccountModule } from './account/account.module';
 import { AdminModule } from './admin/admin.module';
 import { ConfigModule } from './common/config/config.module';
@@ -30,6 +31,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         ...core(config),
+        // Read at start-up to attach per-route settings (common/http/nest-routes.ts).
+        DiscoveryModule,
         IdempotencyModule,
         JobsUsageModule,
         AccountModule,

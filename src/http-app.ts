@@ -20,7 +20,10 @@ import { ApiError } from './common/errors';
 import { newId } from './common/ids';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
 import { setupQueueBoard } from './admin/queue-board';
+import { AccessGuard } from './auth/access.guard';
 import { CredentialAttempts } from './auth/credential-attempts';
+import { declareRouteAccess } from './auth/route-access';
+import { applyIdempotencyToPosts } from './common/idempotency/idempotent-routes';
 import { REDIS } from './common/redis/redis.module';
 import { setupDashboard } from './dashboard/setup-dashboard';
 import { setupDocs } from './docs/setup-docs';
@@ -117,6 +120,11 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     (_request, _body, done) =>
       done(null, new NotJsonBody('This endpoint takes JSON: send the body with Content-Type: application/json.')),
   );
+  // Authentication, rate limits and maintenance (API.md §2 steps 1–3) run in a Fastify hook before
+  // Nest's pipeline; each route's access declaration reaches Fastify as its route config.
+  declareRouteAccess(app);
+  applyIdempotencyToPosts(app);
+  app.get(AccessGuard).register(fastify, (error, request, reply) => sendError(error, request, reply, errorContext));
   app.useLogger(new NestPinoLogger(logger));
   app.useGlobalFilters(new AllExceptionsFilter(errorContext));
   app.useGlobalPipes(createValidationPipe());

@@ -1,13 +1,12 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { MaintenanceService } from '../common/maintenance/maintenance.service';
 import { RateLimiter, type RateLimitResult } from '../common/rate-limit/rate-limiter';
 import { secretsEqual } from './api-key';
 import type { AuthContext } from './auth-context';
-import { ACCESS, type Access } from './auth.decorators';
+import type { Access } from './auth.decorators';
 import { AuthService, type Authenticated } from './auth.service';
 import { CredentialAttempts } from './credential-attempts';
 import { CredentialsVersion } from './credentials-version';
@@ -15,24 +14,34 @@ import { notForCaller } from './roles';
 import { SessionAuthenticator } from './session-authenticator';
 
 /**
- * The checks every request passes before its handler: steps 1–3 of API.md §2. Where each step of
- * that order lives (what wins when several things are wrong; pinned by test/jobs/check-order.e2e-spec.ts):
+ * The checks every request to a Nest route passes before its handler: steps 1–3 of API.md §2, run in
+ * a Fastify preHandler hook (`register`, wired in http-app.ts) ahead of Nest's pipeline — after the
+ * body is parsed, as Nest's guards ran — with each route's access declaration (auth.decorators.ts)
+ * carried to Fastify as route config (route-access.ts; a route without one stops the start-up).
+ * Where each step of that order lives (what wins when several things are wrong; pinned by
+ * test/jobs/check-order.e2e-spec.ts):
  *
  * | §2 step                                   | where                                                        |
  * |-------------------------------------------|--------------------------------------------------------------|
  * | 1 before it: the IP's failed-credential   | here, before any key, operator token or session is verified: |
  * |   budget (429 for right and wrong alike)  | for a key looked up recently, read in the rate limiter's     |
  * |                                           | round trip as its gate (`attempts.budget`, then `enforce`);  |
- * |                                           | otherwise `attempts.check` (credential-attempts.ts)          |
- * | 1 authentication 401, authorisation 403   | here: `authenticate` (auth.service.ts), scope, suspension;   |
- * |                                           | a refusal counts: `attempts.fail`                            |
- * | 2 request rate (per account; per IP)      | here: `limiter.hit` (common/rate-limit/rate-limiter.ts)      |
+ * |                                           | otherwise `attempts.check` (credential-attempts.ts); the     |
+ * |                                           | queue board's own hook calls `check` too (admin/queue-board) |
+ * | 1 authentication 401, authorisation 403   | here: `auth.cached` or `authenticate` (auth.service.ts),      |
+ * |                                           | sessions (session-authenticator.ts), the operator token,     |
+ * |                                           | scope, suspension; a refusal counts: `attempts.fail`         |
+ * | 2 request rate (per account; per IP)      | here: `limiter.hit` (common/rate-limit/rate-limiter.ts), the |
+ * |                                           | same round trip as step 1's budget and the credentials       |
+ * |                                           | version for a key looked up recently                         |
  * | 3 maintenance                             | here: `checkMaintenance` (common/maintenance/)               |
  * | 3 region health                           | jobs.service.ts `checkRegion`: the region is named in the    |
  * |                                           | body, so it runs after steps 4–5 (a retried submit whose job |
  * |                                           | exists gets its stored 202 even while the region is down)    |
- * | 4 request shape 400/413/415               | Fastify's body parsers (http-app.ts), the validation pipe    |
- * |                                           | (common/http/validation.ts), jobs.service.ts `validate*`     |
+ * | 4 request shape 400/413/415               | Fastify's body parsers (http-app.ts; a body that cannot be   |
+ * |                                           | parsed is refused before this hook runs), the validation     |
+ * |                                           | pipe (common/http/validation.ts: NotJsonBody's 415 after     |
+ * |                                           | this hook), jobs.service.ts `validate*`                      |
  * | 5 Idempotency-Key replay or conflict      | common/idempotency/idempotency.interceptor.ts                |
  * | 6 account state and plan                  | jobs.service.ts `checkPlan`, `checkAccountState`             |
  * | 7 sources                                 | jobs/sources.service.ts (probe: media/probe.ts)              |
@@ -40,9 +49,8 @@ import { SessionAuthenticator } from './session-authenticator';
  * |   queue depth                             |                                                              |
  */
 @Injectable()
-export class AccessGuard implements CanActivate {
+export class AccessGuard {
   constructor(
-    private readonly reflector: Reflector,
     private readonly auth: AuthService,
     private readonly limiter: RateLimiter,
     private readonly maintenance: MaintenanceService,
@@ -52,26 +60,38 @@ export class AccessGuard implements CanActivate {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (!access)
-      throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no access rule`);
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
+  /**
+   * Runs the checks of every Nest route in a Fastify preHandler hook, ahead of Nest's own pipeline:
+   * after the body is parsed (as Nest's guards ran) and before the route's handler; a refusal is
+   * answered by `send` (the error envelope). Each route's `access` comes from its declaration
+   * (route-access.ts); routes Nest does not own (docs, dashboard files, the queue board) have none
+   * and answer for themselves.
+   */
+  register(
+    fastify: FastifyInstance,
+    send: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void,
+  ): void {
+    fastify.addHook('preHandler', (request, reply, done) => {
+      const access = request.routeOptions.config.access;
+      if (!access || access.kind === 'operational') return done();
+      this.check(request, reply, access).then(
+        () => done(),
+        (error: unknown) => send(error, request, reply),
+      );
+    });
+  }
 
+  /** Steps 1–3 of API.md §2 for a route reached with `access`; throws the refusal. */
+  async check(request: FastifyRequest, reply: FastifyReply, access: Access): Promise<void> {
     switch (access.kind) {
       case 'operational':
-        return true;
+        return;
       case 'admin':
-        await this.checkAdmin(request);
-        return true;
+        return this.checkAdmin(request);
       case 'public':
         this.enforce(await this.limiter.hit(`ip:${request.ip}`, this.config.ipRateLimitPerSecond));
         this.checkMaintenance();
-        return true;
+        return;
       case 'api_key': {
         if (this.sessions.applies(request, access)) {
           await this.attempts.check(request.ip);
@@ -86,7 +106,7 @@ export class AccessGuard implements CanActivate {
         }
         if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
         this.admit(request, reply, caller, result);
-        return true;
+        return;
       }
     }
   }
@@ -136,7 +156,7 @@ export class AccessGuard implements CanActivate {
     request: FastifyRequest,
     reply: FastifyReply,
     access: Extract<Access, { kind: 'api_key' }>,
-  ): Promise<boolean> {
+  ): Promise<void> {
     let caller: AuthContext;
     try {
       caller = await this.sessions.authenticate(request);
@@ -146,7 +166,6 @@ export class AccessGuard implements CanActivate {
     }
     this.sessions.authorise(request, access, caller);
     this.admit(request, reply, caller, await this.limiter.hit(caller.accountId, caller.plan.requestsPerSecond));
-    return true;
   }
 
   /** Steps 2 and 3 for an authenticated caller: the account's rate (with its headers), then maintenance. */

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { MaintenanceModule } from '../common/maintenance/maintenance.module';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { AccessGuard } from './access.guard';
@@ -23,8 +22,9 @@ import { SessionsService } from './sessions.service';
     SessionsRepository,
     SessionsService,
     SessionAuthenticator,
-    { provide: APP_GUARD, useClass: AccessGuard },
+    // Not a Nest guard: http-app.ts registers its checks as a Fastify hook ahead of Nest's pipeline.
+    AccessGuard,
   ],
-  exports: [ApiKeysService, CredentialsVersion, SessionsService],
+  exports: [AccessGuard, ApiKeysService, CredentialsVersion, SessionsService],
 })
 export class AuthModule {}

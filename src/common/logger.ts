@@ -83,6 +83,9 @@ export function createLogger(config: AppConfig, name: string, options: { buffere
  * are polled constantly and are not logged.
  */
 export function registerRequestLog(fastify: FastifyInstance, logger: Logger): void {
+  // The line holds no header and its URL is redacted above, so the header redaction (a copy of `req`
+  // per line, ~8 µs of a job read) is left out for it; the output is the same.
+  const lines = logger.child({}, { redact: [] });
   fastify.addHook('onResponse', (request, reply, done) => {
     if (!/^\/(health|metrics)/.test(request.url)) {
       const line = {
@@ -90,8 +93,8 @@ export function registerRequestLog(fastify: FastifyInstance, logger: Logger): vo
         res: { statusCode: reply.statusCode },
         responseTime: Math.round(reply.elapsedTime),
       };
-      if (reply.statusCode >= 500) logger.error(line, 'request errored');
-      else logger.info(line, 'request completed');
+      if (reply.statusCode >= 500) lines.error(line, 'request errored');
+      else lines.info(line, 'request completed');
     }
     done();
   });

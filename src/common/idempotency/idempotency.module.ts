@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 
-@Module({ providers: [IdempotencyRepository, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }] })
+/** The interceptor is attached to each POST route at start-up (idempotent-routes.ts), not globally. */
+@Module({ providers: [IdempotencyRepository, IdempotencyInterceptor], exports: [IdempotencyInterceptor] })
 export class IdempotencyModule {}
