@@ -29,7 +29,8 @@ const BENCHES: Record<string, Bench> = {
   presets: benchPresets,
   fanout: async (context) => [await benchFanout(context)],
   metrics: async (context) => [await benchMetrics(context)],
-  storage: benchStorage,
+  storage: (context) => benchStorage(context),
+  'storage-upload': (context) => benchStorage(context, true),
   segments: async (context) => [await benchSegments(context)],
 };
 
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
     .find((arg) => arg.startsWith('--only='))
     ?.slice('--only='.length)
     .split(',');
-  const names = only ?? Object.keys(BENCHES);
+  // storage-upload is a part of storage, run alone only when named.
+  const names = only ?? Object.keys(BENCHES).filter((name) => name !== 'storage-upload');
   const unknown = names.filter((name) => !BENCHES[name]);
   if (unknown.length)
     throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);

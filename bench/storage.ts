@@ -7,19 +7,20 @@
 //   the store (the alternative we did not choose; README "Object storage" says why).
 import { S3Client } from '@aws-sdk/client-s3';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createS3Client } from '../src/common/storage/s3-client';
+import { PARALLEL_PARTS, PART_BYTES } from '../src/common/storage/s3-storage';
 import { startSwift } from '../test/support/swift';
-import { getJob, uploadFile } from './lib/client';
+import { getJob, streamUploadFile, uploadFile } from './lib/client';
 import { createEnvironment, type BenchEnvironment } from './lib/environment';
 import { sdrClip } from './lib/media';
+import { cpuMsOf, startProcess, type Service } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
 import { startStack, submitWhenReady, waitForJob, type Stack } from './lib/stack';
 import { alternate, median, round } from './lib/stats';
@@ -58,7 +59,8 @@ async function runJob(stack: Stack, uploadId: string): Promise<any> {
   return job;
 }
 
-export async function benchStorage(context: BenchContext): Promise<BenchResult[]> {
+/** `uploadOnly` (`--only=storage-upload`): the upload comparison alone, without the jobs and downloads. */
+export async function benchStorage(context: BenchContext, uploadOnly = false): Promise<BenchResult[]> {
   const uploadBytes = (context.quick ? 32 : 200) * MiB;
   const uploadRounds = context.quick ? 2 : 5;
   const [width, height, seconds] = context.quick ? [640, 360, 1] : [1920, 1080, 10];
@@ -80,36 +82,69 @@ export async function benchStorage(context: BenchContext): Promise<BenchResult[]
   const s3Base = await createEnvironment('storages3');
   const onS3: BenchEnvironment = { ...s3Base, serviceEnv: { ...s3Base.serviceEnv, ...s3Env } };
   const stacks: Stack[] = [];
+  const bareProcesses: Service[] = [];
   try {
     const s3Stack = await startStack(onS3, 'benchs3', 1_000_000);
     stacks.push(s3Stack);
     const localStack = await startStack(localEnv, 'benchlocal', 1_000_000);
     stacks.push(localStack);
 
-    // --- upload throughput
+    // --- upload throughput. Both sides store the same file in the same parts (size and how many in
+    // flight) on the same Swift, alternately, after one warm-up each: ours through the API, bare with
+    // lib-storage in a small process of its own (bench/bare/s3-upload-server.ts). Our client streams the
+    // file with node:http in 1 MiB reads (bench/lib/client.ts says why). The CPU each uploading
+    // process spends per MiB (from /proc, robust to load) is kept beside the throughput.
     context.log(`storage: upload ${uploadBytes / MiB} MiB × ${uploadRounds}`);
     const file = await randomFile(scratch, uploadBytes);
     const { size } = await stat(file);
+    const bareUploader = await startProcess('dist-bench/bench/bare/s3-upload-server.js', {
+      S3_BUCKET: bucket,
+      S3_ENDPOINT: swift.endpoint,
+      AWS_ACCESS_KEY_ID: swift.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: swift.secretAccessKey,
+      UPLOAD_FILE: file,
+      PART_BYTES: String(PART_BYTES),
+      PARTS_IN_FLIGHT: String(PARALLEL_PARTS),
+    });
+    bareProcesses.push(bareUploader);
+    const bareUpload = async (round: number) => {
+      const response = await fetch(`${bareUploader.url}/upload?key=bare/upload-${round}`, { method: 'POST' });
+      if (!response.ok) throw new Error(`bare upload: HTTP ${response.status} ${await response.text()}`);
+    };
+    const oursUpload = () => streamUploadFile(s3Stack.api.url, s3Stack.account.apiKey, file, size);
+    /** MiB/s of one upload, and the CPU ms per MiB of the process that uploaded it. */
+    const measure = async (pid: number, upload: () => Promise<unknown>, cpu: number[]) => {
+      const before = await cpuMsOf(pid);
+      const seconds = await timed(upload);
+      cpu.push(((await cpuMsOf(pid)) - before) / (size / MiB));
+      return size / MiB / seconds;
+    };
+    const loadBefore = loadavg()[0];
+    await oursUpload();
+    await bareUpload(-1);
+    const cpu = { ours: [] as number[], bare: [] as number[] };
     const uploads = await alternate<number>(
       uploadRounds,
-      async () => size / MiB / (await timed(() => uploadFile(s3Stack.api.url, s3Stack.account.apiKey, file))),
-      async (round) =>
-        size /
-        MiB /
-        (await timed(() =>
-          new Upload({
-            client,
-            params: { Bucket: bucket, Key: `bare/upload-${round}`, Body: createReadStream(file) },
-          }).done(),
-        )),
+      () => measure(s3Stack.api.pid, oursUpload, cpu.ours),
+      (n) => measure(bareUploader.pid, () => bareUpload(n), cpu.bare),
     );
     const uploadResult = compare(
       'storage-upload',
-      `${uploadBytes / MiB} MiB through POST /v1/uploads (API on S3: streamed multipart, SHA-256 and limit on the way) vs a bare lib-storage Upload (defaults) of the same file to the same Swift`,
+      `${uploadBytes / MiB} MiB through POST /v1/uploads (API on S3: streamed multipart, SHA-256 and limit on the way) vs a bare lib-storage Upload of the same file to the same Swift, both in ${PART_BYTES / MiB} MiB parts, ${PARALLEL_PARTS} in flight`,
       { metric: 'MiB/s', ours: uploads.ours, bare: uploads.bare, higherIsBetter: true },
       { text: '≥ 0.8 × the bare throughput', met: (ratio) => ratio >= 0.8 },
-      { store: 'OpenStack Swift s3api on loopback', part_bytes: 8 * MiB, parts_in_flight: 3 },
+      {
+        store: 'OpenStack Swift s3api on loopback',
+        part_bytes: PART_BYTES,
+        parts_in_flight: PARALLEL_PARTS,
+        client: 'node:http, 1 MiB reads',
+        api_cpu_ms_per_mib: round(median(cpu.ours)),
+        bare_cpu_ms_per_mib: round(median(cpu.bare)),
+        load_average: [round(loadBefore), round(loadavg()[0])],
+      },
     );
+
+    if (uploadOnly) return [uploadResult];
 
     // --- a whole job, S3 vs local
     context.log(`storage: ${seconds} s ${width}×${height} job × ${jobRounds} on S3 and on local`);
@@ -159,6 +194,7 @@ export async function benchStorage(context: BenchContext): Promise<BenchResult[]
     return [uploadResult, jobResult, downloadResult];
   } finally {
     for (const stack of stacks) await stack.close();
+    for (const bare of bareProcesses) await bare.stop();
     await localEnv.close();
     await s3Base.close();
     await swift.stop();

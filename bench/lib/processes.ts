@@ -105,6 +105,16 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc: robust to load, unlike wall time. */
+export async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** USER_HZ: what /proc counts CPU time in (100 on every Linux this runs on). */
+const CLOCK_TICKS = 100;
+
 /** Resident memory of a process now and at its peak (VmHWM), in MiB, from /proc. */
 export async function memoryOf(pid: number): Promise<{ rssMiB: number; peakRssMiB: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { randomBase62 } from '../common/ids';
 import { downloadToFile } from '../common/net/pinned-fetch';
-import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
+import { outputKey, segmentsPrefix, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
 import { JobLifecycle, type EndedItem, type ItemsEnded } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
@@ -34,11 +34,6 @@ const STORE_FAILED = 'The object store did not answer; the item may be retried.'
 /** An item split into segments (each to be queued as a process-segment unit); its unit is done. */
 export interface ItemSplit {
   segments: number[];
-}
-
-/** Where an item's temporary segments live in storage (removed when the item ends). */
-export function segmentsPrefix(jobId: string, index: number): string {
-  return `segments/${jobId}/${index}/`;
 }
 
 interface ProducedOutput {

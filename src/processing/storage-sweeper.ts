@@ -1,14 +1,27 @@
 // Removes what nothing points at any more: outputs a worker stored before it died (the job then ended
-// without them), objects whose rows retention deleted while the store was down, and unfinished
-// multipart uploads (or partial files) of processes that died mid-write. Only objects older than
+// without them), segment parts an item left behind (a worker died before removing them), objects whose
+// rows retention deleted while the store was down, and unfinished multipart uploads (or partial files)
+// of processes that died mid-write. Only objects older than
 // STORAGE_SWEEP_AFTER_SECONDS are considered, so a write in progress is never touched.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { jobOfOutputKey, OUTPUTS_PREFIX, STORAGE, type Storage } from '../common/storage/storage';
+import {
+  jobOfOutputKey,
+  jobOfSegmentKey,
+  OUTPUTS_PREFIX,
+  SEGMENTS_PREFIX,
+  STORAGE,
+  type Storage,
+} from '../common/storage/storage';
 import { ProcessingRepository } from './processing.repository';
 
 const BATCH = 500;
-const SWEPT_PREFIXES = ['uploads/', OUTPUTS_PREFIX];
+/** Each swept prefix with the job its keys belong to: an object of a job that is still open is kept. */
+const SWEPT_PREFIXES: { prefix: string; jobOf: (key: string) => string | null }[] = [
+  { prefix: 'uploads/', jobOf: () => null },
+  { prefix: OUTPUTS_PREFIX, jobOf: jobOfOutputKey },
+  { prefix: SEGMENTS_PREFIX, jobOf: jobOfSegmentKey },
+];
 
 export interface SweepResult {
   abortedWrites: number;
@@ -34,11 +47,11 @@ export class StorageSweeper {
     const before = new Date(now - this.config.storageSweepAfterSeconds * 1000);
     const abortedWrites = await this.storage.abortUnfinished(before);
     let removedObjects = 0;
-    for (const prefix of SWEPT_PREFIXES) {
+    for (const { prefix, jobOf } of SWEPT_PREFIXES) {
       let batch: { key: string; jobId: string | null }[] = [];
       for await (const entry of this.storage.list(prefix)) {
         if (entry.lastModified >= before) continue;
-        batch.push({ key: entry.key, jobId: jobOfOutputKey(entry.key) });
+        batch.push({ key: entry.key, jobId: jobOf(entry.key) });
         if (batch.length >= BATCH) {
           removedObjects += await this.removeUnused(batch);
           batch = [];

@@ -223,6 +223,29 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     expect(download.status).toBe(200);
   });
 
+  it('the sweeper removes a segment part left behind by an ended job and keeps one of an open job', async () => {
+    const { job } = await finishedJob();
+    // An open job (in a region no worker serves, so it stays open), made by hand.
+    const account = await createAccount(api);
+    const openJob = `job_open${Date.now()}`;
+    await api.app.get(DataSource).query(
+      `INSERT INTO jobs (id, account_id, api, status, region, output_options, estimated_credits, charged_credits,
+                           billing_state, processed_seconds, request_id)
+         VALUES ($1, $2, 'sdr2hdr', 'processing', 'nowhere', '{}', 0, 0, 'authorised', 0, 'req_open')`,
+      [openJob, account.accountId],
+    );
+    // What a segment-parallel item stores while it runs (src/processing/job-processor.ts segmentsPrefix).
+    const leftBehind = `segments/${job.job_id}/0/enc-1.mp4`;
+    const inUse = `segments/${openJob}/0/src-0.mp4`;
+    for (const key of [leftBehind, inUse])
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${PREFIX}${key}`, Body: 'segment part' }));
+    const sweeper = stack.worker.app.get(StorageSweeper);
+    await sweeper.sweep(Date.now() + (api.config.storageSweepAfterSeconds + 60) * 1000);
+    const keys = await objectKeys('segments/');
+    expect(keys).not.toContain(leftBehind);
+    expect(keys).toContain(inUse);
+  });
+
   describe('while the store is down', () => {
     it('uploads, submits of uploaded inputs and downloads answer 503 service_unavailable (retryable)', async () => {
       const { apiKey, job, uploadId } = await finishedJob();

@@ -88,3 +88,16 @@ export function jobOfOutputKey(key: string): string | null {
   const match = /^outputs\/[^/]+\/([^/]+)\/\d+(?:-[0-9A-Za-z]+)?\.[a-z0-9]+$/.exec(key);
   return match ? match[1] : null;
 }
+
+export const SEGMENTS_PREFIX = 'segments/';
+
+/** Where an item's temporary segments live (source parts, encoded parts, audio), removed when the item ends. */
+export function segmentsPrefix(jobId: string, index: number): string {
+  return `${SEGMENTS_PREFIX}${jobId}/${index}/`;
+}
+
+/** The job a segment part belongs to (a key under segmentsPrefix), or null for a key that is not one. */
+export function jobOfSegmentKey(key: string): string | null {
+  const match = /^segments\/([^/]+)\/\d+\/[^/]+$/.exec(key);
+  return match ? match[1] : null;
+}
