@@ -33,6 +33,7 @@ interface ItemTimings {
   job_id: string;
   outcome: string;
   backend: string;
+  output_bytes: number | null;
   stages_ms: Record<string, number>;
   total_ms: number;
   other_ms: number;
@@ -95,6 +96,7 @@ function breakdown(runs: JobRun[]): Record<string, number> {
   result.worker_other = of((run) => run.worker.other_ms);
   result.worker_total = of((run) => run.worker.total_ms);
   result.worker_not_encode = of((run) => run.worker.total_ms - (run.worker.stages_ms.encode ?? 0));
+  result.output_bytes = of((run) => run.worker.output_bytes ?? 0);
   return result;
 }
 
