@@ -10,10 +10,6 @@ module.exports = {
   testMatch: ['<rootDir>/test/chaos/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   testTimeout: 180000,
-  // After the last file, exit even if a handle is still open: a handle leaked by one suite (a timer or
-  // client a test forgot to close) must not hang CI until its timeout. Each suite closes what it starts
-  // in afterAll; this is the backstop, not the rule.
-  forceExit: true,
   // Responses are checked against the OpenAPI document in report mode here (test/chaos/openapi-report-mode.ts).
   setupFiles: [...base.setupFiles, '<rootDir>/test/chaos/openapi-report-mode.ts'],
 };

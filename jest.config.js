@@ -32,8 +32,4 @@ module.exports = {
   // Checks every JSON response of the test APIs against the OpenAPI document (test/support/openapi-validation.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/openapi-report.ts'],
   testTimeout: 60000,
-  // After the last file, exit even if a handle is still open: a handle leaked by one suite (a timer or
-  // client a test forgot to close) must not hang CI until its timeout. Each suite closes what it starts
-  // in afterAll; this is the backstop, not the rule.
-  forceExit: true,
 };

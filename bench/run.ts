@@ -1,9 +1,11 @@
 // `npm run bench [-- --quick] [-- --only=reads,submits]`: runs the benchmarks one after another,
-// each against a bare baseline in the same run, prints a table and writes bench/results/latest.json.
-import { mkdir, writeFile } from 'node:fs/promises';
+// each against a bare baseline in the same run, prints a table and writes bench/results/latest.json
+// (a partial run merges its results into the file: bench/lib/results-file.ts).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ROOT } from './lib/environment';
 import { machine, type BenchContext, type BenchResult } from './lib/report';
+import { mergeResults, type ResultsFile, type StoredFile } from './lib/results-file';
 import { median, round } from './lib/stats';
 import { benchReads } from './reads';
 import { benchFanout } from './fanout';
@@ -45,6 +47,16 @@ function table(results: BenchResult[]): string {
   return lines.join('\n');
 }
 
+/** The results file as it is, or null when there is none yet. */
+async function readResults(file: string): Promise<StoredFile | null> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as StoredFile;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
@@ -65,16 +77,19 @@ async function main(): Promise<void> {
     for (const result of produced) context.log(JSON.stringify(result));
     results.push(...produced);
   }
-  const report = {
-    generated_at: new Date().toISOString(),
+  const generatedAt = new Date().toISOString();
+  const report: ResultsFile = {
+    generated_at: generatedAt,
     mode: quick ? 'quick' : 'full',
     wall_seconds: Math.round((Date.now() - started) / 1000),
     machine: machine(),
-    results,
+    results: results.map((result) => ({ ...result, generated_at: generatedAt })),
   };
   const dir = join(ROOT, 'bench/results');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const file = join(dir, quick ? 'latest-quick.json' : 'latest.json');
+  const previous = only ? await readResults(file) : null;
+  await writeFile(file, `${JSON.stringify(mergeResults(previous, report), null, 2)}\n`);
   context.log(`\n${table(results)}`);
 }
 

@@ -50,16 +50,16 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
  * Warms both servers up, then runs `ours` and `bare` alternately for `rounds` rounds of `seconds`,
  * and refuses a run in which any request failed: its numbers would be meaningless.
  */
-export async function loadBothWays(
+export async function loadBothWays<T extends LoadResult>(
   name: string,
   plan: { rounds: number; seconds: number; warmUpSeconds: number; log(message: string): void },
-  ours: (seconds: number) => Promise<LoadResult>,
-  bare: (seconds: number) => Promise<LoadResult>,
-): Promise<{ ours: LoadResult[]; bare: LoadResult[] }> {
+  ours: (seconds: number) => Promise<T>,
+  bare: (seconds: number) => Promise<T>,
+): Promise<{ ours: T[]; bare: T[] }> {
   plan.log(`${name}: warming up both servers`);
   await ours(plan.warmUpSeconds);
   await bare(plan.warmUpSeconds);
-  const runs = await alternate<LoadResult>(
+  const runs = await alternate<T>(
     plan.rounds,
     () => ours(plan.seconds),
     () => bare(plan.seconds),

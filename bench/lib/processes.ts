@@ -114,3 +114,12 @@ export async function memoryOf(pid: number): Promise<{ rssMiB: number; peakRssMi
   };
   return { rssMiB: field('VmRSS'), peakRssMiB: field('VmHWM') };
 }
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc (10 ms resolution). */
+export async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name; clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -114,7 +114,10 @@ export interface JobEstimate {
   /** estimated_credits at the account's plan price, rounded to the cent. */
   estimated_usd: number;
   usd_per_credit: number;
-  /** Processing time on one idle worker, items one after another; the wait in the queue is not counted. */
+  /**
+   * Processing time of the job on the region's live workers, its items in parallel (one worker: their
+   * sum; a worker per item: the longest); the wait in the queue is not counted.
+   */
   estimated_seconds: number;
   /** Seconds of media in the inputs. */
   duration_seconds: number;
@@ -135,6 +138,7 @@ export interface JobEstimateItem {
   height: number | null;
   estimated_credits: number;
   estimated_usd: number;
+  /** This item's processing time on one idle worker. */
   estimated_seconds: number;
   [key: string]: unknown;
 }

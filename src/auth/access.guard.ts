@@ -20,8 +20,10 @@ import { SessionAuthenticator } from './session-authenticator';
  *
  * | §2 step                                   | where                                                        |
  * |-------------------------------------------|--------------------------------------------------------------|
- * | 1 before it: the IP's failed-credential   | here: `attempts.check` (credential-attempts.ts), before any  |
- * |   budget (429 for right and wrong alike)  | key, operator token or session is verified                   |
+ * | 1 before it: the IP's failed-credential   | here, before any key, operator token or session is verified: |
+ * |   budget (429 for right and wrong alike)  | for a key looked up recently, read in the rate limiter's     |
+ * |                                           | round trip as its gate (`attempts.budget`, then `enforce`);  |
+ * |                                           | otherwise `attempts.check` (credential-attempts.ts)          |
  * | 1 authentication 401, authorisation 403   | here: `authenticate` (auth.service.ts), scope, suspension;   |
  * |                                           | a refusal counts: `attempts.fail`                            |
  * | 2 request rate (per account; per IP)      | here: `limiter.hit` (common/rate-limit/rate-limiter.ts)      |
@@ -71,20 +73,11 @@ export class AccessGuard implements CanActivate {
         this.checkMaintenance();
         return true;
       case 'api_key': {
-        await this.attempts.check(request.ip);
-        if (this.sessions.applies(request, access)) return this.admitMember(request, reply, access);
-        let authenticated = await this.authenticate(request);
-        let result = await this.limiter.hit(
-          authenticated.caller.accountId,
-          authenticated.caller.plan.requestsPerSecond,
-          this.credentials.key,
-        );
-        if (result.observed !== authenticated.version) {
-          // The cached lookup predates a change to keys or accounts: read it again before trusting it.
-          authenticated = await this.authenticate(request, result.observed);
-          result = { ...result, ...RateLimiter.judge(result.count, authenticated.caller.plan.requestsPerSecond) };
+        if (this.sessions.applies(request, access)) {
+          await this.attempts.check(request.ip);
+          return this.admitMember(request, reply, access);
         }
-        const caller = authenticated.caller;
+        const { caller, result } = await this.authenticateAndCount(request);
         if (access.members) throw notForCaller(access.members, 'api_key');
         if (!access.scopes.some((scope) => caller.scopes.includes(scope))) {
           throw new ApiError('insufficient_scope', {
@@ -96,6 +89,46 @@ export class AccessGuard implements CanActivate {
         return true;
       }
     }
+  }
+
+  /**
+   * The IP's failed-credential budget, the key, and the account's request count. A key this instance
+   * looked up recently costs one Redis round trip for all three (the budget read first, and the count
+   * not taken when it is spent) plus the credentials version, which says whether the cached lookup may
+   * be trusted; otherwise the budget (and the version) is read first, then the key, then the count.
+   */
+  private async authenticateAndCount(
+    request: FastifyRequest,
+  ): Promise<{ caller: AuthContext; result: RateLimitResult }> {
+    const cached = this.auth.cached(request.headers['x-api-key']);
+    let authenticated: Authenticated;
+    let result: RateLimitResult;
+    if (cached) {
+      const { accountId, plan } = cached.caller;
+      try {
+        result = await this.limiter.hit(accountId, plan.requestsPerSecond, {
+          alsoRead: this.credentials.key,
+          gate: this.attempts.budget(request.ip),
+        });
+      } catch (error) {
+        this.attempts.checkWithoutRedis(request.ip, error);
+        throw error;
+      }
+      this.attempts.enforce(request.ip, result.gate);
+      authenticated = cached;
+    } else {
+      const version = await this.attempts.check(request.ip, this.credentials.key);
+      authenticated = await this.authenticate(request, version);
+      result = await this.limiter.hit(authenticated.caller.accountId, authenticated.caller.plan.requestsPerSecond, {
+        alsoRead: this.credentials.key,
+      });
+    }
+    if (result.observed !== authenticated.version) {
+      // The cached lookup predates a change to keys or accounts: read it again before trusting it.
+      authenticated = await this.authenticate(request, result.observed);
+      result = { ...result, ...RateLimiter.judge(result.count, authenticated.caller.plan.requestsPerSecond) };
+    }
+    return { caller: authenticated.caller, result };
   }
 
   /** A dashboard session instead of a key: the same steps, the member's role in place of scopes. */

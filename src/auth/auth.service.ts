@@ -38,6 +38,22 @@ export class AuthService {
   constructor(private readonly keys: ApiKeysRepository) {}
 
   /**
+   * The caller of a cached lookup that is still valid by this instance's clock (not revoked, not
+   * expired, not too old), without any I/O; undefined otherwise (then `authenticate`). The guard still
+   * compares its `version` with the current one before trusting it.
+   */
+  cached(header: string | string[] | undefined): Authenticated | undefined {
+    if (header === undefined || header === '') return undefined;
+    const value = Array.isArray(header) ? header[0] : header;
+    if (!API_KEY_PATTERN.test(value)) return undefined;
+    const entry = this.cache.get(hashApiKey(value).toString('base64'));
+    if (!entry || Date.now() - entry.loadedAt >= CACHE_MAX_AGE_MS) return undefined;
+    if (isRevoked(entry.key.revokedAt) || (entry.key.expiresAt && entry.key.expiresAt.getTime() <= Date.now()))
+      return undefined;
+    return this.admit(entry);
+  }
+
+  /**
    * The caller for a key, or the auth code that fits (spec §5). With `currentVersion`, only a
    * lookup made at that version is trusted; without it, the latest cached one.
    */
@@ -66,6 +82,11 @@ export class AuthService {
     if (isRevoked(key.revokedAt)) throw new ApiError('revoked_api_key', { param: 'X-API-Key' });
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now())
       throw new ApiError('expired_api_key', { param: 'X-API-Key' });
+    return this.admit(entry!);
+  }
+
+  /** The caller of a valid lookup; records the key's use now and then. */
+  private admit({ key, version }: CachedKey): Authenticated {
     if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       // Best effort and off the request path: last_used_at is informational, and a database too busy
       // or down to record it fails the request's own work anyway; the next use records it again.
@@ -82,7 +103,7 @@ export class AuthService {
         accountStatus: key.accountStatus,
         subscriptionStatus: key.subscriptionStatus,
       },
-      version: entry!.version,
+      version,
     };
   }
 

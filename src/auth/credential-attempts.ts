@@ -37,22 +37,55 @@ export class CredentialAttempts {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** 429 rate_limit_exceeded when `ip` has used up its budget in the current window. */
-  async check(ip: string): Promise<void> {
-    const { window, resetSeconds } = this.now();
-    const limit = this.config.ipRateLimitPerSecond;
-    let failures: number;
+  /**
+   * 429 rate_limit_exceeded when `ip` has used up its budget in the current window. With `alsoRead`,
+   * that key is read in the same round trip and returned (undefined while Redis is unreachable).
+   */
+  async check(ip: string, alsoRead?: string): Promise<string | undefined> {
+    const budget = this.budget(ip);
+    let failures: number | undefined;
+    let observed: string | undefined;
     try {
-      failures = Number((await this.redis.get(this.key(ip, window))) ?? 0);
+      if (alsoRead) {
+        const [count, value] = await this.redis.mget(budget.key, alsoRead);
+        failures = Number(count ?? 0);
+        observed = value ?? '';
+      } else {
+        failures = Number((await this.redis.get(budget.key)) ?? 0);
+      }
     } catch (error) {
       this.noteOutage(error);
-      failures = this.localFailures(ip, window);
     }
-    if (failures < limit) return;
+    this.enforce(ip, failures);
+    return observed;
+  }
+
+  /**
+   * The Redis key of `ip`'s failure count in this window and the budget, for a caller that reads the
+   * count in its own round trip (the rate limiter's gate, see AccessGuard) and then calls `enforce`.
+   */
+  budget(ip: string): { key: string; limit: number } {
+    return { key: this.key(ip, this.now().window), limit: this.config.ipRateLimitPerSecond };
+  }
+
+  /**
+   * 429 when `failures`, read from Redis, spent `ip`'s budget; `undefined` means Redis was unreachable,
+   * and the count this instance kept meanwhile decides.
+   */
+  enforce(ip: string, failures: number | undefined): void {
+    const { window, resetSeconds } = this.now();
+    const limit = this.config.ipRateLimitPerSecond;
+    if ((failures ?? this.localFailures(ip, window)) < limit) return;
     throw new ApiError('rate_limit_exceeded', {
       message: `Too many failed credentials from this address. Wait ${resetSeconds} seconds, then try again with a valid credential.`,
       details: { limit, window_seconds: FAILURE_WINDOW_SECONDS, retry_after_seconds: resetSeconds },
     });
+  }
+
+  /** The check when the round trip that read the count (see `budget`) failed: the local count decides. */
+  checkWithoutRedis(ip: string, error: unknown): void {
+    this.noteOutage(error);
+    this.enforce(ip, undefined);
   }
 
   /** Counts a refused credential (missing, malformed, unknown, expired, revoked) against `ip`. */

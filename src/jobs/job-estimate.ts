@@ -3,6 +3,7 @@ import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import type { NewJobItem } from './jobs.repository';
+import { jobProcessingSeconds } from './processing-time';
 import type { DeclaredSource } from './sources.service';
 
 export interface JobEstimateItem {
@@ -26,7 +27,10 @@ export interface JobEstimate {
   /** The credits at the account's plan price (`usd_per_credit`), rounded to the cent. */
   estimated_usd: number;
   usd_per_credit: number;
-  /** Processing time of the whole job, items one after another, not counting time in the queue. */
+  /**
+   * Processing time of the whole job on the region's live workers, items in parallel (one worker: one
+   * after another), not counting time in the queue.
+   */
   estimated_seconds: number;
   /** Seconds of media in all inputs. */
   duration_seconds: number;
@@ -42,6 +46,8 @@ export function toJobEstimate(
     api: JobApi;
     region: string;
     usdPerCredit: number;
+    /** Live workers of the region now (RegionHealth): how many items run at once. */
+    workers: number;
     items: (Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource; processingSeconds: number })[];
   },
   error: ErrorObject | null,
@@ -55,7 +61,10 @@ export function toJobEstimate(
     estimated_credits: credits,
     estimated_usd: usd(credits, usdPerCredit),
     usd_per_credit: usdPerCredit,
-    estimated_seconds: estimate.items.reduce((sum, item) => sum + item.processingSeconds, 0),
+    estimated_seconds: jobProcessingSeconds(
+      estimate.items.map((item) => item.processingSeconds),
+      estimate.workers,
+    ),
     duration_seconds: estimate.items.reduce((sum, item) => sum + item.durationSeconds, 0),
     items: estimate.items.map((item, index) => ({
       index,

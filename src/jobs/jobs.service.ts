@@ -97,6 +97,7 @@ export class JobsService {
         api: job.api,
         region,
         usdPerCredit: caller.plan.usdPerCredit,
+        workers: await this.regions.liveWorkers(region),
         items: items.map((item) => ({
           ...item,
           processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),

@@ -1,4 +1,4 @@
-import { itemProcessingSeconds } from './processing-time';
+import { itemProcessingSeconds, jobProcessingSeconds } from './processing-time';
 
 describe('itemProcessingSeconds (MEDIA.md speeds)', () => {
   it('reproduces the measured points it was fitted through, plus one second of overhead', () => {
@@ -23,5 +23,26 @@ describe('itemProcessingSeconds (MEDIA.md speeds)', () => {
   it('audio is fast: about a second per item for short speech', () => {
     expect(itemProcessingSeconds('audio', { durationSeconds: 8, width: null, height: null })).toBe(2);
     expect(itemProcessingSeconds('audio', { durationSeconds: 0, width: null, height: null })).toBe(1);
+  });
+});
+
+describe('jobProcessingSeconds (items spread over the region’s workers)', () => {
+  it('one worker runs the items one after another: the sum', () => {
+    expect(jobProcessingSeconds([3, 3, 5], 1)).toBe(11);
+  });
+
+  it('as many workers as items: the longest item', () => {
+    expect(jobProcessingSeconds([3, 8, 5], 3)).toBe(8);
+    expect(jobProcessingSeconds([3, 8, 5], 10)).toBe(8);
+  });
+
+  it('fewer workers than items: each free worker takes the next item in order', () => {
+    // Worker A: 3 then 5 (ends at 8); worker B: 4 then 2 (ends at 6).
+    expect(jobProcessingSeconds([3, 4, 5, 2], 2)).toBe(8);
+  });
+
+  it('no live worker counts as one (the region would be refused as unavailable first); no item is 0', () => {
+    expect(jobProcessingSeconds([2, 2], 0)).toBe(4);
+    expect(jobProcessingSeconds([], 4)).toBe(0);
   });
 });

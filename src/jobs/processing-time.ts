@@ -1,6 +1,7 @@
 // How long an item takes to process, from encode speeds measured on the reference machine (2 cores,
 // Debian ffmpeg 5.1, x265 taking both cores; /work/shared/MEDIA.md "Speed"). An estimate shown before
-// a submit: it is the processing time on one idle worker, not the wait in the queue.
+// a submit: an item's processing time on one idle worker, and the job's on the region's workers, never
+// the wait in the queue.
 import { DEFAULT_X265_PRESET, outputSize, type X265Preset } from '../media/ffmpeg-args';
 import type { JobApi } from './job.types';
 
@@ -55,4 +56,20 @@ export function itemProcessingSeconds(
   const picture = outputSize({ width: item.width, height: item.height }, targetLines);
   const megapixelsPerSecond = (picture.width * picture.height * ASSUMED_FPS) / 1e6;
   return Math.ceil(ITEM_OVERHEAD_SECONDS + media * (speed.base + speed.perMegapixel * megapixelsPerSecond));
+}
+
+/**
+ * Seconds from the first item starting to the last one ending when the region's `workers` run the
+ * job's items: each item is its own unit of queue work, taken in order by whichever worker is free
+ * first (one worker: the sum; a worker per item: the longest). Time waiting behind other jobs is not
+ * counted, nor the split of a long item into segments (its own time stays one worker's).
+ */
+export function jobProcessingSeconds(itemSeconds: number[], workers: number): number {
+  // When each worker is next free; a region with no live worker is refused before this is asked.
+  const freeAt: number[] = new Array<number>(Math.max(1, Math.min(workers, itemSeconds.length))).fill(0);
+  for (const seconds of itemSeconds) {
+    const next = freeAt.indexOf(Math.min(...freeAt));
+    freeAt[next] += seconds;
+  }
+  return Math.max(0, ...freeAt);
 }

@@ -3,8 +3,10 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
+import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { expectError } from '../foundation/helpers';
@@ -21,12 +23,18 @@ describe('POST /v1/{api}/jobs/estimate', () => {
   beforeAll(async () => {
     api = await startApi({ REGION, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-estimate-')) });
     db = api.app.get(DataSource);
-    const redis = new (await import('ioredis')).Redis(api.config.redisUrl);
-    await redis.zadd(`${api.config.redisPrefix}:workers:${REGION}`, Date.now() + 3600_000, 'test-heartbeat');
-    redis.disconnect();
+    await heartbeats(REGION, 1);
     clipPath = await sdrMp4({ width: 640, height: 360, seconds: 2, fps: 30 });
   });
   afterAll(() => api.close());
+
+  /** `count` live workers in `region`: heartbeats an hour ahead, so they stay fresh for the whole file. */
+  async function heartbeats(region: string, count: number): Promise<void> {
+    const redis = new Redis(api.config.redisUrl);
+    for (let n = 0; n < count; n++)
+      await redis.zadd(workersKey(api.config, region), Date.now() + 3600_000, `test-${n}`);
+    redis.disconnect();
+  }
 
   const body = (uploadId: string, extra: object = {}) => ({ inputs: [{ upload_id: uploadId }], ...extra });
   const estimate = (account: TestAccount, payload: unknown, path = '/v1/sdr2hdr/jobs/estimate') =>
@@ -89,6 +97,26 @@ describe('POST /v1/{api}/jobs/estimate', () => {
     const submitted = await submit(account, payload);
     expect(submitted.status).toBe(202);
     expect(submitted.body.billing.estimated_credits).toBe(response.body.estimated_credits);
+  });
+
+  it("items run in parallel on the region's live workers: the job takes as long as its busiest worker", async () => {
+    const account = await createAccount(api, { plan: 'pro', credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, clipPath);
+    await heartbeats('estimate-three', 3);
+    await heartbeats('estimate-two', 2);
+    const inputs = [{ upload_id: uploadId }, { upload_id: uploadId }, { upload_id: uploadId }];
+    const at = async (region: string) => {
+      const response = await estimate(account, { inputs, region });
+      expect(response.status).toBe(200);
+      return response.body as { estimated_seconds: number; items: { estimated_seconds: number }[] };
+    };
+    const [one, two, three] = await Promise.all([at(REGION), at('estimate-two'), at('estimate-three')]);
+    // Each item takes 3 s on a worker, wherever it runs.
+    for (const answer of [one, two, three])
+      expect(answer.items.map((item) => item.estimated_seconds)).toEqual([3, 3, 3]);
+    expect(one.estimated_seconds).toBe(9); // one worker: one after another
+    expect(two.estimated_seconds).toBe(6); // two workers: two items at once, then the third
+    expect(three.estimated_seconds).toBe(3); // a worker each: the longest item
   });
 
   it('output.quality changes the processing time (its encoder preset), not the price', async () => {

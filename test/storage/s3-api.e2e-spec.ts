@@ -111,6 +111,7 @@ describe('API and worker on the S3 backend (real Swift)', () => {
   }, 180_000);
 
   afterAll(async () => {
+    s3?.destroy();
     await stack?.close();
     await origin?.close();
     await swift?.stop();

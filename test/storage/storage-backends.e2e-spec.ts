@@ -7,7 +7,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -16,6 +16,7 @@ import { LocalStorage } from '../../src/common/storage/local-storage';
 import { createS3Client } from '../../src/common/storage/s3-client';
 import { S3Storage, SINGLE_PUT_MAX_BYTES } from '../../src/common/storage/s3-storage';
 import { SizeLimitExceeded, StorageUnavailableError, type Storage } from '../../src/common/storage/storage';
+import { startApi } from '../support/app';
 import { startSwift, type SwiftServer } from '../support/swift';
 
 const MiB = 1024 * 1024;
@@ -206,6 +207,41 @@ describe('the s3 backend', () => {
     expect(await multipartUploads(client, bucket)).toBe(0);
   });
 
+  test('bodies at and around the 8 MiB part size, in odd chunks, are stored whole', async () => {
+    const { storage, client, bucket } = await newS3();
+    // One part exactly (a single PUT), one byte more (two parts), and more parts than are in flight at
+    // once (part buffers are reused), each sent in chunks that straddle part boundaries.
+    for (const [index, size] of [0, 8 * MiB, 8 * MiB + 1, 3 * 8 * MiB + 12_345].entries()) {
+      const { stream, sha256 } = source(size, { chunk: 100_003 });
+      const stored = await storage.write(`uploads/acct/edge-${index}`, stream, 64 * MiB);
+      expect(stored).toEqual({ sizeBytes: size, sha256 });
+      expect(await storage.size(`uploads/acct/edge-${index}`)).toBe(size);
+      expect(await sha256Of(await storage.read(`uploads/acct/edge-${index}`))).toBe(sha256);
+    }
+    expect(await multipartUploads(client, bucket)).toBe(0);
+  });
+
+  test('a store that goes down during a multipart upload fails it with StorageUnavailableError', async () => {
+    const { storage } = await newS3();
+    const data = randomBytes(MiB);
+    let sent = 0;
+    const stream = new Readable({
+      read() {
+        sent += data.length;
+        // Past the first part: the multipart upload exists and parts are on their way.
+        if (sent === 12 * MiB) void swift.stopProxy().then(() => this.push(data));
+        else if (sent > 40 * MiB) this.push(null);
+        else this.push(data);
+      },
+    });
+    try {
+      await expect(storage.write('uploads/acct/cut', stream, 64 * MiB)).rejects.toBeInstanceOf(StorageUnavailableError);
+    } finally {
+      await swift.startProxy();
+    }
+    expect(await storage.size('uploads/acct/cut')).toBeNull();
+  });
+
   test('over the limit after parts were sent, the multipart upload is aborted', async () => {
     const { storage, client, bucket } = await newS3();
     const { stream } = source(30 * MiB);
@@ -271,5 +307,39 @@ describe('the s3 backend', () => {
       await swift.startProxy();
     }
     expect(await text((await storage.read('uploads/a/kept'))!)).toBe('kept');
+  });
+});
+
+describe('closing', () => {
+  /**
+   * This process's TCP connections to the store, idle keep-alive ones included (they are unreferenced,
+   * so Node's own handle list omits them; each still holds a descriptor and a connection): from
+   * /proc/net/tcp, the sockets whose inode is one of this process's open descriptors.
+   */
+  async function connectionsToStore(): Promise<number> {
+    const port = Number(new URL(swift.endpoint).port);
+    const ours = new Set<string>();
+    for (const fd of await readdir('/proc/self/fd')) {
+      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) ours.add(inode);
+    }
+    const rows = (await readFile('/proc/net/tcp', 'utf8')).split('\n').slice(1);
+    return rows.filter((row) => {
+      const fields = row.trim().split(/\s+/);
+      return fields.length > 9 && parseInt(fields[2].split(':')[1], 16) === port && ours.has(fields[9]);
+    }).length;
+  }
+
+  test('an API on the S3 backend keeps no connection to the store once app.close() has returned', async () => {
+    const before = await connectionsToStore();
+    // Start-up checks (and creates) the bucket: the SDK keeps that connection alive for the next call.
+    const api = await startApi({ ...swift.env(`mj-test-${process.pid}-closing`, 'closing/') });
+    try {
+      expect(await connectionsToStore()).toBeGreaterThan(before);
+    } finally {
+      await api.close();
+    }
+    expect(await connectionsToStore()).toBe(before);
   });
 });

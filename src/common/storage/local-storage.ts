@@ -100,6 +100,10 @@ export class LocalStorage implements Storage {
     }
   }
 
+  close(): void {
+    // A folder holds no connection.
+  }
+
   async abortUnfinished(before: Date): Promise<number> {
     let removed = 0;
     for await (const entry of this.walk(this.root)) {

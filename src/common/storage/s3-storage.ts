@@ -13,14 +13,13 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
-import { pipeline as pipe, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { MeteredStream } from './metered-stream';
 import { createS3Client, type S3Settings } from './s3-client';
+import { streamUpload } from './s3-stream-upload';
 import {
   SizeLimitExceeded,
   StorageUnavailableError,
@@ -30,15 +29,15 @@ import {
   type StoredObject,
 } from './storage';
 
-/** Multipart part size: S3's minimum is 5 MiB; memory per write is about PART_BYTES × PARALLEL_PARTS. */
-const PART_BYTES = 8 * 1024 * 1024;
-const PARALLEL_PARTS = 3;
+/** Multipart part size: S3's minimum is 5 MiB; memory per write is PART_BYTES × (PARALLEL_PARTS + 1). */
+export const PART_BYTES = 8 * 1024 * 1024;
+export const PARALLEL_PARTS = 3;
 const DELETE_BATCH = 1000;
 /**
  * A finished file up to this size goes up in one PUT, read into memory first so the SDK's own retries
  * can send it again: on Swift a 10 MiB output took 156 ms against 428 ms as a multipart upload (8 MiB
  * parts, three in flight), 31 MiB 412 against 896 ms (Swift stores each part as an object, then a
- * manifest). Larger files stay multipart (memory stays PART_BYTES × PARALLEL_PARTS).
+ * manifest). Larger files stay multipart (memory stays PART_BYTES × (PARALLEL_PARTS + 1)).
  */
 export const SINGLE_PUT_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -69,6 +68,11 @@ export class S3Storage implements Storage {
 
   constructor(private readonly settings: S3Settings) {
     this.client = createS3Client(settings);
+  }
+
+  close(): void {
+    // Its agent keeps sockets alive for the next call; unreferenced, they outlive app.close() otherwise.
+    this.client.destroy();
   }
 
   private full(key: string): string {
@@ -106,28 +110,16 @@ export class S3Storage implements Storage {
   }
 
   async write(key: string, source: Readable, maxBytes: number): Promise<StoredObject> {
-    const meter = new MeteredStream(maxBytes);
-    // pipeline destroys both on a failure either side: a client that disconnects or a body over the
-    // limit fails the upload, which then aborts its multipart upload (leavePartsOnError: false).
-    pipe(source, meter, () => undefined); // the failure surfaces through upload.done() below
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.settings.bucket, Key: this.full(key), Body: meter },
-      partSize: PART_BYTES,
-      queueSize: PARALLEL_PARTS,
-      leavePartsOnError: false,
+    // Any failure (over the limit, client gone, store down) aborts the multipart upload: nothing is kept.
+    // The body's own failure is thrown as it is; the store's becomes StorageUnavailableError when transient.
+    return streamUpload(this.client, { Bucket: this.settings.bucket, Key: this.full(key) }, source, maxBytes, {
+      partBytes: PART_BYTES,
+      partsInFlight: PARALLEL_PARTS,
+      storeError: (error) =>
+        isTransient(error)
+          ? new StorageUnavailableError(`object storage unavailable (upload)`, { cause: error })
+          : error,
     });
-    try {
-      await upload.done();
-    } catch (error) {
-      // The body's own failure (over the limit, client gone) wins over what the upload saw of it.
-      if (meter.errored) throw meter.errored;
-      meter.destroy(); // stops reading the body
-      if (isTransient(error))
-        throw new StorageUnavailableError(`object storage unavailable (upload)`, { cause: error });
-      throw error;
-    }
-    return meter.result();
   }
 
   async writeFile(key: string, path: string): Promise<{ sizeBytes: number }> {

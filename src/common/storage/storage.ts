@@ -68,6 +68,8 @@ export interface Storage {
   list(prefix: string): AsyncIterable<ObjectEntry>;
   /** Removes unfinished writes (multipart uploads, partial files) begun before `before`; returns how many. */
   abortUnfinished(before: Date): Promise<number>;
+  /** At shutdown, after the last call: lets go of connections (the S3 client's kept-alive sockets). */
+  close(): void;
 }
 
 export const STORAGE = Symbol('STORAGE');

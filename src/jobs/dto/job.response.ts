@@ -191,7 +191,10 @@ export class JobEstimateResponse {
   @ApiProperty({ example: 0.006 }) usd_per_credit: number;
   @ApiProperty({
     example: 21.4,
-    description: 'Processing time of the whole job, items one after another, not counting time in the queue.',
+    description:
+      "Processing time of the whole job once workers start it, in seconds: its items run in parallel on the region's " +
+      'live workers, each taking the next item when it is free (one worker: the sum of the items; a worker per item: ' +
+      'the longest item). Time waiting in the queue behind other jobs is not counted.',
   })
   estimated_seconds: number;
   @ApiProperty({ example: 12.5, description: 'Seconds of media in all inputs.' }) duration_seconds: number;
