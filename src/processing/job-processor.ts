@@ -147,12 +147,12 @@ export class JobProcessor {
       return null;
     } finally {
       await clock.time('cleanup', () => rm(workDir, { recursive: true, force: true }));
-      this.logTimings(job, index, outcome, clock);
+      this.logTimings(job, index, outcome, clock, produced?.sizeBytes ?? null);
     }
   }
 
   /** One line per item run: where its time went (README "Performance" reads these). */
-  private logTimings(job: JobRow, index: number, outcome: string, clock: ItemClock): void {
+  private logTimings(job: JobRow, index: number, outcome: string, clock: ItemClock, outputBytes: number | null): void {
     clock.observe(job.api);
     this.logger.log(
       {
@@ -162,6 +162,7 @@ export class JobProcessor {
         api: job.api,
         backend: this.storage.backend,
         outcome,
+        output_bytes: outputBytes,
         ...clock.report(),
       },
       'item timings',
@@ -488,7 +489,7 @@ export class JobProcessor {
       }
       const encodedKey = `${segmentsPrefix(jobId, index)}enc-${segment}.mp4`;
       // An outage throws: BullMQ runs this segment again.
-      await this.storage.write(encodedKey, createReadStream(encoded), Number.MAX_SAFE_INTEGER);
+      await this.storage.writeFile(encodedKey, encoded);
       const ended = await this.segments.endSegment(jobId, index, segment, {
         encodedKey,
         processedSeconds: result.processedSeconds,
@@ -634,9 +635,8 @@ export class JobProcessor {
     const storageKey = outputKey(job.account_id, job.id, item.index, result.container, randomBase62(8));
     const localPath = join(workDir, `out-${item.index}.${result.container}`);
     try {
-      const stored = await retryWhileUnavailable(() =>
-        this.storage.write(storageKey, createReadStream(localPath), Number.MAX_SAFE_INTEGER),
-      );
+      // Moved, not copied, when the local backend's folder is on the same file system (see writeFile).
+      const stored = await retryWhileUnavailable(() => this.storage.writeFile(storageKey, localPath));
       return { ok: true, storageKey, sizeBytes: stored.sizeBytes };
     } catch (error) {
       if (!(error instanceof StorageUnavailableError)) throw error;

@@ -92,8 +92,9 @@ describe('object storage failures', () => {
 
   it('a worker SIGKILLed while uploading an output leaves no multipart upload after recovery', async () => {
     const account = await createAccount(api, { plan: 'enterprise', credits: GRANT });
-    // A WAV output larger than one 8 MiB part: 33 s of 96 kHz stereo speech (~12 MiB), so the worker
-    // stores it as a multipart upload that can be cut off half-way.
+    // A WAV output over SINGLE_PUT_MAX_BYTES (smaller files go up in one PUT, which a kill leaves no trace
+    // of): ~200 s of 96 kHz stereo speech (~73 MiB), so the worker stores it as a multipart upload that
+    // can be cut off half-way.
     const input = join(scratch, 'long-speech.wav');
     await exec('ffmpeg', [
       '-hide_banner',
@@ -101,7 +102,7 @@ describe('object storage failures', () => {
       'error',
       '-y',
       '-stream_loop',
-      '10',
+      '65',
       '-i',
       await speechWav(),
       '-ar',

@@ -7,14 +7,14 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { LocalStorage } from '../../src/common/storage/local-storage';
 import { createS3Client } from '../../src/common/storage/s3-client';
-import { S3Storage } from '../../src/common/storage/s3-storage';
+import { S3Storage, SINGLE_PUT_MAX_BYTES } from '../../src/common/storage/s3-storage';
 import { SizeLimitExceeded, StorageUnavailableError, type Storage } from '../../src/common/storage/storage';
 import { startApi } from '../support/app';
 import { startSwift, type SwiftServer } from '../support/swift';
@@ -137,6 +137,48 @@ describe.each([
     const bytes = location.startsWith('http') ? await (await fetch(location)).text() : await readFile(location, 'utf8');
     expect(bytes).toBe('media bytes');
   });
+
+  test("stores a worker's finished file with its size; a missing file fails and stores nothing", async () => {
+    const data = randomBytes(300_000);
+    const file = join(scratch, `finished-${_name}.mp4`);
+    await writeFile(file, data);
+    expect(await storage.writeFile('outputs/acct/job/1-run.mp4', file)).toEqual({ sizeBytes: data.length });
+    expect(await sha256Of(await storage.read('outputs/acct/job/1-run.mp4'))).toBe(
+      createHash('sha256').update(data).digest('hex'),
+    );
+    await expect(storage.writeFile('outputs/acct/job/2.mp4', join(scratch, 'no-such-file'))).rejects.toThrow();
+    expect(await storage.size('outputs/acct/job/2.mp4')).toBeNull();
+  });
+});
+
+describe('the local backend', () => {
+  test('writeFile moves a file on the same file system, and copies one from another (no partial left)', async () => {
+    const root = await mkdtemp(join(scratch, 'local-move-'));
+    const storage = new LocalStorage(root);
+    const here = join(scratch, 'same-fs.mp4');
+    await writeFile(here, 'moved');
+    expect(await storage.writeFile('outputs/a/j/0.mp4', here)).toEqual({ sizeBytes: 5 });
+    await expect(access(here)).rejects.toThrow(); // moved, not copied
+    expect(await text((await storage.read('outputs/a/j/0.mp4'))!)).toBe('moved');
+    // /dev/shm is another file system (tmpfs) where there is one: a rename fails with EXDEV, the file is copied.
+    const elsewhere = await mkdtemp(
+      join(
+        await access('/dev/shm').then(
+          () => '/dev/shm',
+          () => scratch,
+        ),
+        'mj-',
+      ),
+    );
+    try {
+      await writeFile(join(elsewhere, 'out.mp4'), 'copied');
+      expect(await storage.writeFile('outputs/a/j/1.mp4', join(elsewhere, 'out.mp4'))).toEqual({ sizeBytes: 6 });
+      expect(await text((await storage.read('outputs/a/j/1.mp4'))!)).toBe('copied');
+      expect((await readdir(join(root, 'outputs/a/j'))).sort()).toEqual(['0.mp4', '1.mp4']);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the s3 backend', () => {
@@ -232,9 +274,27 @@ describe('the s3 backend', () => {
     expect((await fetch(location)).status).toBe(403);
   });
 
+  test('writeFile sends a file over SINGLE_PUT_MAX_BYTES as a multipart upload, whole', async () => {
+    const { storage, client, bucket } = await newS3();
+    const data = randomBytes(SINGLE_PUT_MAX_BYTES + MiB);
+    const file = join(scratch, 'large-output.mp4');
+    await writeFile(file, data);
+    try {
+      expect(await storage.writeFile('outputs/a/j/0.mp4', file)).toEqual({ sizeBytes: data.length });
+      expect(await sha256Of(await storage.read('outputs/a/j/0.mp4'))).toBe(
+        createHash('sha256').update(data).digest('hex'),
+      );
+      expect(await multipartUploads(client, bucket)).toBe(0);
+    } finally {
+      await rm(file, { force: true });
+    }
+  }, 60_000);
+
   test('a store that is down fails each call with StorageUnavailableError instead of hanging', async () => {
     const { storage } = await newS3();
     await storage.write('uploads/a/kept', Readable.from([Buffer.from('kept')]), 10);
+    const finished = join(scratch, 'finished-while-down.mp4');
+    await writeFile(finished, 'output');
     await swift.stopProxy();
     try {
       await expect(storage.size('uploads/a/kept')).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -242,6 +302,7 @@ describe('the s3 backend', () => {
       await expect(storage.write('uploads/a/new', source(1000).stream, 10_000)).rejects.toBeInstanceOf(
         StorageUnavailableError,
       );
+      await expect(storage.writeFile('outputs/a/j/0.mp4', finished)).rejects.toBeInstanceOf(StorageUnavailableError);
     } finally {
       await swift.startProxy();
     }

@@ -1,7 +1,7 @@
 // The local-folder backend (STORAGE_BACKEND=local, the default): everything under STORAGE_DIR, which
 // the API and every worker must share (one machine, or a network file system).
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -39,6 +39,30 @@ export class LocalStorage implements Storage {
       throw error;
     }
     return meter.result();
+  }
+
+  /**
+   * A rename when the file is on the same file system as STORAGE_DIR (a worker's output: no byte
+   * copied, atomic); otherwise a kernel copy to a partial file, renamed once complete.
+   */
+  async writeFile(key: string, source: string): Promise<{ sizeBytes: number }> {
+    const path = this.path(key);
+    const { size } = await stat(source);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await rename(source, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      const partial = `${path}${PARTIAL_SUFFIX}`;
+      try {
+        await copyFile(source, partial);
+        await rename(partial, path);
+      } catch (failure) {
+        await rm(partial, { force: true });
+        throw failure;
+      }
+    }
+    return { sizeBytes: size };
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable | null> {

@@ -45,6 +45,12 @@ export interface Storage {
    * keeps nothing (an S3 multipart upload is aborted).
    */
   write(key: string, source: Readable, maxBytes: number): Promise<StoredObject>;
+  /**
+   * Stores a finished file of the caller's own (in its temp folder) under `key`, all or nothing. The
+   * file may be moved rather than copied (local backend, same file system): the caller must not use
+   * `path` afterwards. No hash: a worker's outputs need only their size.
+   */
+  writeFile(key: string, path: string): Promise<{ sizeBytes: number }>;
   /** The object's bytes (or a range of them); null when it does not exist. */
   read(key: string, range?: ByteRange): Promise<Readable | null>;
   size(key: string): Promise<number | null>;
