@@ -12,9 +12,9 @@ module.exports = {
   testTimeout: 180000,
   // After the last file, exit even if a handle is still open, so a leak cannot hang CI until its
   // timeout. A backstop, not the rule: the full run of 2026-11-26 hung after its 926 passing tests on
-  // ~31 BullMQ producer clients still reconnecting (Redis outage tests close an API while its Redis is
-  // unreachable; BullMQ's close() sends QUIT, which a reconnecting client without an offline queue
-  // cannot send, and it swallows that error). Remove once closing queues drops such clients.
+  // ~31 BullMQ queue clients still reconnecting, left by APIs closed while their Redis was unreachable
+  // (fixed: closeQueue in src/common/queues.ts, test/foundation/shutdown-in-outage.e2e-spec.ts). It
+  // goes once a full run without it has been seen to exit.
   forceExit: true,
   // Responses are checked against the OpenAPI document in report mode here (test/chaos/openapi-report-mode.ts).
   setupFiles: [...base.setupFiles, '<rootDir>/test/chaos/openapi-report-mode.ts'],

@@ -16,7 +16,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppConfig } from '../common/config/config';
 import type { CredentialAttempts } from '../auth/credential-attempts';
 import { ApiError } from '../common/errors';
-import { bullConnection, mediaQueueName, regionsKey, WEBHOOK_QUEUE } from '../common/queues';
+import { bullConnection, closeQueue, mediaQueueName, regionsKey, WEBHOOK_QUEUE } from '../common/queues';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 const COOKIE = 'mj_queue_board';
@@ -206,5 +206,5 @@ export async function setupQueueBoard(
     { prefix: QUEUE_BOARD_PATH },
   );
 
-  return { close: async () => void (await Promise.allSettled([...queues.values()].map((queue) => queue.close()))) };
+  return { close: async () => void (await Promise.allSettled([...queues.values()].map(closeQueue))) };
 }

@@ -185,3 +185,37 @@ export function bullConnection(config: AppConfig, role: 'producer' | 'worker') {
         { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(times * 200, 2000) }),
   };
 }
+
+/** A raw Redis client as BullMQ's Redis backend hands it out. */
+interface RawClient {
+  status: string;
+  disconnect(): void;
+}
+
+/** What `closeQueue` needs of a BullMQ Queue (its Redis backend's clients). */
+interface ClosableQueue {
+  close(): Promise<void>;
+  readonly backend: { readonly client: Promise<RawClient> };
+}
+
+/** How long closing a queue may wait for Redis before its clients are dropped. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * Closes a BullMQ queue, also while Redis is unreachable. There BullMQ's close() never
+ * returns (it waits for a connection that cannot come back), or returns with the QUIT it could not
+ * send swallowed; either way its clients stay, reconnecting for ever — knocking on Redis after
+ * shutdown and keeping the process alive. So: close, wait at most CLOSE_GRACE_MS, then drop the client
+ * if it is not closed (nothing to drop when QUIT went through: its status is then 'end'). Not for a
+ * Worker: its close() waits for running jobs to finish, which no grace period may cut short.
+ */
+export async function closeQueue(target: ClosableQueue): Promise<void> {
+  const grace = <T>(promise: Promise<T>): Promise<T | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CLOSE_GRACE_MS)));
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  };
+  await grace(target.close().catch(() => undefined));
+  const client = await grace(target.backend.client.catch(() => undefined));
+  if (client && client.status !== 'end') client.disconnect();
+}

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import {
   bullConnection,
+  closeQueue,
   cancelChannel,
   enqueueMediaJob,
   mediaQueueName,
@@ -73,6 +74,6 @@ export class JobQueue implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     // Shutting down: a queue whose Redis is unreachable has nothing left to flush, and shutdown must go on.
-    await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
+    await Promise.allSettled([...this.queues.values()].map(closeQueue));
   }
 }

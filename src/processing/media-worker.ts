@@ -15,6 +15,7 @@ import {
   MEDIA_JOB_MAX_STALLS,
   mediaBackoffMs,
   mediaItemUnitId,
+  closeQueue,
   mediaQueueName,
   PROCESS_ITEM,
   PROCESS_SEGMENT,
@@ -122,7 +123,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     await this.worker?.close();
-    await this.queue?.close();
+    if (this.queue) await closeQueue(this.queue);
     // Leaving the region's worker set early is a courtesy: unreachable Redis forgets us after 5 minutes.
     await this.commands
       ?.zrem(workersKey(this.config, this.config.region), this.workerId)

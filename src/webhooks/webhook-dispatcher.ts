@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
-import { bullConnection, queueDispatcher, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
+import { bullConnection, closeQueue, queueDispatcher, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
 import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
 import { nextAttemptDelayMs } from './retry-policy';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
@@ -90,7 +90,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     await Promise.race([this.pumping, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     for (const controller of this.inflight) controller.abort(new Error('worker shutting down'));
     await this.worker?.close();
-    await this.queue?.close();
+    if (this.queue) await closeQueue(this.queue);
   }
 
   /** Relays new events and queues every due delivery; one run at a time. Errors wait for the next tick. */
