@@ -99,44 +99,43 @@ export class CredentialAttempts {
   async reserve(ip: string): Promise<{ refund(): Promise<void> }> {
     const { window } = this.now();
     const key = this.key(ip, window);
-    let failures: number;
-    let refund: () => Promise<void>;
+    const counted = await this.count(ip, window);
+    // The failures before this attempt: the count it made, less itself.
+    this.enforce(ip, counted === undefined ? this.localFailures(ip, window) - 1 : counted - 1);
+    return {
+      refund: async () => {
+        if (counted !== undefined) {
+          await this.redis.decr(key).catch((error: unknown) => this.noteOutage(error));
+          return;
+        }
+        const entry = this.local.get(ip);
+        if (entry && entry.window === window && entry.failures > 0) entry.failures -= 1;
+      },
+    };
+  }
+
+  /** Counts a refused credential (missing, malformed, unknown, expired, revoked) against `ip`. */
+  async fail(ip: string): Promise<void> {
+    await this.count(ip, this.now().window);
+  }
+
+  /**
+   * One more attempt against `ip` in `window`: in Redis (returns the window's count), or, while Redis
+   * is unreachable, in this instance's local count (returns undefined).
+   */
+  private async count(ip: string, window: number): Promise<number | undefined> {
+    const key = this.key(ip, window);
     try {
       const [[, count]] = (await this.redis
         .multi()
         .incr(key)
         .pexpire(key, WINDOW_MS * 2)
         .exec()) as [[unknown, number], unknown];
-      failures = Number(count) - 1;
-      refund = async () => {
-        await this.redis.decr(key).catch((error: unknown) => this.noteOutage(error));
-      };
-    } catch (error) {
-      this.noteOutage(error);
-      failures = this.localFailures(ip, window);
-      this.countLocally(ip, window);
-      refund = async () => {
-        const entry = this.local.get(ip);
-        if (entry && entry.window === window && entry.failures > 0) entry.failures -= 1;
-      };
-    }
-    this.enforce(ip, failures);
-    return { refund };
-  }
-
-  /** Counts a refused credential (missing, malformed, unknown, expired, revoked) against `ip`. */
-  async fail(ip: string): Promise<void> {
-    const { window } = this.now();
-    const key = this.key(ip, window);
-    try {
-      await this.redis
-        .multi()
-        .incr(key)
-        .pexpire(key, WINDOW_MS * 2)
-        .exec();
+      return Number(count);
     } catch (error) {
       this.noteOutage(error);
       this.countLocally(ip, window);
+      return undefined;
     }
   }
 
