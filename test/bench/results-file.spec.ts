@@ -25,14 +25,19 @@ describe('mergeResults (bench/results/latest.json after a run)', () => {
     results: [result('reads', 0.65), result('submits', 0.7), result('queue', 0.02)],
   };
 
-  it('a partial run replaces its own results in place and keeps the others with their own time', () => {
-    const partial: ResultsFile = {
+  /** A run's file at PARTIAL holding one result. */
+  function run(name: string, ratio: number, wallSeconds: number): ResultsFile {
+    return {
       generated_at: PARTIAL,
       mode: 'full',
-      wall_seconds: 40,
+      wall_seconds: wallSeconds,
       machine,
-      results: [{ ...result('submits', 0.8), generated_at: PARTIAL }],
+      results: [{ ...result(name, ratio), generated_at: PARTIAL }],
     };
+  }
+
+  it('a partial run replaces its own results in place and keeps the others with their own time', () => {
+    const partial = run('submits', 0.8, 40);
     const merged = mergeResults(committed, partial);
     expect(merged.results.map((r) => [r.name, r.ratio, r.generated_at])).toEqual([
       ['reads', 0.65, FULL],
@@ -56,14 +61,13 @@ describe('mergeResults (bench/results/latest.json after a run)', () => {
   });
 
   it('a result the file did not have goes last; with no file the run is the file', () => {
-    const run: ResultsFile = {
-      generated_at: PARTIAL,
-      mode: 'full',
-      wall_seconds: 5,
-      machine,
-      results: [{ ...result('segments', 0.9), generated_at: PARTIAL }],
-    };
-    expect(mergeResults(committed, run).results.map((r) => r.name)).toEqual(['reads', 'submits', 'queue', 'segments']);
-    expect(mergeResults(null, run)).toEqual(run);
+    const segments = run('segments', 0.9, 5);
+    expect(mergeResults(committed, segments).results.map((r) => r.name)).toEqual([
+      'reads',
+      'submits',
+      'queue',
+      'segments',
+    ]);
+    expect(mergeResults(null, segments)).toEqual(segments);
   });
 });
