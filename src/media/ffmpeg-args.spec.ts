@@ -181,6 +181,25 @@ describe('buildSdrToHdrArgs', () => {
     expect(args[args.indexOf('-x265-params') + 1]).toContain('L(2030000,1):max-cll=203,203:');
   });
 
+  it('keeps a confined worker\'s encoder on its CPUs: no NUMA pools (they re-pin to the whole node), a frame per CPU', () => {
+    const params = (confinedCpus?: number) => {
+      const args = buildSdrToHdrArgs({
+        input: '/in.mp4',
+        output: '/out.mp4',
+        probe: frozenProbe('sdr-320x180-aac.mp4'),
+        container: 'mp4',
+        confinedCpus,
+      });
+      return args[args.indexOf('-x265-params') + 1];
+    };
+    expect(params()).toBe(X265_PARAMS_1000);
+    expect(params(1)).toBe(`${X265_PARAMS_1000}:pools=none:frame-threads=1`);
+    expect(params(3)).toBe(`${X265_PARAMS_1000}:pools=none:frame-threads=3`);
+    expect(params(64)).toBe(`${X265_PARAMS_1000}:pools=none:frame-threads=16`);
+    expect(() => params(0)).toThrow(RangeError);
+    expect(() => params(1.5)).toThrow(RangeError);
+  });
+
   it('reads a URL input with only network protocols and a read timeout', () => {
     const args = buildSdrToHdrArgs({
       input: 'http://127.0.0.1:4000/source?sig=abc',

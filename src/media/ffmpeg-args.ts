@@ -80,6 +80,11 @@ export interface SdrToHdrArgsInput {
   preset?: X265Preset;
   crf?: number;
   rwTimeoutUs?: number;
+  /**
+   * The CPUs the encode must stay within, when the worker is confined to fewer than the machine has
+   * (confinedCpuCount); undefined lets x265 use the machine.
+   */
+  confinedCpus?: number;
 }
 
 export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
@@ -122,7 +127,7 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     '-color_range',
     'tv',
     '-x265-params',
-    buildX265Params(peakNits),
+    buildX265Params(peakNits, options.confinedCpus),
     ...hdrAudioArgs(probe),
     '-movflags',
     '+faststart',
@@ -151,7 +156,10 @@ export function buildHdrFilter(video: VideoStreamInfo, targetHeight?: number): s
   return `zscale=${parts.join(':')},format=yuv420p10le`;
 }
 
-export function buildX265Params(peakNits: number): string {
+export function buildX265Params(peakNits: number, confinedCpus?: number): string {
+  if (confinedCpus !== undefined && !(Number.isInteger(confinedCpus) && confinedCpus >= 1)) {
+    throw new RangeError(`confinedCpus must be a positive integer, got ${confinedCpus}`);
+  }
   const maxCll = Math.min(SDR_DERIVED_MAX_CLL_NITS, peakNits);
   const maxFall = Math.min(SDR_DERIVED_MAX_FALL_NITS, maxCll);
   return [
@@ -166,6 +174,10 @@ export function buildX265Params(peakNits: number): string {
     `max-cll=${maxCll},${maxFall}`,
     // x265 logs its banner and stats to stderr at info level; keep stderr for real problems.
     'log-level=error',
+    // A confined worker: no NUMA thread pools (x265 pins their threads to the whole node, escaping the
+    // confinement — see cpu-set.ts), so its threads keep the process's CPUs; frame parallelism only,
+    // one frame in flight per CPU (x265 allows at most 16).
+    ...(confinedCpus === undefined ? [] : ['pools=none', `frame-threads=${Math.min(confinedCpus, 16)}`]),
   ].join(':');
 }
 

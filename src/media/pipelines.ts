@@ -13,6 +13,7 @@ import {
   type LoudnessMeasurement,
   type SdrToHdrArgsInput,
 } from './ffmpeg-args';
+import { confinedCpuCount } from './cpu-set';
 import type { AudioOutputContainer, PipelineErrorCode, ProbeResult } from './media.types';
 import {
   DEFAULT_PROGRESS_INTERVAL_MS,
@@ -66,7 +67,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
   const video = request.probe.video;
   if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
   if (request.probe.encrypted) return encryptedFailure(started);
-  const args = buildSdrToHdrArgs(request);
+  const args = buildSdrToHdrArgs({ ...request, confinedCpus: request.confinedCpus ?? confinedCpuCount() });
   const run = await runFfmpeg(args, {
     ffmpegPath: request.ffmpegPath,
     durationSeconds: request.probe.durationSeconds,
