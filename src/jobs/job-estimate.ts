@@ -3,7 +3,7 @@ import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import type { NewJobItem } from './jobs.repository';
-import { jobProcessingSeconds } from './processing-time';
+import { itemWork, jobProcessingSeconds } from './processing-time';
 import type { DeclaredSource } from './sources.service';
 
 export interface JobEstimateItem {
@@ -28,8 +28,8 @@ export interface JobEstimate {
   estimated_usd: number;
   usd_per_credit: number;
   /**
-   * Processing time of the whole job on the region's live workers, items in parallel (one worker: one
-   * after another), not counting time in the queue.
+   * Processing time of the whole job on the region's live workers, items — and the segments of a long
+   * sdr2hdr item — in parallel (one worker: one after another), not counting time in the queue.
    */
   estimated_seconds: number;
   /** Seconds of media in all inputs. */
@@ -46,8 +46,10 @@ export function toJobEstimate(
     api: JobApi;
     region: string;
     usdPerCredit: number;
-    /** Live workers of the region now (RegionHealth): how many items run at once. */
+    /** Live workers of the region now (RegionHealth): how many items (or segments) run at once. */
     workers: number;
+    /** SEGMENT_SECONDS: which items the workers encode in segments, and how many. */
+    segmentSeconds: number;
     items: (Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource; processingSeconds: number })[];
   },
   error: ErrorObject | null,
@@ -62,7 +64,9 @@ export function toJobEstimate(
     estimated_usd: usd(credits, usdPerCredit),
     usd_per_credit: usdPerCredit,
     estimated_seconds: jobProcessingSeconds(
-      estimate.items.map((item) => item.processingSeconds),
+      estimate.items.map((item) =>
+        itemWork(estimate.api, item.durationSeconds, item.processingSeconds, estimate.segmentSeconds),
+      ),
       estimate.workers,
     ),
     duration_seconds: estimate.items.reduce((sum, item) => sum + item.durationSeconds, 0),

@@ -98,6 +98,7 @@ export class JobsService {
         region,
         usdPerCredit: caller.plan.usdPerCredit,
         workers: await this.regions.liveWorkers(region),
+        segmentSeconds: this.config.segmentSeconds,
         items: items.map((item) => ({
           ...item,
           processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),

@@ -1,4 +1,7 @@
-import { itemProcessingSeconds, jobProcessingSeconds } from './processing-time';
+import { itemProcessingSeconds, itemWork, jobProcessingSeconds } from './processing-time';
+
+/** Items that run whole (no segments), of these processing seconds each. */
+const whole = (...seconds: number[]) => seconds.map((each) => itemWork('sdr2hdr', 10, each, 60));
 
 describe('itemProcessingSeconds (MEDIA.md speeds)', () => {
   it('reproduces the measured points it was fitted through, plus one second of overhead', () => {
@@ -28,21 +31,53 @@ describe('itemProcessingSeconds (MEDIA.md speeds)', () => {
 
 describe('jobProcessingSeconds (items spread over the region’s workers)', () => {
   it('one worker runs the items one after another: the sum', () => {
-    expect(jobProcessingSeconds([3, 3, 5], 1)).toBe(11);
+    expect(jobProcessingSeconds(whole(3, 3, 5), 1)).toBe(11);
   });
 
   it('as many workers as items: the longest item', () => {
-    expect(jobProcessingSeconds([3, 8, 5], 3)).toBe(8);
-    expect(jobProcessingSeconds([3, 8, 5], 10)).toBe(8);
+    expect(jobProcessingSeconds(whole(3, 8, 5), 3)).toBe(8);
+    expect(jobProcessingSeconds(whole(3, 8, 5), 10)).toBe(8);
   });
 
   it('fewer workers than items: each free worker takes the next item in order', () => {
     // Worker A: 3 then 5 (ends at 8); worker B: 4 then 2 (ends at 6).
-    expect(jobProcessingSeconds([3, 4, 5, 2], 2)).toBe(8);
+    expect(jobProcessingSeconds(whole(3, 4, 5, 2), 2)).toBe(8);
   });
 
   it('no live worker counts as one (the region would be refused as unavailable first); no item is 0', () => {
-    expect(jobProcessingSeconds([2, 2], 0)).toBe(4);
-    expect(jobProcessingSeconds([], 4)).toBe(0);
+    expect(jobProcessingSeconds(whole(2, 2), 0)).toBe(4);
+    expect(jobProcessingSeconds(whole(), 4)).toBe(0);
   });
 });
+
+describe('itemWork (a long sdr2hdr item in segments, as the worker splits it)', () => {
+  it('an item shorter than twice SEGMENT_SECONDS, an audio item, or SEGMENT_SECONDS=0 stays one unit', () => {
+    expect(itemWork('sdr2hdr', 119, 500, 60)).toEqual({ units: [500], serialSeconds: 0 });
+    expect(itemWork('audio', 600, 31, 60)).toEqual({ units: [31], serialSeconds: 0 });
+    expect(itemWork('sdr2hdr', 600, 1000, 0)).toEqual({ units: [1000], serialSeconds: 0 });
+  });
+
+  it('a 10-minute item at SEGMENT_SECONDS=60: ten segments sharing the encode, each with its own overhead, plus split and join', () => {
+    // 1,001 s on one worker: 1 s of overhead and 1,000 s of encode, 100 s per 60 s segment.
+    const work = itemWork('sdr2hdr', 600, 1001, 60);
+    expect(work.units).toEqual(new Array(10).fill(101));
+    expect(work.serialSeconds).toBe(12); // 0.02 s per second of video
+    // One worker runs the segments one after another; four run them 3, 3, 2, 2; sixteen, one each.
+    expect(jobProcessingSeconds([work], 1)).toBe(1010 + 12);
+    expect(jobProcessingSeconds([work], 4)).toBe(3 * 101 + 12);
+    expect(jobProcessingSeconds([work], 16)).toBe(101 + 12);
+  });
+
+  it('the last segment is never shorter than half of one: 140 s at 60 is two segments, of 60 and 80 s', () => {
+    const work = itemWork('sdr2hdr', 140, 281, 60);
+    expect(work.units).toEqual([1 + 120, 1 + 160]);
+  });
+
+  it("a segmented item's segments and the job's other items share the workers", () => {
+    // Two segments of 51 s and a whole item of 30 s on two workers: 51 | 51 + 30, plus the split and join.
+    const segmented = itemWork('sdr2hdr', 240, 101, 120);
+    expect(segmented.units).toEqual([51, 51]);
+    expect(jobProcessingSeconds([segmented, ...whole(30)], 2)).toBe(81 + 5);
+  });
+});
+

@@ -3,6 +3,7 @@
 // a submit: an item's processing time on one idle worker, and the job's on the region's workers, never
 // the wait in the queue.
 import { DEFAULT_X265_PRESET, outputSize, type X265Preset } from '../media/ffmpeg-args';
+import { planSegments, splitsIntoSegments } from '../media/segments';
 import type { JobApi } from './job.types';
 
 /**
@@ -30,6 +31,11 @@ const ASSUMED_FPS = 30;
 const AUDIO_SECONDS_PER_SECOND = 0.05;
 /** Per item: ffmpeg start, the worker's own probe, storing the output (≈ 1 s measured at 360p). */
 const ITEM_OVERHEAD_SECONDS = 1;
+/**
+ * A segmented item's split and join (stream copies, one worker each): 0.93 s and 0.27 s for 60 s of
+ * 720p (README "Segments: one long item over many workers", `--only=segments`), 0.02 s per second.
+ */
+const SPLIT_AND_JOIN_SECONDS_PER_SECOND = 0.02;
 
 export interface EstimatedItem {
   durationSeconds: number;
@@ -59,17 +65,47 @@ export function itemProcessingSeconds(
 }
 
 /**
- * Seconds from the first item starting to the last one ending when the region's `workers` run the
- * job's items: each item is its own unit of queue work, taken in order by whichever worker is free
- * first (one worker: the sum; a worker per item: the longest). Time waiting behind other jobs is not
- * counted, nor the split of a long item into segments (its own time stays one worker's).
+ * The queue work one item becomes on the workers: one unit, the item; or, for an item the worker encodes
+ * in segments (splitsIntoSegments), one unit per segment, planned as the worker plans them
+ * (planSegments) with a keyframe every second — the source's real keyframes are read by the worker —
+ * each carrying its share of the encode and the per-unit overhead, plus the split before them and the
+ * join after them, one worker each (`serialSeconds`).
  */
-export function jobProcessingSeconds(itemSeconds: number[], workers: number): number {
+export interface ItemWork {
+  units: number[];
+  serialSeconds: number;
+}
+
+export function itemWork(
+  api: JobApi,
+  durationSeconds: number,
+  itemSeconds: number,
+  segmentSeconds: number,
+): ItemWork {
+  if (!splitsIntoSegments(api, durationSeconds, segmentSeconds)) return { units: [itemSeconds], serialSeconds: 0 };
+  const keyframeEverySecond = Array.from({ length: Math.floor(durationSeconds) + 1 }, (_, second) => second);
+  const encode = Math.max(0, itemSeconds - ITEM_OVERHEAD_SECONDS);
+  return {
+    units: planSegments(keyframeEverySecond, durationSeconds, segmentSeconds).map((segment) =>
+      Math.ceil(ITEM_OVERHEAD_SECONDS + (encode * segment.duration) / durationSeconds),
+    ),
+    serialSeconds: Math.ceil(durationSeconds * SPLIT_AND_JOIN_SECONDS_PER_SECOND),
+  };
+}
+
+/**
+ * Seconds from the first item starting to the last one ending when the region's `workers` run the
+ * job: each unit (an item, or a segment of one) is its own unit of queue work, taken in order by
+ * whichever worker is free first (one worker: the sum; a worker per unit: the longest), plus the
+ * longest split-and-join of a segmented item. Time waiting behind other jobs is not counted.
+ */
+export function jobProcessingSeconds(items: ItemWork[], workers: number): number {
+  const units = items.flatMap((item) => item.units);
   // When each worker is next free; a region with no live worker is refused before this is asked.
-  const freeAt: number[] = new Array<number>(Math.max(1, Math.min(workers, itemSeconds.length))).fill(0);
-  for (const seconds of itemSeconds) {
+  const freeAt: number[] = new Array<number>(Math.max(1, Math.min(workers, units.length))).fill(0);
+  for (const seconds of units) {
     const next = freeAt.indexOf(Math.min(...freeAt));
     freeAt[next] += seconds;
   }
-  return Math.max(0, ...freeAt);
+  return Math.max(0, ...freeAt) + Math.max(0, ...items.map((item) => item.serialSeconds));
 }

@@ -26,6 +26,14 @@ export interface PlannedSegment {
 }
 
 /**
+ * Whether an item is encoded in segments: sdr2hdr, at least twice `segmentSeconds` long (SEGMENT_SECONDS;
+ * 0 never splits). The worker decides with it, and the estimate models the job with it.
+ */
+export function splitsIntoSegments(api: string, durationSeconds: number, segmentSeconds: number): boolean {
+  return api === 'sdr2hdr' && segmentSeconds > 0 && durationSeconds >= 2 * segmentSeconds;
+}
+
+/**
  * Cut points on keyframes: each segment runs from its keyframe to the first keyframe at least
  * `segmentSeconds` later, and the last one is never shorter than half a segment (it joins the one
  * before instead). One segment means: do not split.

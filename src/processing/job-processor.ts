@@ -13,7 +13,7 @@ import { outputHeight, storedOutput } from '../jobs/output-options';
 import { convertSdrToHdr } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
-import { extractAudio, joinParts, planSegments, probeKeyframes, splitVideo } from '../media/segments';
+import { extractAudio, joinParts, planSegments, probeKeyframes, splitsIntoSegments, splitVideo } from '../media/segments';
 import { mediaRun } from '../metrics/job-metrics';
 import { CONTENT_TYPES, sdr2hdrMedia } from './ffmpeg-media-runner';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';
@@ -313,8 +313,7 @@ export class JobProcessor {
 
   /** An sdr2hdr item at least twice SEGMENT_SECONDS long is encoded in segments (0 turns this off). */
   private splits(job: JobRow, item: JobItemRow): boolean {
-    const seconds = this.config.segmentSeconds;
-    return job.api === 'sdr2hdr' && seconds > 0 && Number(item.duration_seconds) >= 2 * seconds;
+    return splitsIntoSegments(job.api, Number(item.duration_seconds), this.config.segmentSeconds);
   }
 
   /**

@@ -119,6 +119,27 @@ describe('POST /v1/{api}/jobs/estimate', () => {
     expect(three.estimated_seconds).toBe(3); // a worker each: the longest item
   });
 
+  it("a long video's segments run on the region's workers too: 10 minutes of 1080p on 4 workers ≈ 3 of its 10 segments", async () => {
+    expect(api.config.segmentSeconds).toBe(60); // the default: a 600 s item is cut into 10 segments
+    const account = await createAccount(api, { plan: 'pro', credits: 1000 });
+    await heartbeats('estimate-four', 4);
+    const inputs = [{ media: { duration_seconds: 600, width: 1920, height: 1080 } }];
+    const at = async (region: string) =>
+      (await estimate(account, { inputs, region })).body as {
+        estimated_seconds: number;
+        items: { estimated_seconds: number }[];
+      };
+    const [one, four] = await Promise.all([at(REGION), at('estimate-four')]);
+    // The item's own time is one worker's, wherever it runs.
+    expect(four.items[0].estimated_seconds).toBe(one.items[0].estimated_seconds);
+    // One worker encodes all ten segments (plus each one's overhead, the split and the join).
+    expect(one.estimated_seconds).toBeGreaterThanOrEqual(one.items[0].estimated_seconds);
+    expect(one.estimated_seconds).toBeLessThan(one.items[0].estimated_seconds * 1.05);
+    // Four workers: the busiest encodes 3 of the 10 segments, then the join.
+    expect(four.estimated_seconds / one.estimated_seconds).toBeGreaterThan(0.3);
+    expect(four.estimated_seconds / one.estimated_seconds).toBeLessThan(0.35);
+  });
+
   it('output.quality changes the processing time (its encoder preset), not the price', async () => {
     const account = await createAccount(api, { plan: 'pro', credits: 1000 });
     const uploadId = await upload(api, account.apiKey, clipPath);
