@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
+import { inTurns } from '../common/in-turns';
 import { randomBase62 } from '../common/ids';
 import { downloadToFile } from '../common/net/pinned-fetch';
 import { outputKey, segmentsPrefix, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
@@ -30,6 +30,11 @@ const PROGRESS_INTERVAL_MS = 1000;
 const END_RETRY_MS = 5 * 60_000;
 const END_RETRY_EVERY_MS = 2000;
 const STORE_FAILED = 'The object store did not answer; the item may be retried.';
+/**
+ * Segment parts stored at once after a split: a part of up to 64 MiB goes to S3 in one PUT held in
+ * memory (Storage.writeFile), so this bounds the split's memory, whatever the video's length.
+ */
+const SEGMENT_STORES_AT_ONCE = 2;
 
 /** An item split into segments (each to be queued as a process-segment unit); its unit is done. */
 export interface ItemSplit {
@@ -395,13 +400,12 @@ export class JobProcessor {
       audio,
     }));
     try {
-      await Promise.all(
-        segments.map((segment, n) =>
-          this.storage.write(segment.sourceKey, createReadStream(join(partsDir, parts[n])), Number.MAX_SAFE_INTEGER),
-        ),
+      // A few at a time: a long video has many parts, and each store holds its part (or a multipart
+      // upload's buffers) in memory; every store has settled before a failure removes the segments.
+      await inTurns(segments, SEGMENT_STORES_AT_ONCE, (segment, n) =>
+        this.storage.writeFile(segment.sourceKey, join(partsDir, parts[n])),
       );
-      if (audio)
-        await this.storage.write(audio.key, createReadStream(join(workDir, 'audio.mov')), Number.MAX_SAFE_INTEGER);
+      if (audio) await this.storage.writeFile(audio.key, join(workDir, 'audio.mov'));
     } catch (error) {
       await this.removeSegments(job.id, item.index);
       if (!(error instanceof StorageUnavailableError)) throw error;
