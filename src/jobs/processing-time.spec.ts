@@ -80,4 +80,3 @@ describe('itemWork (a long sdr2hdr item in segments, as the worker splits it)', 
     expect(jobProcessingSeconds([segmented, ...whole(30)], 2)).toBe(81 + 5);
   });
 });
-

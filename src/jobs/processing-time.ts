@@ -76,12 +76,7 @@ export interface ItemWork {
   serialSeconds: number;
 }
 
-export function itemWork(
-  api: JobApi,
-  durationSeconds: number,
-  itemSeconds: number,
-  segmentSeconds: number,
-): ItemWork {
+export function itemWork(api: JobApi, durationSeconds: number, itemSeconds: number, segmentSeconds: number): ItemWork {
   if (!splitsIntoSegments(api, durationSeconds, segmentSeconds)) return { units: [itemSeconds], serialSeconds: 0 };
   const keyframeEverySecond = Array.from({ length: Math.floor(durationSeconds) + 1 }, (_, second) => second);
   const encode = Math.max(0, itemSeconds - ITEM_OVERHEAD_SECONDS);

@@ -181,7 +181,7 @@ describe('buildSdrToHdrArgs', () => {
     expect(args[args.indexOf('-x265-params') + 1]).toContain('L(2030000,1):max-cll=203,203:');
   });
 
-  it('keeps a confined worker\'s encoder on its CPUs: no NUMA pools (they re-pin to the whole node), a frame per CPU', () => {
+  it("keeps a confined worker's encoder on its CPUs: no NUMA pools (they re-pin to the whole node), a frame per CPU", () => {
     const params = (confinedCpus?: number) => {
       const args = buildSdrToHdrArgs({
         input: '/in.mp4',

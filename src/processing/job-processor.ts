@@ -13,7 +13,14 @@ import { outputHeight, storedOutput } from '../jobs/output-options';
 import { convertSdrToHdr } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
-import { extractAudio, joinParts, planSegments, probeKeyframes, splitsIntoSegments, splitVideo } from '../media/segments';
+import {
+  extractAudio,
+  joinParts,
+  planSegments,
+  probeKeyframes,
+  splitsIntoSegments,
+  splitVideo,
+} from '../media/segments';
 import { mediaRun } from '../metrics/job-metrics';
 import { CONTENT_TYPES, sdr2hdrMedia } from './ffmpeg-media-runner';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from './media-runner';

@@ -194,7 +194,7 @@ export class JobEstimateResponse {
     description:
       "Processing time of the whole job once workers start it, in seconds: its items run in parallel on the region's " +
       'live workers, each taking the next item when it is free (one worker: the sum of the items; a worker per item: ' +
-      'the longest item). An sdr2hdr item at least twice the service\'s segment length long counts as its segments, ' +
+      "the longest item). An sdr2hdr item at least twice the service's segment length long counts as its segments, " +
       'which run in parallel the same way, plus the split and the join. Time waiting in the queue behind other jobs is not counted.',
   })
   estimated_seconds: number;
