@@ -3,9 +3,11 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
 import {
   ITEM_COLUMNS,
-  ITEMS_JSON,
   JOB_COLUMNS,
+  JOB_JSON,
+  jobFromJson,
   type ItemSource,
+  type JobJson,
   type JobApi,
   type JobItemRow,
   type JobRow,
@@ -87,16 +89,14 @@ export class JobsRepository {
     retentionDays: number,
     manager?: EntityManager,
   ): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
-    const found = await row<JobRow & { items: JobItemRow[] }>(
+    const found = await row<{ job: JobJson }>(
       manager ?? this.db,
-      `SELECT ${JOB_COLUMNS}, ${ITEMS_JSON} AS items FROM jobs WHERE id = $1 AND account_id = $2
+      `SELECT ${JOB_JSON} AS job FROM jobs WHERE id = $1 AND account_id = $2
           AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $3))`,
       [jobId, accountId, retentionDays],
       { prepared: 'job-for-account' },
     );
-    if (!found) return null;
-    const { items, ...job } = found;
-    return { job, items };
+    return found && jobFromJson(found.job);
   }
 
   async list(
