@@ -1,10 +1,12 @@
 // Child processes under measure: our API and worker exactly as production starts them (compiled
 // entry points, NODE_ENV=production, JSON logs to stdout), and the bare baselines beside them.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './environment';
+import { productionNodeArgs } from './production-args';
 
 export interface Service {
   child: ChildProcess;
@@ -23,8 +25,9 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `node <script>` from the repository root. Logs go to /dev/null (the process still formats
- * them, as it would in production); stderr is kept so that a failed start says why.
+ * Starts `node <script>` from the repository root, with the node flags its npm script gives it (the API:
+ * `start:api`). Logs go to /dev/null (the process still formats them, as it would in production);
+ * stderr is kept so that a failed start says why.
  */
 export async function startProcess(
   script: string,
@@ -39,7 +42,15 @@ export async function startProcess(
 ): Promise<Service> {
   const port = options.listen === false ? 0 : await freePort();
   const url = options.listen === false ? '' : `http://127.0.0.1:${port}`;
-  const command = [process.execPath, ...(options.nodeArgs ?? []), join(ROOT, script)];
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const command = [
+    process.execPath,
+    ...productionNodeArgs(scripts, script),
+    ...(options.nodeArgs ?? []),
+    join(ROOT, script),
+  ];
   // Pinned to one core (`taskset -c N`): the process and its children (ffmpeg) run only there.
   if (options.cpu !== undefined) command.unshift('taskset', '-c', String(options.cpu));
   const child = spawn(command[0], command.slice(1), {
