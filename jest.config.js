@@ -32,10 +32,4 @@ module.exports = {
   // Checks every JSON response of the test APIs against the OpenAPI document (test/support/openapi-validation.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/openapi-report.ts'],
   testTimeout: 60000,
-  // After the last file, exit even if a handle is still open, so a leak cannot hang CI until its
-  // timeout. A backstop, not the rule: the full run of 2026-11-26 hung after its 926 passing tests on
-  // ~31 BullMQ queue clients still reconnecting, left by APIs closed while their Redis was unreachable
-  // (fixed: closeQueue in src/common/queues.ts, test/foundation/shutdown-in-outage.e2e-spec.ts). It
-  // goes once a full run without it has been seen to exit.
-  forceExit: true,
 };
