@@ -70,6 +70,17 @@ export interface QueueBoard {
 }
 
 /** Mounts the board on the API's Fastify instance (before `app.init()`). */
+/**
+ * BullMQ refusing an action on a job that is in another state (promoting a job that is not delayed) or
+ * was removed meanwhile (another operator, the job ended): the operator's conflict or not-found, not a
+ * server fault. BullMQ marks these only by message (src/classes/finished-errors in bullmq).
+ */
+function jobStateRefusal(error: Error): 404 | 409 | undefined {
+  if (/^Job \S+ is not in the \w+ state\./.test(error.message)) return 409;
+  if (/^Missing key for job \S+\./.test(error.message)) return 404;
+  return undefined;
+}
+
 export async function setupQueueBoard(
   app: NestFastifyApplication,
   config: AppConfig,
@@ -91,7 +102,9 @@ export async function setupQueueBoard(
   // refused (too deep, ill-formed text) is the client's 400, and a server error says nothing internal.
   serverAdapter.setErrorHandler((error: Error & { statusCode?: number }) => {
     // bull-board's type lists fewer statuses than Fastify's own errors carry (413, 415): sent as they are.
-    const status = (error instanceof ApiError ? error.status : (error.statusCode ?? 500)) as HTTPStatus;
+    const status = (
+      error instanceof ApiError ? error.status : (error.statusCode ?? jobStateRefusal(error) ?? 500)
+    ) as HTTPStatus;
     if (status >= 500) {
       logger.error(`queue board request failed: ${error.message}`, error.stack);
       return { status, body: { error: { key: 'ERRORS.INTERNAL_SERVER_ERROR' } } };
