@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
+import { TurnBatch } from '../common/database/turn-batch';
 import {
   ITEM_COLUMNS,
   JOB_COLUMNS,
@@ -36,8 +37,20 @@ export interface NewJob {
   items: NewJobItem[];
 }
 
+interface JobKey {
+  accountId: string;
+  jobId: string;
+  retentionDays: number;
+}
+type FoundJob = { job: JobRow; items: JobItemRow[] };
+
 @Injectable()
 export class JobsRepository {
+  /** The job reads of one event-loop turn, answered by one query (findForAccount). */
+  private readonly reads = new TurnBatch<JobKey, FoundJob | null>((keys) =>
+    keys.length === 1 ? this.findOne(keys[0], this.db).then((found) => [found]) : this.findMany(keys),
+  );
+
   constructor(private readonly db: DataSource) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -83,20 +96,47 @@ export class JobsRepository {
   }
 
   /** The job as its owner sees it; another account's job does not exist for the caller. */
+  /**
+   * A job of the account with its items, null when there is none (or it is past retention). Outside a
+   * transaction the reads of one event-loop turn share one query (TurnBatch); each is matched on its
+   * account and job id together, so a read never sees another account's job.
+   */
   async findForAccount(
     accountId: string,
     jobId: string,
     retentionDays: number,
     manager?: EntityManager,
   ): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
+    if (manager) return this.findOne({ accountId, jobId, retentionDays }, manager);
+    return this.reads.load({ accountId, jobId, retentionDays });
+  }
+
+  private async findOne(key: JobKey, db: DataSource | EntityManager): Promise<FoundJob | null> {
     const found = await row<{ job: JobJson }>(
-      manager ?? this.db,
+      db,
       `SELECT ${JOB_JSON} AS job FROM jobs WHERE id = $1 AND account_id = $2
           AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $3))`,
-      [jobId, accountId, retentionDays],
+      [key.jobId, key.accountId, key.retentionDays],
       { prepared: 'job-for-account' },
     );
     return found && jobFromJson(found.job);
+  }
+
+  private async findMany(keys: JobKey[]): Promise<(FoundJob | null)[]> {
+    const found = await rows<{ id: string; account_id: string; job: JobJson }>(
+      this.db,
+      `SELECT jobs.id, jobs.account_id, ${JOB_JSON} AS job
+         FROM unnest($1::text[], $2::text[], $3::int[]) AS wanted(id, account_id, days)
+         JOIN jobs ON jobs.id = wanted.id AND jobs.account_id = wanted.account_id
+        WHERE jobs.finished_at IS NULL OR jobs.finished_at > now() - make_interval(days => wanted.days)`,
+      [keys.map((key) => key.jobId), keys.map((key) => key.accountId), keys.map((key) => key.retentionDays)],
+      { prepared: 'jobs-for-accounts' },
+    );
+    const byKey = new Map(found.map((each) => [`${each.account_id} ${each.id}`, each.job]));
+    return keys.map((key) => {
+      const job = byKey.get(`${key.accountId} ${key.jobId}`);
+      return job ? jobFromJson(job) : null;
+    });
   }
 
   async list(

@@ -1,6 +1,7 @@
 // GET /v1/{api}/jobs/{id} reads the job and its items as one JSON value built by PostgreSQL
 // (jobs.repository.ts, JOB_JSON): it must show exactly what the list (plain rows) shows, and the
-// latest committed state on every read.
+// latest committed state on every read. Reads arriving together share one query (TurnBatch), and each
+// still gets its own account's job only.
 import { DataSource } from 'typeorm';
 import { toErrorObject } from '../../src/common/errors';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
@@ -30,7 +31,7 @@ describe('job read', () => {
     toErrorObject('invalid_media', { requestId: 'req_read', docsUrl: api.config.docsUrl }, { details: { stream: 0 } });
 
   /** A finished job made by hand: timestamps with microseconds, an output, a failed item, big numbers. */
-  async function finishedJob(): Promise<string> {
+  async function finishedJob(owner: TestAccount = account): Promise<string> {
     const id = `job_read${Math.random().toString(36).slice(2, 12)}`;
     await db.query(
       `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits,
@@ -38,7 +39,7 @@ describe('job read', () => {
        VALUES ($1, $2, 'sdr2hdr', 'partially_succeeded', 'read', '{}', '{"ref": "A-17"}', 9000000001, 4500000000,
                'settled', 0.25, 'req_read', now() - interval '1 hour 0.000999 seconds',
                now() - interval '59 minutes 0.5705 seconds', now() - interval '1.0009 seconds', NULL)`,
-      [id, account.accountId],
+      [id, owner.accountId],
     );
     await db.query(
       `INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits,
@@ -124,5 +125,34 @@ describe('job read', () => {
     expect((await read()).items[1].worker).toBe('wkr_c');
     await db.query(`UPDATE jobs SET metadata = '{"ref": "B-2"}' WHERE id = $1`, [id]);
     expect((await read()).metadata).toEqual({ ref: 'B-2' });
+  });
+
+  it("reads arriving together each get their own account's job, and 404 for another account's", async () => {
+    const other = await createAccount(api);
+    const mine = [await finishedJob(), await finishedJob(), await finishedJob()];
+    const theirs = [await finishedJob(other), await finishedJob(other), await finishedJob(other)];
+    const reads = [
+      ...mine.map((id) => ({ reader: account, id, owned: true })),
+      ...theirs.map((id) => ({ reader: other, id, owned: true })),
+      ...theirs.map((id) => ({ reader: account, id, owned: false })),
+      ...mine.map((id) => ({ reader: other, id, owned: false })),
+      { reader: account, id: 'job_doesnotexist0000000', owned: false },
+    ];
+    // Several rounds of all of them at once, in shuffled order, so many land in the same turn.
+    for (let round = 0; round < 5; round++) {
+      const order = [...reads, ...reads].sort(() => Math.random() - 0.5);
+      const answers = await Promise.all(
+        order.map(({ reader, id }) => call(api, 'GET', `/v1/sdr2hdr/jobs/${id}`, { key: reader.apiKey })),
+      );
+      order.forEach(({ id, owned }, n) => {
+        if (owned) {
+          expect(answers[n].status).toBe(200);
+          expect(answers[n].body.job_id).toBe(id);
+        } else {
+          expect(answers[n].status).toBe(404);
+          expect(answers[n].body.error.code).toBe('job_not_found');
+        }
+      });
+    }
   });
 });
