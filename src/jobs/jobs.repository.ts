@@ -95,9 +95,9 @@ export class JobsRepository {
     );
   }
 
-  /** The job as its owner sees it; another account's job does not exist for the caller. */
   /**
-   * A job of the account with its items, null when there is none (or it is past retention). Outside a
+   * The job as its owner sees it, with its items; null when there is none, it is past retention, or it
+   * is another account's (which does not exist for the caller). Outside a
    * transaction the reads of one event-loop turn share one query (TurnBatch); each is matched on its
    * account and job id together, so a read never sees another account's job.
    */
