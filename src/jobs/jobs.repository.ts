@@ -123,16 +123,16 @@ export class JobsRepository {
   }
 
   private async findMany(keys: JobKey[]): Promise<(FoundJob | null)[]> {
-    const found = await rows<{ id: string; account_id: string; job: JobJson }>(
+    const found = await rows<{ job: JobJson }>(
       this.db,
-      `SELECT jobs.id, jobs.account_id, ${JOB_JSON} AS job
+      `SELECT ${JOB_JSON} AS job
          FROM unnest($1::text[], $2::text[], $3::int[]) AS wanted(id, account_id, days)
          JOIN jobs ON jobs.id = wanted.id AND jobs.account_id = wanted.account_id
         WHERE jobs.finished_at IS NULL OR jobs.finished_at > now() - make_interval(days => wanted.days)`,
       [keys.map((key) => key.jobId), keys.map((key) => key.accountId), keys.map((key) => key.retentionDays)],
       { prepared: 'jobs-for-accounts' },
     );
-    const byKey = new Map(found.map((each) => [`${each.account_id} ${each.id}`, each.job]));
+    const byKey = new Map(found.map(({ job }) => [`${job.account_id} ${job.id}`, job]));
     return keys.map((key) => {
       const job = byKey.get(`${key.accountId} ${key.jobId}`);
       return job ? jobFromJson(job) : null;
