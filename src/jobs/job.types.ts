@@ -97,6 +97,13 @@ export const ITEMS_JSON = `(SELECT COALESCE(json_agg(json_build_object(${jsonPai
  */
 export const JOB_JSON = `json_build_object(${jsonPairs(JOB_FIELDS, 'jobs')}, 'items', ${ITEMS_JSON})`;
 
+/**
+ * Which jobs their owner still sees: unfinished ones, and finished ones until `days` (an SQL
+ * expression) after they finished — the processing sweeper deletes them after that.
+ */
+export const retainedJob = (days: string): string =>
+  `(finished_at IS NULL OR finished_at > now() - make_interval(days => ${days}))`;
+
 export type JobJson = Omit<JobRow, 'created_at' | 'started_at' | 'finished_at'> & {
   created_at: string;
   started_at: string | null;

@@ -7,6 +7,7 @@ import {
   JOB_COLUMNS,
   JOB_JSON,
   jobFromJson,
+  retainedJob,
   type ItemSource,
   type JobJson,
   type JobApi,
@@ -47,9 +48,7 @@ type FoundJob = { job: JobRow; items: JobItemRow[] };
 @Injectable()
 export class JobsRepository {
   /** The job reads of one event-loop turn, answered by one query (findForAccount). */
-  private readonly reads = new TurnBatch<JobKey, FoundJob | null>((keys) =>
-    keys.length === 1 ? this.findOne(keys[0], this.db).then((found) => [found]) : this.findMany(keys),
-  );
+  private readonly reads = new TurnBatch<JobKey, FoundJob | null>((keys) => this.find(keys, this.db));
 
   constructor(private readonly db: DataSource) {}
 
@@ -106,29 +105,23 @@ export class JobsRepository {
     jobId: string,
     retentionDays: number,
     manager?: EntityManager,
-  ): Promise<{ job: JobRow; items: JobItemRow[] } | null> {
-    if (manager) return this.findOne({ accountId, jobId, retentionDays }, manager);
-    return this.reads.load({ accountId, jobId, retentionDays });
+  ): Promise<FoundJob | null> {
+    const key = { accountId, jobId, retentionDays };
+    if (manager) return (await this.find([key], manager))[0];
+    return this.reads.load(key);
   }
 
-  private async findOne(key: JobKey, db: DataSource | EntityManager): Promise<FoundJob | null> {
-    const found = await row<{ job: JobJson }>(
-      db,
-      `SELECT ${JOB_JSON} AS job FROM jobs WHERE id = $1 AND account_id = $2
-          AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $3))`,
-      [key.jobId, key.accountId, key.retentionDays],
-      { prepared: 'job-for-account' },
-    );
-    return found && jobFromJson(found.job);
-  }
-
-  private async findMany(keys: JobKey[]): Promise<(FoundJob | null)[]> {
+  /**
+   * One statement for one key or a turn's batch (one prepared plan): each key is matched on its account
+   * and job id together, and the answers come back in the keys' order.
+   */
+  private async find(keys: JobKey[], db: DataSource | EntityManager): Promise<(FoundJob | null)[]> {
     const found = await rows<{ job: JobJson }>(
-      this.db,
+      db,
       `SELECT ${JOB_JSON} AS job
          FROM unnest($1::text[], $2::text[], $3::int[]) AS wanted(id, account_id, days)
          JOIN jobs ON jobs.id = wanted.id AND jobs.account_id = wanted.account_id
-        WHERE jobs.finished_at IS NULL OR jobs.finished_at > now() - make_interval(days => wanted.days)`,
+        WHERE ${retainedJob('wanted.days')}`,
       [keys.map((key) => key.jobId), keys.map((key) => key.accountId), keys.map((key) => key.retentionDays)],
       { prepared: 'jobs-for-accounts' },
     );
@@ -148,7 +141,7 @@ export class JobsRepository {
       this.db,
       `SELECT ${JOB_COLUMNS} FROM jobs
         WHERE account_id = $1 AND api = $2 AND ($3::text IS NULL OR id < $3) AND ($4::text IS NULL OR status = $4)
-          AND (finished_at IS NULL OR finished_at > now() - make_interval(days => $5))
+          AND ${retainedJob('$5')}
         ORDER BY id DESC LIMIT $6`,
       [accountId, api, options.startingAfter ?? null, options.status ?? null, options.retentionDays, options.limit],
     );

@@ -16,6 +16,7 @@ export function createRedis(config: AppConfig, name: string): Redis {
     connectTimeout: 2000,
     commandTimeout: 2000,
     retryStrategy: (times) => Math.min(times * 200, 2000),
+    enableAutoPipelining: true,
   });
   // Connection errors surface on the commands that fail; the event itself only needs a listener.
   client.on('error', () => undefined);
