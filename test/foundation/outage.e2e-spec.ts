@@ -4,7 +4,7 @@
 // loopback proxy that the test takes down and brings back.
 import { call, createAccount, startApi, type JsonResponse, type TestAccount, type TestApi } from '../support/app';
 import { TcpProxy } from '../support/tcp-proxy';
-import { expectError, waitUntil } from './helpers';
+import { expectError, sleep, waitUntil } from './helpers';
 
 const FAST_MS = 5000;
 
@@ -125,5 +125,63 @@ describe.each([
       15_000,
       200,
     );
+  });
+});
+
+// A Redis that stops answering without closing its connections (a partition, a server stuck in a slow
+// command) is not refused at once: the API's client gives a command 1 s (commandTimeout). A request
+// still gets its 503 within about two of those (its Redis calls are few and short), and so do the
+// requests that arrive while earlier ones wait: they must not queue up behind them.
+describe('Redis stops answering, connections open', () => {
+  const STALL_BOUND_MS = 3000;
+  let proxy: TcpProxy;
+  let api: TestApi;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    proxy = await TcpProxy.start(6379);
+    api = await startApi({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    account = await createAccount(api);
+  });
+
+  afterAll(async () => {
+    proxy.resume();
+    await api.close();
+    await proxy.close();
+  });
+
+  it(`authenticated requests get 503 within ${STALL_BOUND_MS} ms, also those arriving while others wait; it recovers`, async () => {
+    const before = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey });
+    expect(before.status).toBe(200);
+    proxy.stall();
+    try {
+      const first = timed(call(api, 'GET', '/v1/account/credits', { key: account.apiKey }));
+      await sleep(300);
+      const later = Array.from({ length: 3 }, () =>
+        timed(call(api, 'GET', '/v1/account/credits', { key: account.apiKey })),
+      );
+      for (const outcome of await Promise.all([first, ...later])) {
+        expectUnavailable(api, outcome);
+        expect(outcome.ms).toBeLessThan(STALL_BOUND_MS);
+      }
+    } finally {
+      proxy.resume();
+    }
+    // The answers held during the stall arrive now, to the commands that timed out; later commands
+    // must still get their own answers.
+    await waitUntil(
+      async () => (await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })).status === 200,
+      15_000,
+      200,
+    );
+    for (let i = 0; i < 5; i++) {
+      const credits = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey });
+      expect(credits.status).toBe(200);
+      expect(credits.body).toEqual(before.body);
+      expect(credits.headers.get('x-ratelimit-limit')).toBe(before.headers.get('x-ratelimit-limit'));
+      expect(Number(credits.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+        Number(before.headers.get('x-ratelimit-limit')),
+      );
+    }
   });
 });

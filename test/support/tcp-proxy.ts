@@ -7,6 +7,8 @@ export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private listenPort = 0;
+  /** While stalled, bytes are held (in order) instead of forwarded: see stall(). */
+  private held: [Socket, Buffer][] | null = null;
 
   private constructor(
     private readonly targetPort: number,
@@ -37,6 +39,21 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
     await closed;
+  }
+
+  /**
+   * The dependency stops answering without closing anything (a partition, a server stuck in a slow
+   * command): connections stay open and new ones are accepted, but no byte goes through either way
+   * until resume(), which delivers everything held, in order.
+   */
+  stall(): void {
+    this.held ??= [];
+  }
+
+  resume(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const [to, chunk] of held) if (!to.destroyed) to.write(chunk);
   }
 
   /** The dependency comes back on the same port. */
@@ -87,7 +104,9 @@ export class TcpProxy {
     upstream.on('error', drop);
     client.on('close', drop);
     upstream.on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const relay = (from: Socket, to: Socket) =>
+      from.on('data', (chunk: Buffer) => (this.held ? this.held.push([to, chunk]) : to.write(chunk)));
+    relay(client, upstream);
+    relay(upstream, client);
   }
 }
