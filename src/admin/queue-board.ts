@@ -69,7 +69,6 @@ export interface QueueBoard {
   close(): Promise<void>;
 }
 
-/** Mounts the board on the API's Fastify instance (before `app.init()`). */
 /**
  * BullMQ refusing an action on a job that is in another state (promoting a job that is not delayed) or
  * was removed meanwhile (another operator, the job ended): the operator's conflict or not-found, not a
@@ -81,6 +80,7 @@ function jobStateRefusal(error: Error): 404 | 409 | undefined {
   return undefined;
 }
 
+/** Mounts the board on the API's Fastify instance (before `app.init()`). */
 export async function setupQueueBoard(
   app: NestFastifyApplication,
   config: AppConfig,
