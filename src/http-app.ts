@@ -40,7 +40,8 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   const errorContext = { docsUrl: config.docsUrl, routes, logger };
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxJsonBodyBytes,
-    trustProxy: false,
+    // request.ip: the client behind the proxies named in TRUST_PROXY (their X-Forwarded-For), else the peer.
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
     genReqId: () => newId('req'),
     // Requests are logged by registerRequestLog (one line each); Fastify's own logger stays off.
     logger: false,

@@ -1,5 +1,6 @@
 // Configuration from the environment (API.md §10), parsed and validated once at start-up.
 // A bad value stops the process with a message naming the variable and what is allowed.
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy } from '../net/address-policy';
@@ -51,6 +52,12 @@ export interface AppConfig {
   workerStaleJobSeconds: number;
   maxQueueDepth: number;
   ipRateLimitPerSecond: number;
+  /**
+   * TRUST_PROXY: the reverse proxies (addresses, CIDRs, or proxy-addr's `loopback`, `linklocal`,
+   * `uniquelocal`) whose X-Forwarded-For is believed; empty = none. The client address it yields is
+   * what every per-IP limit counts and what /metrics' loopback rule judges.
+   */
+  trustProxy: string[];
   /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
   licenseRateLimitPerSecond: number;
   logLevel: string;
@@ -163,6 +170,17 @@ export function parseConfig(env: Env = process.env): AppConfig {
     );
   }
   const dashboard = dashboardConfig(env, publicBaseUrl);
+  const trustProxy = list(env, 'TRUST_PROXY');
+  for (const entry of trustProxy) {
+    try {
+      // Fastify's own parser of trustProxy, so what passes here is exactly what it will trust.
+      compileTrust(entry);
+    } catch {
+      throw new ConfigError(
+        `TRUST_PROXY must list proxy addresses or CIDRs (comma-separated, e.g. 10.0.0.0/8,::1); got "${entry}".`,
+      );
+    }
+  }
   return {
     nodeEnv,
     port,
@@ -196,6 +214,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     workerStaleJobSeconds: int(env, 'WORKER_STALE_JOB_SECONDS', 60, 1, 86_400),
     maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
+    trustProxy,
     licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),
     logLevel,
     logFormat,
