@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { ApiKeysRepository } from '../../src/auth/api-keys.repository';
 import { CATALOGUE } from '../../src/common/errors/catalogue';
-import { REDACTED_PATHS } from '../../src/common/logger';
+import { REDACTING_FORMATTERS } from '../../src/common/logger';
 import { sendError } from '../../src/common/http/error-response';
 import { RouteTable } from '../../src/common/http/route-table';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
@@ -271,34 +271,46 @@ describe('logs (the built API, run as a process, its output captured)', () => {
 });
 
 describe('the redaction configuration of the logger', () => {
-  it('a request logged with its headers shows [redacted] for every secret header', () => {
+  it('a request logged with its headers and body shows [redacted] for every credential, in any spelling', () => {
     const lines: string[] = [];
-    const logger = pino(
-      { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-      { write: (line: string) => lines.push(line) },
-    );
+    const logger = pino({ formatters: REDACTING_FORMATTERS }, { write: (line: string) => lines.push(line) });
     logger.info({
       req: {
         id: 'req_x',
         headers: {
           'x-api-key': 'mjk_secretsecretsecretsecretsecretsecret',
-          'x-admin-token': 'admin-secret-token',
+          'X-Admin-Token': 'admin-secret-token',
           'x-license-token': 'license-secret-token',
+          'x-csrf-token': 'csrf-secret-token',
           authorization: 'Bearer bearer-secret',
           cookie: 'session=cookie-secret',
           'user-agent': 'curl/8',
+        },
+        body: {
+          email: 'a@example.com',
+          password: 'password-secret',
+          license_key: 'mjl_secret',
+          newPassword: 'x-secret',
         },
       },
     });
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toMatch(/secret/);
-    expect(JSON.parse(lines[0]).req.headers).toEqual({
+    const { req } = JSON.parse(lines[0]);
+    expect(req.headers).toEqual({
       'x-api-key': '[redacted]',
-      'x-admin-token': '[redacted]',
+      'X-Admin-Token': '[redacted]',
       'x-license-token': '[redacted]',
+      'x-csrf-token': '[redacted]',
       authorization: '[redacted]',
       cookie: '[redacted]',
       'user-agent': 'curl/8',
+    });
+    expect(req.body).toEqual({
+      email: 'a@example.com',
+      password: '[redacted]',
+      license_key: '[redacted]',
+      newPassword: '[redacted]',
     });
   });
 });
