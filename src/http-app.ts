@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import type { AppConfig } from './common/config/config';
+import { checkApiConfig, type AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { registerBodyRateLimit } from './common/http/body-rate';
 import { sendClientError, sendError } from './common/http/error-response';
@@ -35,6 +35,7 @@ export interface HttpAppOptions {
 }
 
 export async function createHttpApp(config: AppConfig, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
+  checkApiConfig(config);
   const logger = createLogger(config, 'api', { buffered: true });
   const routes = new RouteTable();
   const errorContext = { docsUrl: config.docsUrl, routes, logger };

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
+import { parseSigningKey } from '../../license/license-token';
 
 export interface AppConfig {
   nodeEnv: string;
@@ -222,9 +223,36 @@ export function parseConfig(env: Env = process.env): AppConfig {
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     assetUrlSecret,
-    licenseSigningKey: env.LICENSE_SIGNING_KEY || null,
+    licenseSigningKey: licenseSigningKey(env),
     ...dashboard,
   };
+}
+
+/** LICENSE_SIGNING_KEY when set, checked here so that a bad one stops start-up like any other setting. */
+function licenseSigningKey(env: Env): string | null {
+  const value = env.LICENSE_SIGNING_KEY || null;
+  if (value === null) return null;
+  try {
+    parseSigningKey(value);
+  } catch (error) {
+    throw new ConfigError(
+      `LICENSE_SIGNING_KEY must be base64 of a PKCS#8 DER Ed25519 private key: ${(error as Error).message}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * What the API process needs beyond every process's settings (createHttpApp checks it first): in
+ * production a licence signing key, since tokens signed with a key made at start-up die with the process.
+ */
+export function checkApiConfig(config: AppConfig): void {
+  if (config.nodeEnv === 'production' && !config.licenseSigningKey) {
+    throw new ConfigError(
+      'LICENSE_SIGNING_KEY must be set in production (base64 of a PKCS#8 DER Ed25519 private key); ' +
+        'without it licence tokens could not be verified after a restart.',
+    );
+  }
 }
 
 /** STORAGE_BACKEND and, for s3, the bucket and how to reach it (API.md §11). */
@@ -326,12 +354,16 @@ export function loadConfigOrExit(): AppConfig {
   try {
     return parseConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
+    exitOnConfigError(error);
     throw error;
   }
+}
+
+/** A ConfigError ends the process with its one line and exit code 78 (EX_CONFIG); anything else returns. */
+export function exitOnConfigError(error: unknown): void {
+  if (!(error instanceof ConfigError)) return;
+  process.stderr.write(`Configuration error: ${error.message}\n`);
+  process.exit(78);
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
