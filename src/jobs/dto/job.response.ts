@@ -4,9 +4,8 @@ import { ApiErrorObjectOrNull } from '../../docs/api-success';
 import { QUALITY_CHOICES } from '../../media/quality-presets';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
-import { JOB_APIS, TERMINAL_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
+import { JOB_APIS, JOB_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
 
-const JOB_STATUSES = ['queued', 'processing', ...TERMINAL_STATUSES] satisfies JobStatus[];
 const ITEM_STATUSES = Object.keys({
   queued: 0,
   processing: 0,
