@@ -22,7 +22,7 @@ const ramp = (light: (signal: number) => number) =>
 const steps = (codes: number[]) => codes.slice(1).map((code, i) => code - codes[i]);
 
 describe('transfer functions', () => {
-  it('PQ matches MEDIA.md: 10-bit code 573 ≈ 204 cd/m², 591 ≈ 248, and round-trips', () => {
+  it('PQ matches docs/media.md: 10-bit code 573 ≈ 204 cd/m², 591 ≈ 248, and round-trips', () => {
     expect(pqDecode((573 - 64) / 876)).toBeCloseTo(203.7, 0);
     expect(pqDecode((591 - 64) / 876)).toBeCloseTo(247.7, 0);
     for (const nits of [0.01, 1, 100, 1000, 9999]) expect(pqDecode(pqEncode(nits)) / nits).toBeCloseTo(1, 6);

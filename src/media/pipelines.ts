@@ -16,7 +16,7 @@ import {
 } from './ffmpeg-args';
 import { confinedCpuCount } from './cpu-set';
 import { buildExpandCube, type Mapping, type Transfer } from './hdr-mapping';
-import { levelsToWrite, writeHdrMetadata } from './hdr-metadata';
+import { levelsToWrite, readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
 import { measureLightLevels } from './light-levels';
 import type { AudioOutputContainer, PipelineErrorCode, ProbeResult } from './media.types';
 import {
@@ -74,6 +74,15 @@ export interface OutputLight {
   masteringPeakNits: number | null;
   maxCll: number | null;
   maxFall: number | null;
+}
+
+/** The light block of a finished output (one pass or joined from segments), from its own boxes. */
+export async function readOutputLight(path: string, mapping: Mapping, transfer: Transfer): Promise<OutputLight> {
+  const none = { mapping, transfer, masteringPeakNits: null, maxCll: null, maxFall: null };
+  if (transfer === 'hlg') return none;
+  const written = await readHdrMetadata(path);
+  if (!written) return none;
+  return { ...none, masteringPeakNits: written.peakNits, ...written.levels };
 }
 
 // Share of the progress bar: the encode, then decoding the output to measure its light (PQ only).
