@@ -2,7 +2,7 @@
 // pipelines that run ffmpeg encodes (it runs only the short ffprobe of a source at submit). Checked on
 // the built modules, transitively: what requiring the API's composition actually loads.
 import { spawnSync } from 'node:child_process';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
+import { ensureBuilt, ROOT } from '../support/dist-build';
 
 /** The files under dist/src/ that requiring `entry` loads, relative to dist/src/. */
 function loadedBy(entry: string): string[] {

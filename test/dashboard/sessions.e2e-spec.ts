@@ -4,10 +4,18 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from '../foundation/dist-build';
-import { expectError } from '../foundation/helpers';
+import { ensureBuilt, runScript } from '../support/dist-build';
+import { expectError } from '../support/error-checks';
 import { linkIn, startSmtp, type TestSmtp } from './mail';
-import { asMember, PASSWORD, redeem, sameOrigin, signIn, uniqueEmail, type TestSession } from './session';
+import {
+  asMember,
+  PASSWORD,
+  redeem,
+  sameOrigin,
+  signIn,
+  uniqueEmail,
+  type TestSession,
+} from '../support/dashboard-session';
 
 describe('dashboard sessions', () => {
   let smtp: TestSmtp;

@@ -2,8 +2,8 @@
 // (`npm run admin -- …`) built into dist/, run as an operator would run it.
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from './dist-build';
-import { expectError } from './helpers';
+import { ensureBuilt, runScript } from '../support/dist-build';
+import { expectError } from '../support/error-checks';
 
 const ALL_SCOPES = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'];
 let cli = '';

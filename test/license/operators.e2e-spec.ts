@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from '../foundation/dist-build';
-import { expectError } from '../foundation/helpers';
-import { activate } from './support';
+import { ensureBuilt, runScript } from '../support/dist-build';
+import { expectError } from '../support/error-checks';
+import { activate } from '../support/licenses';
 
 const inDays = (days: number) => new Date(Date.now() + days * 86400 * 1000).toISOString();
 

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MIGRATIONS } from '../../migrations';
 import { parseConfig } from '../../src/common/config/config';
-import { killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../chaos/support-processes';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
+import { killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../support/processes';
+import { ensureBuilt, ROOT } from '../support/dist-build';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { adminQuery } from '../support/global-setup';
-import { registerEndpoint, startReceiver, type Receiver } from '../webhooks/support';
+import { registerEndpoint, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { clipOfDuration } from '../fixtures/media';
 
 const exec = promisify(execFile);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from '../foundation/dist-build';
+import { ensureBuilt, runScript } from '../support/dist-build';
 import { probeVideoStream } from '../support/media-checks';
 import { startStack } from '../support/worker';
 import { buildSdk, runCli, type CliRun } from './support';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { createS3Client } from '../../src/common/storage/s3-client';
-import { auditMoney, killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../chaos/support-processes';
+import { auditMoney, killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../support/processes';
 import { keyframedSdrMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';

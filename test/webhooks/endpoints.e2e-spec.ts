@@ -1,7 +1,7 @@
 // The webhook API (scope `webhooks`): endpoint registry with its URL rule, secrets shown only on
 // create and rotate, the event log, and tenant isolation. No worker: nothing is sent here.
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { deleteRegisteredEndpoints, emitEvent, registerEndpoint } from './support';
+import { deleteRegisteredEndpoints, emitEvent, registerEndpoint } from '../support/webhook-receiver';
 
 describe('webhook endpoints and events API', () => {
   let api: TestApi;
