@@ -103,7 +103,7 @@ describe('dashboard sessions', () => {
   });
 
   it('the admin CLI creates the first owner and prints owner_invite_url (the mail carries the same link); password-link prints a fresh one', async () => {
-    const cli = ensureBuilt('dist/src/admin/cli.js');
+    const cli = ensureBuilt('dist/src/admin-cli.js');
     const email = uniqueEmail('cli');
     // The CLI reads the same configuration as the API: its links name this API, its mail goes to this SMTP server.
     const saved = { SMTP_URL: process.env.SMTP_URL, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL };

@@ -126,10 +126,10 @@ describe('operators issue and revoke licences', () => {
     expect(count[0].n).toBe(0);
   });
 
-  describe('operator CLI (dist/src/admin/cli.js)', () => {
+  describe('operator CLI (dist/src/admin-cli.js)', () => {
     let cli = '';
     beforeAll(() => {
-      cli = ensureBuilt('dist/src/admin/cli.js');
+      cli = ensureBuilt('dist/src/admin-cli.js');
     }, 180_000);
 
     it('create-license prints the licence and an mjl_ key that activates; revoke-license stops it', async () => {

@@ -139,7 +139,7 @@ describe('the mediajobs CLI against the real service', () => {
     'README quick start: create-account --credits, set the key, convert — with no MEDIAJOBS_BASE_URL (the default)',
     async () => {
       // 1. An operator creates an account with credits (npm run admin -- create-account …).
-      const admin = await runScript(ensureBuilt('dist/src/admin/cli.js'), [
+      const admin = await runScript(ensureBuilt('dist/src/admin-cli.js'), [
         'create-account',
         '--name',
         'Quick start',
