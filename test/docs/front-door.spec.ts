@@ -69,11 +69,14 @@ function brokenLinks(page: string): string[] {
   return broken;
 }
 
-/** Mentions in a file of something outside the repository: ../shared, /work/…, or a .md file it does not hold. */
+/**
+ * Mentions in a file of something outside the repository: ../shared, the team's folders on this machine
+ * (/work/shared, /work/main, /work/wt), or a .md file it does not hold.
+ */
 function outsideReferences(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const found: string[] = [];
-  for (const match of text.matchAll(/\.\.\/shared\b|\/work\/[\w./-]*/g)) found.push(match[0]);
+  for (const match of text.matchAll(/\.\.\/shared\b|\/work\/(?:shared|main|wt)\b[\w./-]*/g)) found.push(match[0]);
   for (const match of text.matchAll(/(?<![\w/.-])((?:\.{1,2}\/)*[\w./-]*?[\w-]+\.md)\b/g)) {
     const name = match[1];
     const candidates = [normalize(join(dirname(file), name)), normalize(name)];
