@@ -5,7 +5,7 @@ import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
 import type { Mapping, Transfer } from '../media/hdr-mapping';
 import { DEFAULT_QUALITY, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
-import type { JobApi } from './job.types';
+import type { JobApi } from './job-api';
 
 export const RESOLUTIONS = { '720p': 720, '1080p': 1080, '2160p': 2160 } as const;
 export type Resolution = keyof typeof RESOLUTIONS | 'source';

@@ -9,7 +9,7 @@ import { AdminService } from '../../src/admin/admin.service';
 import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { expectError } from '../foundation/helpers';
+import { expectError } from '../support/error-checks';
 import { randomBytesFile, sdrMp4, speechWav } from '../fixtures/media';
 
 // No worker consumes this region's queue, so a submitted job stays queued (and counts as running).

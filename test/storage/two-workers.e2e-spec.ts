@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createS3Client } from '../../src/common/storage/s3-client';
-import { auditMoney, killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../chaos/support-processes';
+import { auditMoney, killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../support/processes';
 import { keyframedSdrMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
-import { parseSigningKey } from '../../license/license-token';
+import { parseSigningKey } from '../crypto/ed25519-private-key';
 
 export interface AppConfig {
   nodeEnv: string;
