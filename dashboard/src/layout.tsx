@@ -71,7 +71,6 @@ export function Layout({ children }: { children: ReactNode }) {
           <a href="/docs" target="_blank" rel="noreferrer">
             API reference
           </a>
-          <br />
           <a href="/docs/errors.html" target="_blank" rel="noreferrer">
             Error codes
           </a>

@@ -88,7 +88,10 @@ export function NewJobPage() {
     event.preventDefault();
     setDragging(false);
     const file = event.dataTransfer.files[0];
-    if (file) start(file);
+    if (!file) return;
+    // The file input shows what was dropped too (else it keeps saying "No file chosen").
+    if (fileInput.current) fileInput.current.files = event.dataTransfer.files;
+    start(file);
   };
 
   if (!canChange) {
