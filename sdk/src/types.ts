@@ -1,4 +1,4 @@
-// Shapes of the service's requests and responses (API.md §3, §4, §6, §7). Fields the service may
+// Shapes of the service's requests and responses (docs/api-decisions.md §3, §4, §6, §7). Fields the service may
 // add later are tolerated: every object type is open to extra keys through the index signature.
 
 import type { ErrorObject } from './errors.js';
@@ -231,7 +231,7 @@ export interface WebhookDelivery {
   [key: string]: unknown;
 }
 
-/** An event as GET /v1/events lists it; `payload`-style fields follow the webhook body (API.md §6). */
+/** An event as GET /v1/events lists it; `payload`-style fields follow the webhook body (docs/api-decisions.md §6). */
 export interface WebhookEventRecord {
   id: string;
   event: string;

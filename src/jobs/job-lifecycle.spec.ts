@@ -14,7 +14,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('job lifecycle', () => {
-  it('terminal statuses never change again (API.md §4)', () => {
+  it('terminal statuses never change again (docs/api-decisions.md §4)', () => {
     for (const rule of JOB_TRANSITIONS) {
       for (const from of rule.from) expect(TERMINAL_STATUSES as readonly string[]).not.toContain(from);
     }

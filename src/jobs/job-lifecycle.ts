@@ -1,4 +1,4 @@
-// The one owner of a job's status (API.md §4). Every change of `jobs.status` and `job_items.status`
+// The one owner of a job's status (docs/api-decisions.md §4). Every change of `jobs.status` and `job_items.status`
 // goes through this file: the tables below are the whole state machine, and each UPDATE that moves a
 // job is given its allowed "from" statuses from them (the SQL is in job-lifecycle.repository.ts), so
 // no code path can move a job along a path the tables do not list. Money moves through billing's holds, inside the

@@ -1,4 +1,4 @@
-// What a job produces, per API (API.md §4): the allowed values and the defaults, in one place. The
+// What a job produces, per API (docs/api-decisions.md §4): the allowed values and the defaults, in one place. The
 // submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
 // price and the media runner all read the same typed options and never apply a default again.
 import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';

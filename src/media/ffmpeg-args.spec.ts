@@ -58,7 +58,7 @@ const BT709_TO_PQ =
   'zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le';
 
 describe('buildSdrToHdrArgs', () => {
-  it('builds the MEDIA.md recipe for a tagged BT.709 H.264+AAC MP4 with the defaults', () => {
+  it('builds the docs/media.md recipe for a tagged BT.709 H.264+AAC MP4 with the defaults', () => {
     const args = buildSdrToHdrArgs({
       input: '/data/in/sdr.mp4',
       output: '/data/out/hdr.mp4',

@@ -10,7 +10,7 @@ export const DEFAULT_RW_TIMEOUT_US = 15_000_000;
 
 // --- SDR → HDR10 -----------------------------------------------------------------------------------
 
-/** ITU-R BT.2408 reference white: SDR 100% white lands here (MEDIA.md: 8-bit Y=235 → 10-bit 573 ≈ 203.7 cd/m²). */
+/** ITU-R BT.2408 reference white: SDR 100% white lands here (docs/media.md: 8-bit Y=235 → 10-bit 573 ≈ 203.7 cd/m²). */
 export const REFERENCE_WHITE_NITS = 203;
 /**
  * Brightest light the conversion can emit: super-whites (8-bit Y=254, 10-bit Y=1019) go through the
@@ -51,7 +51,7 @@ export type X265Preset = (typeof X265_PRESETS)[number];
  *                    Against the colour-step-only round trip (the encoder's own loss): veryfast 12 → 0.957,
  *                    veryfast 16 → 0.936, medium 16 → 0.953, ultrafast 16 → 0.874.
  *   640×360 2 s (the quality test's fixture): veryfast 12 → 0.937 end to end, 0.954 encoder only.
- * MEDIA.md's higher figures (colour step 0.981) did not reproduce with this method. veryfast CRF 12 is the
+ * docs/media.md's higher figures (colour step 0.981) did not reproduce with this method. veryfast CRF 12 is the
  * fastest setting found that keeps ≥ 0.95 at 1080p end to end and for the encoder alone at 360p.
  * Customers who want smaller files or faster jobs trade quality explicitly via preset/crf.
  */

@@ -1,4 +1,4 @@
-// Operations (issue 2, API.md §8): health, Prometheus metrics, request ids on every response, logs
+// Operations (issue 2, docs/api-decisions.md §8): health, Prometheus metrics, request ids on every response, logs
 // that never carry secrets (captured from the built API run as a real process), and unexpected
 // exceptions that reach the client as a bare internal_error.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Configuration from the environment (API.md §10), parsed and validated once at start-up.
+// Configuration from the environment (docs/api-decisions.md §10), parsed and validated once at start-up.
 // A bad value stops the process with a message naming the variable and what is allowed.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -208,7 +208,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
   };
 }
 
-/** STORAGE_BACKEND and, for s3, the bucket and how to reach it (API.md §11). */
+/** STORAGE_BACKEND and, for s3, the bucket and how to reach it (docs/api-decisions.md §11). */
 function storageConfig(env: Env): AppConfig['storage'] {
   const backend = env.STORAGE_BACKEND || 'local';
   if (backend === 'local') return { backend };
