@@ -214,6 +214,9 @@ export interface JobItem {
   duration_seconds: number;
   width: number | null;
   height: number | null;
+  /** What the item produces (never upscaled); null for audio. */
+  output_width: number | null;
+  output_height: number | null;
   estimated_credits: number;
   charged_credits: number;
   output: { asset_id: string; url: string; expires_at: string; size_bytes: number; container: string } | null;
@@ -248,6 +251,15 @@ export interface JobEstimate {
   estimated_seconds: number;
   /** Seconds of media in the inputs. */
   duration_seconds: number;
+  items: {
+    index: number;
+    width: number | null;
+    height: number | null;
+    /** What the item will produce (never upscaled); null for audio. */
+    output_width: number | null;
+    output_height: number | null;
+    estimated_credits: number;
+  }[];
   accepted: boolean;
   /** When not accepted: the error the submit would get now. */
   error: ErrorObject | null;

@@ -181,6 +181,39 @@ describe('dashboard details a careful user notices', () => {
     expect(chosen).toEqual(['dropped.mp4']);
   });
 
+  it('New job says 2160p from a smaller source is not upscaled — beside the choice, in the estimate, and on the job', async () => {
+    await page().goto(`${api.url}/dashboard/jobs/new`);
+    await heading('New job').waitFor();
+    await page()
+      .getByLabel(/or choose one/)
+      .setInputFiles(await sdrMp4({ width: 320, height: 180, seconds: 1 }));
+    await page()
+      .getByText(/^Uploaded /)
+      .waitFor();
+    const resolution = page().getByLabel('Resolution');
+    expect(await resolution.getAttribute('aria-describedby')).toBe('resolution-hint');
+    await page().getByText('Never upscaled: a smaller source keeps its own size, and is priced for it.').waitFor();
+    const estimated = page().waitForResponse((response) => response.url().endsWith('/v1/sdr2hdr/jobs/estimate'));
+    await resolution.selectOption('2160p');
+    const answer = (await (await estimated).json()) as { items: { output_width: number; output_height: number }[] };
+    expect(answer.items[0]).toMatchObject({ output_width: 320, output_height: 180 });
+    await page()
+      .locator('.estimate')
+      .getByText(
+        'Output 320×180 — the source is 320×180, smaller than 2160p: it keeps its size (never upscaled) and is priced for it.',
+      )
+      .waitFor();
+    // Priced as what it produces: 1 s at up to 720p.
+    await page()
+      .locator('.estimate')
+      .getByText(/^1 credit \(/)
+      .waitFor();
+    await checkPage(browser, 'details-new-job-not-upscaled');
+    await page().getByRole('button', { name: 'Start job' }).click();
+    await heading(/^Job job_/).waitFor();
+    await page().getByRole('cell', { name: '320×180 → 320×180' }).waitFor();
+  });
+
   it('the webhook URL field is wide enough for a real URL', async () => {
     await page().goto(`${api.url}/dashboard/webhooks`);
     await heading('Webhooks').waitFor();

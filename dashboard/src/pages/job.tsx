@@ -55,6 +55,13 @@ export function JobPage({ api: jobApi, id }: { api: JobApi; id: string }) {
   );
 }
 
+/** "1920×1080 → 1280×720": the source's picture and the one produced (audio: none). */
+function picture(item: Job['items'][number]): string {
+  if (!item.width || !item.height) return '—';
+  const source = `${item.width}×${item.height}`;
+  return item.output_width && item.output_height ? `${source} → ${item.output_width}×${item.output_height}` : source;
+}
+
 function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean; onCancel: () => void }) {
   const percentDone = Math.round(job.progress * 100);
   return (
@@ -122,7 +129,7 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
               <th scope="col">Status</th>
               <th scope="col">Source</th>
               <th scope="col">Duration</th>
-              <th scope="col">Size</th>
+              <th scope="col">Picture (source → output)</th>
               <th scope="col">Credits (charged / estimated)</th>
               <th scope="col">Output</th>
             </tr>
@@ -150,7 +157,7 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
                   )}
                 </td>
                 <td data-label="Duration">{formatSeconds(item.duration_seconds)}</td>
-                <td data-label="Size">{item.width && item.height ? `${item.width}×${item.height}` : '—'}</td>
+                <td data-label="Picture">{picture(item)}</td>
                 <td data-label="Credits">
                   {formatNumber(item.charged_credits)} / {formatNumber(item.estimated_credits)}
                 </td>
