@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { convertSdrToHdr, normaliseSpeechLoudness } from '../media/pipelines';
+import { TRANSFER_TAGS } from '../media/ffmpeg-args';
+import { convertSdrToHdr, normaliseSpeechLoudness, type OutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
@@ -46,7 +47,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       ffmpegPath: this.config.ffmpegPath,
     };
     if (request.api === 'sdr2hdr') {
-      const { container, peak_nits: peakNits, quality } = request.output;
+      const { container, peak_nits: peakNits, quality, mapping, transfer } = request.output;
       const output = `${request.outputPath}.${container}`;
       const encoding = performance.now();
       const result = await convertSdrToHdr({
@@ -54,7 +55,9 @@ export class FfmpegMediaRunner implements MediaRunner {
         output,
         container,
         targetHeight: request.targetHeight,
-        peakNits,
+        peakNits: peakNits ?? undefined,
+        mapping,
+        transfer,
         ...QUALITY_PRESETS[quality],
       });
       request.onStage?.('encode', performance.now() - encoding);
@@ -65,7 +68,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         outputHeight: result.height,
         container,
         contentType: CONTENT_TYPES[container],
-        media: sdr2hdrMedia(result.width, result.height, quality),
+        media: sdr2hdrMedia(result.width, result.height, quality, result.light),
       };
     }
     const { container, target_lufs: targetLufs } = request.output;
@@ -90,17 +93,28 @@ export class FfmpegMediaRunner implements MediaRunner {
   }
 }
 
-/** What an sdr2hdr output is (the asset's `media`), one pass or joined from segments. */
-export function sdr2hdrMedia(width: number, height: number, quality: string): Record<string, unknown> {
+/** What an sdr2hdr output is (the asset's `media`, the job view's `output.video`), one pass or joined. */
+export function sdr2hdrMedia(
+  width: number,
+  height: number,
+  quality: string,
+  light: OutputLight,
+): Record<string, unknown> {
   return {
     codec: 'hevc',
     profile: 'main10',
     width,
     height,
-    hdr: 'HDR10',
-    transfer: 'smpte2084',
+    hdr: light.transfer === 'hlg' ? 'HLG' : 'HDR10',
+    transfer: TRANSFER_TAGS[light.transfer],
     primaries: 'bt2020',
     quality,
+    light: {
+      mapping: light.mapping,
+      mastering_peak_nits: light.masteringPeakNits,
+      max_cll: light.maxCll,
+      max_fall: light.maxFall,
+    },
   };
 }
 

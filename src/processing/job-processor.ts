@@ -10,7 +10,7 @@ import { outputKey, segmentsPrefix, STORAGE, StorageUnavailableError, type Stora
 import { JobLifecycle, type EndedItem, type ItemsEnded } from '../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import { outputHeight, storedOutput } from '../jobs/output-options';
-import { convertSdrToHdr } from '../media/pipelines';
+import { convertSdrToHdr, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import {
@@ -479,7 +479,9 @@ export class JobProcessor {
               container: 'mp4',
               probe: probed.probe,
               targetHeight: item.height ? outputHeight(item.height, output.output.resolution) : undefined,
-              peakNits: output.output.peak_nits,
+              peakNits: output.output.peak_nits ?? undefined,
+              mapping: output.output.mapping,
+              transfer: output.output.transfer,
               ...QUALITY_PRESETS[output.output.quality],
               signal,
               timeLimitMs,
@@ -576,7 +578,12 @@ export class JobProcessor {
           outputHeight: height,
           container,
           contentType: CONTENT_TYPES[container],
-          media: sdr2hdrMedia(width, height, output.output.quality),
+          media: sdr2hdrMedia(
+            width,
+            height,
+            output.output.quality,
+            await readOutputLight(joinedPath, output.output.mapping, output.output.transfer),
+          ),
         };
       }
       let itemResult: ItemResult;
