@@ -6,6 +6,7 @@ import { ErrorNotice } from './ui';
 
 const NAV: { to: string; label: string; ownerOnly?: boolean }[] = [
   { to: '/', label: 'Overview' },
+  { to: '/billing', label: 'Billing' },
   { to: '/keys', label: 'API keys' },
   { to: '/jobs', label: 'Jobs' },
   { to: '/jobs/new', label: 'New job' },

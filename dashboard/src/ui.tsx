@@ -12,6 +12,8 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
   const envelope: ErrorObject | null = error instanceof ApiFailure ? error.error : isErrorObject(error) ? error : null;
   const message = envelope?.message ?? (error instanceof Error ? error.message : 'Something went wrong. Try again.');
   const wording = errorWording(envelope);
+  // insufficient_credits names the operator's top-up page when there is one (BILLING_TOPUP_URL).
+  const topup = envelope?.details?.topup_url;
   return (
     <div
       className={`notice notice-${wording.tone}`}
@@ -21,6 +23,14 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
       <p className="notice-title">{title ?? wording.title}</p>
       <p>{message}</p>
       {envelope?.retryable && <p>This can work if you try again.</p>}
+      {typeof topup === 'string' && /^https?:\/\//.test(topup) && (
+        <p>
+          <a href={topup} target="_blank" rel="noopener noreferrer">
+            Buy credits
+          </a>{' '}
+          (opens your provider’s top-up page)
+        </p>
+      )}
       {envelope && (
         <p className="notice-meta">
           Code <code>{envelope.code}</code>

@@ -17,6 +17,7 @@ const WIDTHS = [390, 1280] as const;
 function pages(account: FullAccount): { name: string; path: string; heading: string | RegExp }[] {
   return [
     { name: 'overview', path: '/', heading: 'Overview' },
+    { name: 'billing', path: '/billing', heading: 'Billing' },
     { name: 'keys', path: '/keys', heading: 'API keys' },
     { name: 'jobs', path: '/jobs', heading: 'Jobs' },
     { name: 'new-job', path: '/jobs/new', heading: 'New job' },
