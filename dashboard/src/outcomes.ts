@@ -16,6 +16,8 @@ export type Tone =
 export interface Wording {
   title: string;
   tone: Tone;
+  /** False for an ending someone chose (a cancelled job): announced politely, not as an alert. */
+  failure?: false;
 }
 
 /** One entry per family of the catalogue (src/common/errors/catalogue.ts ERROR_TYPES). */
@@ -33,7 +35,7 @@ const FAMILIES: Record<string, Wording> = {
 /** Codes whose family's words would tell the wrong story. */
 const CODES: Record<string, Wording> = {
   // A processing_error by family, but an ending someone chose, not a failure.
-  job_cancelled: { title: 'Cancelled', tone: 'neutral' },
+  job_cancelled: { title: 'Cancelled', tone: 'neutral', failure: false },
   // The source host or storage failed while the worker fetched or stored: nothing in the request to fix.
   upstream_error: { title: 'A source or storage host failed', tone: 'outage' },
   // Found by the worker after the submit was accepted: the source went away (or its signature expired).

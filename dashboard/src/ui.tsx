@@ -17,7 +17,7 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
   return (
     <div
       className={`notice notice-${wording.tone}`}
-      role={wording.tone === 'neutral' ? 'status' : 'alert'}
+      role={wording.failure === false ? 'status' : 'alert'}
       data-family={envelope?.type}
     >
       <p className="notice-title">{title ?? wording.title}</p>

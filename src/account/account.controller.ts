@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
@@ -12,6 +12,7 @@ import {
   type LedgerEntry,
   type MonthlySpend,
 } from '../billing/billing.service';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
 import { AccountService } from './account.service';
@@ -42,6 +43,7 @@ export class AccountController {
     private readonly billing: BillingService,
     private readonly keys: ApiKeysService,
     private readonly accounts: AccountService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -78,8 +80,9 @@ export class AccountController {
   @RequireScope('account')
   @ApiOperation({ summary: 'Credit balance, reservations, spend and quota of this period' })
   @ApiErrorResponses('auth', 'rate')
-  credits(@Caller() caller: AuthContext): Promise<CreditBalance> {
-    return this.billing.credits(caller.accountId);
+  async credits(@Caller() caller: AuthContext): Promise<CreditBalance & { topup_url: string | null }> {
+    // Where credits come from: the operator's page (BILLING_TOPUP_URL), or null (the operator adds them).
+    return { ...(await this.billing.credits(caller.accountId)), topup_url: this.config.billingTopupUrl };
   }
 
   @Get('monthly-spend')

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors';
 import { toList, type ListResponse } from '../common/pagination';
@@ -23,8 +22,6 @@ export interface CreditBalance {
   running_jobs: number;
   /** The plan's limits, for showing current use against them. */
   limits: { requests_per_second: number; concurrent_jobs: number; max_output_height: number; apis: string[] };
-  /** Where to buy credits (the operator's BILLING_TOPUP_URL); null: credits come from the operator. */
-  topup_url: string | null;
 }
 
 /** Credits charged per UTC calendar month, against the spend cap (the dashboard's billing page). */
@@ -67,7 +64,6 @@ export class BillingService {
   constructor(
     private readonly repository: BillingRepository,
     @Inject(PROCESSING_USAGE) private readonly usage: ProcessingUsage,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Adds credits to an account (operator grant), with its ledger row, in one transaction. */
@@ -121,7 +117,6 @@ export class BillingService {
         max_output_height: row.max_output_height,
         apis: row.apis,
       },
-      topup_url: this.config.billingTopupUrl,
     };
   }
 

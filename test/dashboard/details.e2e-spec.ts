@@ -226,6 +226,7 @@ describe('dashboard details a careful user notices', () => {
   it('API keys: every cell of a row, Actions included, is a table cell ending where its row ends', async () => {
     await page().goto(`${api.url}/dashboard/keys`);
     await heading('API keys').waitFor();
+    await page().locator('tbody tr').first().waitFor();
     const rows = await page()
       .locator('tbody tr')
       .evaluateAll((trs: any[]) =>
