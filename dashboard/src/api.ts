@@ -216,7 +216,23 @@ export interface JobItem {
   height: number | null;
   estimated_credits: number;
   charged_credits: number;
-  output: { asset_id: string; url: string; expires_at: string; size_bytes: number; container: string } | null;
+  output: {
+    asset_id: string;
+    url: string;
+    expires_at: string;
+    size_bytes: number;
+    container: string;
+    video?: {
+      hdr: 'HDR10' | 'HLG';
+      transfer: string;
+      light?: {
+        mapping: 'reference' | 'expand';
+        mastering_peak_nits: number | null;
+        max_cll: number | null;
+        max_fall: number | null;
+      };
+    };
+  } | null;
   error: ErrorObject | null;
 }
 

@@ -51,9 +51,10 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 const USAGE = `mediajobs ${VERSION}
 
 Usage:
-  mediajobs convert <file|url> --to out.mp4 [--resolution source|720p|1080p|2160p] [--peak-nits 1000] [--quality fast|balanced|best] [--force]
+  mediajobs convert <file|url> --to out.mp4 [--resolution source|720p|1080p|2160p] [--peak-nits 1000] [--quality fast|balanced|best]
+                   [--mapping reference|expand] [--transfer pq|hlg] [--force]
   mediajobs audio <file|url> --lufs -16 [--to out.wav] [--force]
-  mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …]
+  mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …] [--mapping …] [--transfer …]
   mediajobs jobs get <sdr2hdr|audio> <job_id>
   mediajobs jobs list <sdr2hdr|audio> [--limit 10] [--status failed] [--starting-after job_…]
   mediajobs jobs cancel <sdr2hdr|audio> <job_id>
@@ -360,9 +361,16 @@ function refuseOverwrite(to: string, force: boolean | undefined): void {
 }
 
 function sdr2hdrOutput(
-  values: { resolution?: string; 'peak-nits'?: string; quality?: string },
+  values: { resolution?: string; 'peak-nits'?: string; quality?: string; mapping?: string; transfer?: string },
   to: string | undefined,
 ) {
+  const { mapping, transfer } = values;
+  if (mapping !== undefined && !['reference', 'expand'].includes(mapping)) {
+    throw new UsageError('--mapping must be reference or expand');
+  }
+  if (transfer !== undefined && !['pq', 'hlg'].includes(transfer)) {
+    throw new UsageError('--transfer must be pq or hlg');
+  }
   const resolution = values.resolution;
   if (resolution !== undefined && !['source', '720p', '1080p', '2160p'].includes(resolution)) {
     throw new UsageError('--resolution must be source, 720p, 1080p or 2160p');
@@ -376,6 +384,8 @@ function sdr2hdrOutput(
     peak_nits: numberArg('peak-nits', values['peak-nits']),
     container: (to && extname(to).toLowerCase() === '.mov' ? 'mov' : 'mp4') as 'mov' | 'mp4',
     quality: quality as 'fast' | 'balanced' | 'best' | undefined,
+    mapping: mapping as 'reference' | 'expand' | undefined,
+    transfer: transfer as 'pq' | 'hlg' | undefined,
   };
 }
 
@@ -386,6 +396,8 @@ async function convert(client: MediaJobs, args: string[], io: CliIo): Promise<nu
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
     quality: { type: 'string' },
+    mapping: { type: 'string' },
+    transfer: { type: 'string' },
     force: { type: 'boolean' },
   });
   if (!values.to) throw new UsageError('convert needs --to <output file>');
@@ -419,6 +431,8 @@ async function estimateCommand(client: MediaJobs, args: string[], io: CliIo): Pr
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
     quality: { type: 'string' },
+    mapping: { type: 'string' },
+    transfer: { type: 'string' },
     lufs: { type: 'string' },
   });
   const api = apiArg(positionals[0]);

@@ -39,6 +39,13 @@ export interface Sdr2HdrJobParams {
     container?: 'mp4' | 'mov';
     /** Speed or fidelity of the encode; `balanced` when omitted. Same price for all three. */
     quality?: 'fast' | 'balanced' | 'best';
+    /**
+     * Where the SDR light goes: `reference` (default) keeps SDR white at 203 cd/m² (ITU-R BT.2408);
+     * `expand` keeps everything up to 50 % signal there and expands the top half toward `peak_nits`.
+     */
+    mapping?: 'reference' | 'expand';
+    /** `pq` (HDR10, default) or `hlg` (BT.2100 HLG; takes no `peak_nits`). */
+    transfer?: 'pq' | 'hlg';
   };
   metadata?: Record<string, string>;
   region?: string;
@@ -59,11 +66,36 @@ export interface JobOutput {
   expires_at: string;
   size_bytes: number;
   container: string;
-  /** sdr2hdr outputs: e.g. {codec: 'hevc', hdr: 'HDR10', …}. */
-  video?: Record<string, unknown>;
+  /** sdr2hdr outputs: {codec: 'hevc', hdr: 'HDR10' | 'HLG', transfer, light, …}. */
+  video?: VideoOutput;
   /** audio outputs: the measured loudness and format. */
   audio?: Record<string, unknown>;
   [key: string]: unknown;
+}
+
+/** An sdr2hdr output as made. */
+export interface VideoOutput {
+  codec: 'hevc';
+  profile: 'main10';
+  width: number;
+  height: number;
+  hdr: 'HDR10' | 'HLG';
+  transfer: 'smpte2084' | 'arib-std-b67';
+  primaries: 'bt2020';
+  quality?: string;
+  /** Where the light went, measured from the picture (absent on jobs made before it). */
+  light?: OutputLight;
+  [key: string]: unknown;
+}
+
+export interface OutputLight {
+  mapping: 'reference' | 'expand';
+  /** ST 2086 mastering peak, cd/m²; null for HLG. */
+  mastering_peak_nits: number | null;
+  /** The brightest pixel, max(R,G,B), cd/m²; null for HLG. */
+  max_cll: number | null;
+  /** The brightest frame average, cd/m²; null for HLG. */
+  max_fall: number | null;
 }
 
 export interface JobItem {
