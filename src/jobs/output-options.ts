@@ -14,6 +14,14 @@ export const RESOLUTION_CHOICES: readonly Resolution[] = ['source', '720p', '108
 export const VIDEO_CONTAINERS: readonly VideoOutputContainer[] = ['mp4', 'mov'];
 export const AUDIO_CONTAINERS: readonly AudioOutputContainer[] = ['wav', 'm4a'];
 
+/** The media type an output of each container is served as. */
+export const OUTPUT_CONTENT_TYPES: Record<VideoOutputContainer | AudioOutputContainer, string> = {
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+};
+
 export interface Sdr2HdrOutput {
   resolution: Resolution;
   /** Mastering display peak luminance (cd/m²), `expand`'s target; null for HLG, which has none. */

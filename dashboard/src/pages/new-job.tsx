@@ -3,30 +3,20 @@ import {
   api,
   ApiFailure,
   newIdempotencyKey,
+  OUTPUT_DEFAULTS,
   uploadFile,
+  type AudioOptions,
   type Credits,
   type Job,
   type JobApi,
   type JobEstimate,
+  type Sdr2HdrOptions,
   type UploadResult,
 } from '../api';
 import { formatBytes, formatCredits, formatNumber, formatSeconds, formatUsd, percent } from '../format';
 import { Link, navigate } from '../router';
 import { useCanChange } from '../session';
 import { ErrorNotice, Loading, Notice, PageTitle, Progress, useAction, useLoad } from '../ui';
-
-interface Sdr2HdrOptions {
-  resolution: 'source' | '720p' | '1080p' | '2160p';
-  peak_nits: number;
-  container: 'mp4' | 'mov';
-  quality: 'fast' | 'balanced' | 'best';
-  mapping: 'reference' | 'expand';
-  transfer: 'pq' | 'hlg';
-}
-interface AudioOptions {
-  target_lufs: number;
-  container: 'wav' | 'm4a';
-}
 
 const ACCEPT: Record<JobApi, string> = {
   sdr2hdr: 'video/mp4,video/quicktime,.mp4,.mov',
@@ -48,15 +38,8 @@ export function NewJobPage() {
   const credits = useLoad('new-job:credits', () => api<Credits>('GET', '/v1/account/credits'));
   const [jobApi, setJobApi] = useState<JobApi>('sdr2hdr');
   const [upload, setUpload] = useState<UploadState>({ phase: 'idle' });
-  const [sdr2hdr, setSdr2hdr] = useState<Sdr2HdrOptions>({
-    resolution: 'source',
-    peak_nits: 1000,
-    container: 'mp4',
-    quality: 'balanced',
-    mapping: 'reference',
-    transfer: 'pq',
-  });
-  const [audio, setAudio] = useState<AudioOptions>({ target_lufs: -16, container: 'wav' });
+  const [sdr2hdr, setSdr2hdr] = useState<Sdr2HdrOptions>(OUTPUT_DEFAULTS.sdr2hdr);
+  const [audio, setAudio] = useState<AudioOptions>(OUTPUT_DEFAULTS.audio);
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   // One key per submit intent: a retried click after a network failure cannot create a second job.

@@ -5,9 +5,8 @@ import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
-import { JOB_APIS, TERMINAL_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
+import { JOB_APIS, JOB_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
 
-const JOB_STATUSES = ['queued', 'processing', ...TERMINAL_STATUSES] satisfies JobStatus[];
 const ITEM_STATUSES = Object.keys({
   queued: 0,
   processing: 0,

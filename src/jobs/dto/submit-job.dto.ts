@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ListQuery } from '../../common/pagination';
+import { JOB_STATUSES, type JobStatus } from '../job.types';
 import { QUALITY_CHOICES, QUALITY_DESCRIPTION, type Quality } from '../../media/quality-presets';
 import { MAPPINGS, TRANSFERS, type Mapping, type Transfer } from '../../media/hdr-mapping';
 import { MAPPING_DESCRIPTION, TRANSFER_DESCRIPTION } from '../output-options';
@@ -207,11 +208,8 @@ export class SubmitAudioJobDto extends SubmitJobBase {
 }
 
 export class ListJobsQuery extends ListQuery {
-  @ApiPropertyOptional({
-    enum: ['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'],
-    description: 'Only jobs in this status.',
-  })
+  @ApiPropertyOptional({ enum: JOB_STATUSES, description: 'Only jobs in this status.' })
   @IsOptional()
-  @IsIn(['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'])
-  status?: string;
+  @IsIn(JOB_STATUSES)
+  status?: JobStatus;
 }
