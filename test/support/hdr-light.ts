@@ -84,3 +84,19 @@ export async function patchLuminance(
   }
   return sum / n;
 }
+
+/** Luminance (cd/m²) of every pixel of one row of the last frame. */
+export async function rowLuminance(
+  file: string,
+  row: number,
+  width: number,
+  transfer: 'pq' | 'hlg',
+): Promise<number[]> {
+  const { frames } = await decodeFloatRgb(file, `crop=${width}:1:0:${row},`, width, 1);
+  const frame = frames[frames.length - 1];
+  const n = width;
+  return Array.from({ length: n }, (_, i) => {
+    const signals: Rgb = [frame[2 * n + i], frame[i], frame[n + i]];
+    return bt2020Luminance(transfer === 'pq' ? (signals.map(pqDecode) as Rgb) : hlgDecodeDisplayLight(signals));
+  });
+}
