@@ -186,7 +186,7 @@ describe('segment-parallel sdr2hdr', () => {
   ] as const)(
     'segmented %s is seamless: same frames, one HEVC stream with its tags, SSIM ≥ 0.995 against one pass, the whole item’s light',
     async (label, output, transferTag) => {
-      const region = `seg-${label.replace(/\W+/g, '-')}`;
+      const region = `seg-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
       await twoWorkers(region);
       const source = await keyframedSdrMp4({ width: 640, height: 360, seconds: 6, audio: false });
       const jobId = await submit(region, await upload(api, account.apiKey, source), output);
