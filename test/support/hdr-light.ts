@@ -92,10 +92,11 @@ export async function rowLuminance(
   width: number,
   transfer: 'pq' | 'hlg',
 ): Promise<number[]> {
-  const { frames } = await decodeFloatRgb(file, `crop=${width}:1:0:${row},`, width, 1);
+  // Two rows: a 4:2:0 picture cannot be cropped to one; the first is the one asked for.
+  const { frames } = await decodeFloatRgb(file, `crop=${width}:2:0:${row},`, width, 2);
   const frame = frames[frames.length - 1];
-  const n = width;
-  return Array.from({ length: n }, (_, i) => {
+  const n = width * 2;
+  return Array.from({ length: width }, (_, i) => {
     const signals: Rgb = [frame[2 * n + i], frame[i], frame[n + i]];
     return bt2020Luminance(transfer === 'pq' ? (signals.map(pqDecode) as Rgb) : hlgDecodeDisplayLight(signals));
   });
