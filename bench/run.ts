@@ -16,6 +16,7 @@ import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
 import { benchSegments } from './segments';
+import { benchHdr } from './hdr';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -32,6 +33,7 @@ const BENCHES: Record<string, Bench> = {
   storage: (context) => benchStorage(context),
   'storage-upload': (context) => benchStorage(context, true),
   segments: async (context) => [await benchSegments(context)],
+  hdr: benchHdr,
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

@@ -57,9 +57,10 @@ const { sdr2hdr: VIDEO, audio: AUDIO } = OUTPUT_OPTIONS;
 const USAGE = `mediajobs ${VERSION}
 
 Usage:
-  mediajobs convert <file|url> --to out.mp4 [--resolution ${VIDEO.resolution.join('|')}] [--peak-nits ${VIDEO.defaults.peak_nits}] [--quality ${VIDEO.quality.join('|')}] [--force]
+  mediajobs convert <file|url> --to out.mp4 [--resolution ${VIDEO.resolution.join('|')}] [--peak-nits ${VIDEO.defaults.peak_nits}] [--quality ${VIDEO.quality.join('|')}]
+                   [--mapping ${VIDEO.mapping.join('|')}] [--transfer ${VIDEO.transfer.join('|')}] [--force]
   mediajobs audio <file|url> --lufs ${AUDIO.defaults.target_lufs} [--to out.wav] [--force]
-  mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …]
+  mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …] [--mapping …] [--transfer …]
   mediajobs jobs get <sdr2hdr|audio> <job_id>
   mediajobs jobs list <sdr2hdr|audio> [--limit 10] [--status failed] [--starting-after job_…]
   mediajobs jobs cancel <sdr2hdr|audio> <job_id>
@@ -376,7 +377,7 @@ function choiceArg<T extends string>(name: string, value: string | undefined, ch
 }
 
 function sdr2hdrOutput(
-  values: { resolution?: string; 'peak-nits'?: string; quality?: string },
+  values: { resolution?: string; 'peak-nits'?: string; quality?: string; mapping?: string; transfer?: string },
   to: string | undefined,
 ): Sdr2HdrOutput {
   return {
@@ -384,6 +385,8 @@ function sdr2hdrOutput(
     peak_nits: numberArg('peak-nits', values['peak-nits']),
     container: to && extname(to).toLowerCase() === '.mov' ? 'mov' : 'mp4',
     quality: choiceArg('quality', values.quality, VIDEO.quality),
+    mapping: choiceArg('mapping', values.mapping, VIDEO.mapping),
+    transfer: choiceArg('transfer', values.transfer, VIDEO.transfer),
   };
 }
 
@@ -394,6 +397,8 @@ async function convert(client: MediaJobs, args: string[], io: CliIo): Promise<nu
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
     quality: { type: 'string' },
+    mapping: { type: 'string' },
+    transfer: { type: 'string' },
     force: { type: 'boolean' },
   });
   if (!values.to) throw new UsageError('convert needs --to <output file>');
@@ -427,6 +432,8 @@ async function estimateCommand(client: MediaJobs, args: string[], io: CliIo): Pr
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
     quality: { type: 'string' },
+    mapping: { type: 'string' },
+    transfer: { type: 'string' },
     lufs: { type: 'string' },
   });
   const api = apiArg(positionals[0]);

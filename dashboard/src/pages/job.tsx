@@ -163,9 +163,12 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
                 </td>
                 <td data-label="Output">
                   {item.output ? (
-                    <a href={item.output.url} download>
-                      Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
-                    </a>
+                    <>
+                      <a href={item.output.url} download>
+                        Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
+                      </a>
+                      {item.output.video && <div className="hint">{describeLight(item.output.video)}</div>}
+                    </>
                   ) : (
                     '—'
                   )}
@@ -194,4 +197,18 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
       )}
     </>
   );
+}
+
+type VideoOutput = NonNullable<NonNullable<Job['items'][number]['output']>['video']>;
+
+/** One line on what was made: HDR10 or HLG, the mapping, and the measured light (MaxCLL / MaxFALL). */
+function describeLight(video: VideoOutput): string {
+  const light = video.light;
+  const parts: string[] = [video.hdr];
+  if (light) parts.push(light.mapping === 'expand' ? 'expanded highlights' : 'BT.2408 reference white');
+  if (typeof light?.max_cll === 'number' && typeof light.max_fall === 'number') {
+    parts.push(`MaxCLL ${light.max_cll} cd/m², MaxFALL ${light.max_fall} cd/m² (measured)`);
+  }
+  if (typeof light?.mastering_peak_nits === 'number') parts.push(`mastered for ${light.mastering_peak_nits} cd/m²`);
+  return parts.join(' · ');
 }

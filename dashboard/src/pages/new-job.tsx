@@ -46,7 +46,8 @@ export function NewJobPage() {
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
 
   const apis = credits.data?.limits?.apis ?? ['sdr2hdr', 'audio'];
-  const output = jobApi === 'sdr2hdr' ? sdr2hdr : audio;
+  // HLG has no mastering peak: the API refuses one, so the form does not send it.
+  const output = jobApi === 'sdr2hdr' ? (sdr2hdr.transfer === 'hlg' ? withoutPeak(sdr2hdr) : sdr2hdr) : audio;
   const uploadId = upload.phase === 'done' ? upload.upload.upload_id : null;
   const body = uploadId ? { inputs: [{ upload_id: uploadId }], output, metadata: { source: 'dashboard' } } : null;
   const bodyKey = body ? `${jobApi}:${JSON.stringify(body)}` : '';
@@ -192,13 +193,40 @@ export function NewJobPage() {
               </p>
             </div>
             <div className="field">
-              <label htmlFor="peak-nits">Mastering peak (cd/m², 400–10000)</label>
+              <label htmlFor="mapping">Highlights</label>
+              <select
+                id="mapping"
+                value={sdr2hdr.mapping}
+                onChange={(event) =>
+                  setSdr2hdr({ ...sdr2hdr, mapping: event.target.value as Sdr2HdrOptions['mapping'] })
+                }
+              >
+                <option value="reference">Reference (default): looks like the SDR source, white at 203 cd/m²</option>
+                <option value="expand">Expand: shadows and mid-tones kept, highlights brightened up to the peak</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="transfer">HDR format</label>
+              <select
+                id="transfer"
+                value={sdr2hdr.transfer}
+                onChange={(event) =>
+                  setSdr2hdr({ ...sdr2hdr, transfer: event.target.value as Sdr2HdrOptions['transfer'] })
+                }
+              >
+                <option value="pq">HDR10 (PQ, default): absolute light levels, for streaming and TVs</option>
+                <option value="hlg">HLG: relative to each display, for broadcast; no mastering peak</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="peak-nits">Mastering peak (cd/m², 400–10000; HDR10 only)</label>
               <input
                 id="peak-nits"
                 type="number"
                 min={400}
                 max={10000}
                 step={1}
+                disabled={sdr2hdr.transfer === 'hlg'}
                 value={sdr2hdr.peak_nits}
                 onChange={(event) => setSdr2hdr({ ...sdr2hdr, peak_nits: Number(event.target.value) })}
               />
@@ -375,4 +403,9 @@ function estimateError(error: unknown): unknown {
     });
   }
   return error;
+}
+
+function withoutPeak(options: Sdr2HdrOptions): Omit<Sdr2HdrOptions, 'peak_nits'> {
+  const { resolution, container, quality, mapping, transfer } = options;
+  return { resolution, container, quality, mapping, transfer };
 }
