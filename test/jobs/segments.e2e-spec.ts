@@ -19,7 +19,7 @@ import { decodedLightLevels } from '../support/hdr-light';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
-import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../chaos/support-processes';
+import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../support/processes';
 
 const exec = promisify(execFile);
 const GRANT = 10_000;

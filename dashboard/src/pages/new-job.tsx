@@ -76,7 +76,10 @@ export function NewJobPage() {
     event.preventDefault();
     setDragging(false);
     const file = event.dataTransfer.files[0];
-    if (file) start(file);
+    if (!file) return;
+    // The file input shows what was dropped too (else it keeps saying "No file chosen").
+    if (fileInput.current) fileInput.current.files = event.dataTransfer.files;
+    start(file);
   };
 
   if (!canChange) {
@@ -174,6 +177,7 @@ export function NewJobPage() {
               <label htmlFor="resolution">Resolution</label>
               <select
                 id="resolution"
+                aria-describedby="resolution-hint"
                 value={sdr2hdr.resolution}
                 onChange={(event) =>
                   setSdr2hdr({ ...sdr2hdr, resolution: event.target.value as Sdr2HdrOptions['resolution'] })
@@ -184,6 +188,9 @@ export function NewJobPage() {
                 <option value="1080p">1080p</option>
                 <option value="2160p">2160p</option>
               </select>
+              <p id="resolution-hint" className="hint">
+                Lines of the short side. Never upscaled: a smaller source keeps its own size, and is priced for it.
+              </p>
             </div>
             <div className="field">
               <label htmlFor="mapping">Highlights</label>
@@ -295,6 +302,7 @@ export function NewJobPage() {
                 {formatCredits(estimate.data.estimated_credits)} ({formatUsd(estimate.data.estimated_usd)}) for{' '}
                 {formatSeconds(estimate.data.duration_seconds)} of media
               </p>
+              {jobApi === 'sdr2hdr' && <EstimatedPictures estimate={estimate.data} asked={sdr2hdr.resolution} />}
               <p className="estimate-time">
                 Processing takes about {formatSeconds(estimate.data.estimated_seconds)} once a worker starts it.
               </p>
@@ -325,6 +333,33 @@ export function NewJobPage() {
         </p>
       </form>
     </>
+  );
+}
+
+const LINES: Record<Sdr2HdrOptions['resolution'], number> = { source: 0, '720p': 720, '1080p': 1080, '2160p': 2160 };
+
+/** What each input will become, saying so when the source is smaller than the resolution asked for. */
+function EstimatedPictures({ estimate, asked }: { estimate: JobEstimate; asked: Sdr2HdrOptions['resolution'] }) {
+  const pictures = estimate.items.filter(
+    (item) => item.width && item.height && item.output_width && item.output_height,
+  );
+  if (pictures.length === 0) return null;
+  return (
+    <ul className="estimate-pictures">
+      {pictures.map((item) => {
+        const shortSide = Math.min(item.width!, item.height!);
+        return (
+          <li key={item.index}>
+            Output {item.output_width}×{item.output_height}
+            {shortSide < LINES[asked]
+              ? ` — the source is ${item.width}×${item.height}, smaller than ${asked}: it keeps its size (never upscaled) and is priced for it.`
+              : item.output_width === item.width && item.output_height === item.height
+                ? ' (the source’s size)'
+                : ` (from ${item.width}×${item.height})`}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
