@@ -11,7 +11,7 @@ import { upload, waitForJob } from '../support/jobs';
 import { startStack } from '../support/worker';
 import { checkPage, openBrowser, type DashboardBrowser } from './browser';
 import { ownerAccount, signInWithBrowser, type SeededAccount } from './seed';
-import { asMember } from './session';
+import { asMember } from '../support/dashboard-session';
 
 const TOPUP = 'https://billing.mediajobs.example/topup';
 const GRANTS = 30;

@@ -14,7 +14,7 @@ import { startMediaOrigin, type MediaOrigin } from '../support/media-origin';
 import { startStack } from '../support/worker';
 import { checkPage, openBrowser, type DashboardBrowser } from './browser';
 import { ownerAccount, signInWithBrowser, type SeededAccount } from './seed';
-import { asMember, uniqueEmail } from './session';
+import { asMember, uniqueEmail } from '../support/dashboard-session';
 
 type Rgb = string;
 

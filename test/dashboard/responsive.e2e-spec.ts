@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestApi } from '../support/app';
 import { startStack } from '../support/worker';
-import { startReceiver, type Receiver } from '../webhooks/support';
+import { startReceiver, type Receiver } from '../support/webhook-receiver';
 import { openBrowser, type DashboardBrowser } from './browser';
 import { fullAccount, signInWithBrowser, type FullAccount } from './seed';
 

@@ -2,11 +2,11 @@
 // customer and an operator would: an owner with a password, keys (one in a rotation's grace period),
 // a finished job, a webhook endpoint with a delivery, a licence with a device, an invited member.
 import { sdrMp4 } from '../fixtures/media';
-import { activate } from '../license/support';
+import { activate } from '../support/licenses';
 import { call, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import type { DashboardBrowser } from './browser';
-import { asMember, PASSWORD, redeem, uniqueEmail, type TestSession } from './session';
+import { asMember, PASSWORD, redeem, uniqueEmail, type TestSession } from '../support/dashboard-session';
 
 export interface SeededAccount {
   email: string;

@@ -8,7 +8,7 @@ import { newId } from '../../src/common/ids';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { expectError } from './helpers';
+import { expectError } from '../support/error-checks';
 
 const TOPUP = 'https://billing.mediajobs.example/topup?ref=dashboard';
 // No worker: heartbeats keep the region open for submits; nothing is processed.
