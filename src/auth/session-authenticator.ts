@@ -43,7 +43,7 @@ export class SessionAuthenticator {
    * Step 1 of API.md §2 for a session: a live session (401 invalid_session), and for any change,
    * the request's origin and the session's CSRF token (403 csrf_check_failed).
    */
-  async authenticate(request: FastifyRequest): Promise<AuthContext> {
+  async authenticate(request: FastifyRequest, options: { touch?: boolean } = {}): Promise<AuthContext> {
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
     if (token === null) {
       throw new ApiError('invalid_session', {
@@ -61,7 +61,8 @@ export class SessionAuthenticator {
       });
     }
     if (!READ_METHODS.has(request.method)) this.checkCrossSite(request, session);
-    if (Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
+    // A re-check of an open stream (`touch: false`) is no activity of the member's: it must not keep an idle session alive.
+    if (options.touch !== false && Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
       // Best effort: a lost touch only makes the idle expiry come a little earlier.
       this.sessions.touch(session.id).catch(() => undefined);
     }

@@ -72,6 +72,8 @@ const GROUPS = {
     'asset_not_found',
   ],
   cancel: ['job_not_cancellable'],
+  // GET /v1/events/stream: a Last-Event-ID that names no event, or one older than the events kept; the plan's cap.
+  event_stream: ['invalid_parameter', 'resume_point_expired', 'stream_limit_exceeded'],
   webhook_url: ['invalid_url'],
   // An empty body is missing_parameter; an Idempotency-Key reused with other bytes (or still in flight)
   // answers as on every POST (issue 12 item 14).

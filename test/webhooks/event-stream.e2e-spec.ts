@@ -3,6 +3,7 @@
 // which the API refuses them), a resume delivers every event after the one named for as long as events
 // are kept (an older resume point is a clear error, not a silent gap), and an account may hold only so
 // many open streams.
+import { request as httpRequest } from 'node:http';
 import { idFloor, randomBase62 } from '../../src/common/ids';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { asMember, PASSWORD, redeem, sameOrigin, uniqueEmail } from '../dashboard/session';
@@ -37,25 +38,31 @@ describe('GET /v1/events/stream', () => {
     await api?.close();
   });
 
-  async function openStream(headers: Record<string, string>): Promise<OpenStream> {
-    const controller = new AbortController();
-    const response = await fetch(`${api.url}/v1/events/stream`, { headers, signal: controller.signal });
-    const events: StreamedEvent[] = [];
-    if (response.status !== 200) {
-      return {
-        status: response.status,
-        body: await response.json(),
-        events,
-        ended: Promise.resolve(Date.now()),
-        close: () => undefined,
-      };
-    }
-    const ended = (async () => {
-      const decoder = new TextDecoder();
-      let buffer = '';
-      try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
+  /** Opens a stream on a connection of its own (node:http, no keep-alive), read until the server ends it. */
+  function openStream(headers: Record<string, string>): Promise<OpenStream> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(`${api.url}/v1/events/stream`, { headers, agent: false });
+      request.on('error', reject);
+      request.on('response', (response) => {
+        const events: StreamedEvent[] = [];
+        let buffer = '';
+        response.setEncoding('utf8');
+        if (response.statusCode !== 200) {
+          response.on('data', (chunk: string) => (buffer += chunk));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode!,
+              body: JSON.parse(buffer),
+              events,
+              ended: Promise.resolve(Date.now()),
+              close: () => undefined,
+            }),
+          );
+          return;
+        }
+        const ended = new Promise<number>((done) => response.on('close', () => done(Date.now())));
+        response.on('data', (chunk: string) => {
+          buffer += chunk;
           for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
             const block = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
@@ -68,13 +75,11 @@ describe('GET /v1/events/stream', () => {
             if (fields.data !== undefined)
               events.push({ id: fields.id ?? '', event: fields.event ?? 'message', data: fields.data });
           }
-        }
-      } catch {
-        // aborted by the test
-      }
-      return Date.now();
-    })();
-    return { status: 200, events, ended, close: () => controller.abort() };
+        });
+        resolve({ status: 200, events, ended, close: () => request.destroy() });
+      });
+      request.end();
+    });
   }
 
   const keyHeaders = (key: string, lastEventId?: string) => ({

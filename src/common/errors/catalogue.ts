@@ -463,6 +463,24 @@ export const CATALOGUE = {
     'The source changed after submit: it is longer or larger than what was checked and priced, so it was not processed and you were not charged. Submit the job again to have the source checked and priced as it is now.',
     true,
   ),
+  // GET /v1/events/stream: a resume point (Last-Event-ID) older than the events kept, and a cap on
+  // open streams per account (a plan limit, like concurrent jobs).
+  resume_point_expired: entry(
+    'invalid_request_error',
+    410,
+    false,
+    'The event named in Last-Event-ID is older than the events kept (JOB_RETENTION_DAYS), so events after it may be gone',
+    'The event you asked to resume after is older than the events we keep, so some events after it may be gone. Reconnect without Last-Event-ID, and read GET /v1/events for the events you may have missed.',
+    true,
+  ),
+  stream_limit_exceeded: entry(
+    'rate_limit_error',
+    429,
+    true,
+    "More open event streams than the account's plan allows",
+    'Your account has as many event streams open as its plan allows. Close one (or wait for one to end), then connect again.',
+    true,
+  ),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;
