@@ -129,7 +129,7 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     (_request, _body, done) =>
       done(null, new NotJsonBody('This endpoint takes JSON: send the body with Content-Type: application/json.')),
   );
-  // Authentication, rate limits and maintenance (API.md §2 steps 1–3) run in a Fastify hook before
+  // Authentication, rate limits and maintenance (docs/api-decisions.md §2 steps 1–3) run in a Fastify hook before
   // Nest's pipeline; each route's access declaration reaches Fastify as its route config.
   declareRouteAccess(app);
   applyIdempotencyToPosts(app);

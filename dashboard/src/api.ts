@@ -1,17 +1,19 @@
 // The dashboard speaks the public /v1 API with its session cookie, like any client with a key:
 // changes carry the session's X-CSRF-Token, every POST an Idempotency-Key, and every failure is
-// the service's error envelope.
+// the service's error envelope. The shapes are the ones generated from the service's OpenAPI
+// document for the SDK (`npm run generate:types`), named here for the pages.
+import {
+  createApiKeyDtoScopesValues,
+  createWebhookEndpointDtoEventsValues,
+  jobResponseStatusValues,
+  ledgerEntryResponseKindValues,
+  schemaDefaults,
+  type components,
+} from '../../sdk/src/generated/openapi';
 
-export interface ErrorObject {
-  type: string;
-  code: string;
-  message: string;
-  param: string | null;
-  request_id: string;
-  doc_url: string;
-  retryable: boolean;
-  details?: Record<string, unknown>;
-}
+type Schemas = components['schemas'];
+
+export type ErrorObject = Schemas['ErrorObject'];
 
 /** A request that failed: the envelope when the service answered, else a network failure. */
 export class ApiFailure extends Error {
@@ -83,13 +85,7 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   return body as T;
 }
 
-export interface UploadResult {
-  object?: string;
-  upload_id: string;
-  size_bytes: number;
-  sha256: string;
-  expires_at: string;
-}
+export type UploadResult = Schemas['UploadResponse'];
 
 /** POST /v1/uploads with the raw file, reporting bytes sent (fetch has no upload progress; XHR does). */
 export function uploadFile(
@@ -122,182 +118,48 @@ export function uploadFile(
   return { done, abort: () => xhr.abort() };
 }
 
-// ---- the shapes the pages read (the subset they use) ----
+// ---- the shapes the pages read, and the lists they offer ----
 
-export type Role = 'owner' | 'developer' | 'viewer';
+export type Role = Schemas['MemberResponse']['role'];
+/** A member; `invite_url` only in the answer to an invitation. */
+export type Member = Schemas['MemberResponse'] & Partial<Pick<Schemas['InvitedMemberResponse'], 'invite_url'>>;
+export type Session = Schemas['SessionResponse'];
+export type List<T> = Omit<Schemas['JobResponseList'], 'data'> & { data: T[] };
+export type Credits = Schemas['CreditBalanceResponse'];
+export type Usage = Schemas['UsageResponse'];
+export type Account = Schemas['OwnAccountResponse'];
+export type LedgerEntry = Schemas['LedgerEntryResponse'];
+export type LedgerKind = LedgerEntry['kind'];
+export const LEDGER_KINDS = ledgerEntryResponseKindValues;
+export type MonthlySpend = Schemas['MonthlySpendResponse'];
 
-export interface Member {
-  object: 'member';
-  id: string;
-  email: string;
-  role: Role;
-  status: 'invited' | 'active';
-  invited_at: string;
-  joined_at: string | null;
-  last_sign_in_at: string | null;
-  invitation_expires_at: string | null;
-  invite_url?: string;
-}
+export const SCOPES = createApiKeyDtoScopesValues;
+/** A key; `key` (the secret) only in the answers to create and rotate. */
+export type ApiKey = Schemas['ApiKeyResponse'] & Partial<Pick<Schemas['ApiKeyWithSecretResponse'], 'key'>>;
 
-export interface Session {
-  object: 'session';
-  member: Member;
-  account: { id: string; name: string; plan: string; status: string };
-  csrf_token: string;
-  expires_at: string;
-  idle_timeout_seconds: number;
-}
-
-export interface List<T> {
-  object: 'list';
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-export interface Credits {
-  balance_credits: number;
-  reserved_credits: number;
-  available_credits: number;
-  plan: string;
-  spend_limit_usd: number | null;
-  spent_usd: number;
-  period_start: string;
-  period_resets_at: string;
-  quota: { processing_minutes_limit: number | null; processing_minutes_used: number };
-  limits?: { requests_per_second: number; concurrent_jobs: number; max_output_height: number; apis: string[] };
-  running_jobs?: number;
-}
-
-export interface Usage {
-  days: { date: string; charged_credits: number; charged_usd: number }[];
-  total_charged_credits: number;
-  total_charged_usd: number;
-}
-
-export interface Account {
-  id: string;
-  name: string;
-  plan: string;
-  status: string;
-  spend_limit_usd: number | null;
-}
-
-export const SCOPES = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'] as const;
-
-export interface ApiKey {
-  id: string;
-  prefix: string;
-  scopes: string[];
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-  key?: string;
-}
-
-export type JobApi = 'sdr2hdr' | 'audio';
-export const JOB_STATUSES = [
-  'queued',
-  'processing',
-  'succeeded',
-  'partially_succeeded',
-  'failed',
-  'cancelled',
-] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
-export interface JobItem {
-  index: number;
-  status: string;
-  source: { type: 'url'; url: string } | { type: 'upload'; upload_id: string };
-  duration_seconds: number;
-  width: number | null;
-  height: number | null;
-  estimated_credits: number;
-  charged_credits: number;
-  output: { asset_id: string; url: string; expires_at: string; size_bytes: number; container: string } | null;
-  error: ErrorObject | null;
-}
-
-export interface Job {
-  job_id: string;
-  api: JobApi;
-  status: JobStatus;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  progress: number;
-  items: JobItem[];
-  billing: { estimated_credits: number; charged_credits: number; refunded: boolean; state: string };
-  error: ErrorObject | null;
-  metadata: Record<string, string>;
-}
+export type JobApi = Schemas['JobResponse']['api'];
+export const JOB_STATUSES = jobResponseStatusValues;
+export type JobStatus = Schemas['JobResponse']['status'];
+export type JobItem = Schemas['JobItemResponse'];
+export type Job = Schemas['JobResponse'];
+/** The output options of each API, and what the service uses for each one left out. */
+export type Sdr2HdrOptions = Required<Schemas['Sdr2HdrOutputDto']>;
+export type AudioOptions = Required<Schemas['AudioOutputDto']>;
+export const OUTPUT_DEFAULTS: { sdr2hdr: Sdr2HdrOptions; audio: AudioOptions } = {
+  sdr2hdr: schemaDefaults.Sdr2HdrOutputDto,
+  audio: schemaDefaults.AudioOutputDto,
+};
 
 export function isRunning(status: JobStatus): boolean {
   return status === 'queued' || status === 'processing';
 }
 
 /** POST /v1/{api}/jobs/estimate: the price and verdict of a submit body, without a job or a hold. */
-export interface JobEstimate {
-  object: 'job_estimate';
-  estimated_credits: number;
-  estimated_usd: number;
-  usd_per_credit: number;
-  /** Processing time on one idle worker (not the wait in the queue). */
-  estimated_seconds: number;
-  /** Seconds of media in the inputs. */
-  duration_seconds: number;
-  accepted: boolean;
-  /** When not accepted: the error the submit would get now. */
-  error: ErrorObject | null;
-}
+export type JobEstimate = Schemas['JobEstimateResponse'];
 
-export const WEBHOOK_EVENTS = ['job.succeeded', 'job.partially_succeeded', 'job.failed', 'job.cancelled'] as const;
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  secret?: string;
-}
-
-export interface Delivery {
-  id: string;
-  event_id: string;
-  event: string;
-  redelivery: boolean;
-  state: 'pending' | 'delivered' | 'failed';
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_error: string | null;
-  created_at: string;
-  attempts: {
-    attempt: number;
-    attempted_at: string;
-    status_code: number | null;
-    duration_ms: number;
-    error: string | null;
-  }[];
-}
-
-export interface License {
-  id: string;
-  key_prefix: string;
-  plan: string;
-  status: 'active' | 'expired' | 'revoked';
-  max_devices: number;
-  active_devices: number;
-  expires_at: string;
-  devices: {
-    activation_id: string;
-    device_id: string;
-    name: string | null;
-    first_seen_at: string;
-    last_seen_at: string;
-  }[];
-}
+export const WEBHOOK_EVENTS = createWebhookEndpointDtoEventsValues;
+/** An endpoint; `secret` only in the answers to create and rotate. */
+export type WebhookEndpoint = Schemas['WebhookEndpointResponse'] &
+  Partial<Pick<Schemas['WebhookEndpointWithSecretResponse'], 'secret'>>;
+export type Delivery = Schemas['WebhookDeliveryResponse'];
+export type License = Schemas['AccountLicenseResponse'];

@@ -17,16 +17,20 @@ import { describeMedia, type DescribedMedia } from './media-info.js';
 import { signWebhook } from './webhooks.js';
 import type { PagePromise } from './api-promise.js';
 import type { JobsResource } from './resources.js';
-import type {
-  Api,
-  ApiKeyScope,
-  AudioJobParams,
-  EstimateParams,
-  JobEstimate,
-  JobInput,
-  JobStatus,
-  JobView,
-  Sdr2HdrJobParams,
+import {
+  API_KEY_SCOPES,
+  JOB_STATUSES,
+  OUTPUT_OPTIONS,
+  type Api,
+  type ApiKeyScope,
+  type AudioJobParams,
+  type EstimateParams,
+  type JobEstimate,
+  type JobInput,
+  type JobOutput,
+  type JobView,
+  type Sdr2HdrJobParams,
+  type Sdr2HdrOutput,
 } from './types.js';
 import { VERSION } from './version.js';
 
@@ -48,11 +52,13 @@ export const EXIT_UNKNOWN = 1;
 /** Where `npm run dev` serves the API: the CLI's default when MEDIAJOBS_BASE_URL is not set. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
+const { sdr2hdr: VIDEO, audio: AUDIO } = OUTPUT_OPTIONS;
+
 const USAGE = `mediajobs ${VERSION}
 
 Usage:
-  mediajobs convert <file|url> --to out.mp4 [--resolution source|720p|1080p|2160p] [--peak-nits 1000] [--quality fast|balanced|best] [--force]
-  mediajobs audio <file|url> --lufs -16 [--to out.wav] [--force]
+  mediajobs convert <file|url> --to out.mp4 [--resolution ${VIDEO.resolution.join('|')}] [--peak-nits ${VIDEO.defaults.peak_nits}] [--quality ${VIDEO.quality.join('|')}] [--force]
+  mediajobs audio <file|url> --lufs ${AUDIO.defaults.target_lufs} [--to out.wav] [--force]
   mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …]
   mediajobs jobs get <sdr2hdr|audio> <job_id>
   mediajobs jobs list <sdr2hdr|audio> [--limit 10] [--status failed] [--starting-after job_…]
@@ -60,7 +66,7 @@ Usage:
   mediajobs credits
   mediajobs ledger [--limit 20] [--all]
   mediajobs keys list [--all]
-  mediajobs keys create --scopes sdr2hdr,audio[,account,keys,webhooks] [--expires-at 2026-12-31T00:00:00Z]
+  mediajobs keys create --scopes ${API_KEY_SCOPES.join(',')} [--expires-at 2026-12-31T00:00:00Z]
   mediajobs keys revoke <key_id>
   mediajobs webhooks list
   mediajobs webhooks deliveries <we_id> [--limit 20]
@@ -84,11 +90,12 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.mp4': 'video/mp4',
-  '.mov': 'video/quicktime',
-  '.m4a': 'audio/mp4',
-  '.wav': 'audio/wav',
+/** The media type a file of each output container is uploaded as: a container the contract adds fails to compile here. */
+const CONTENT_TYPES: Record<JobOutput['container'], string> = {
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  m4a: 'audio/mp4',
+  wav: 'audio/wav',
 };
 
 export function formatError(error: MediaJobsError): string {
@@ -239,7 +246,10 @@ async function sourceFor(source: string | undefined): Promise<Source> {
 }
 
 async function upload(client: MediaJobs, file: LocalFile, io: CliIo): Promise<JobInput> {
-  const contentType = CONTENT_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream';
+  const extension = extname(file.path).toLowerCase().slice(1);
+  const contentType = Object.hasOwn(CONTENT_TYPES, extension)
+    ? CONTENT_TYPES[extension as JobOutput['container']]
+    : 'application/octet-stream';
   const progress = byteProgress(io.stderr, 'uploading', file.path, file.size);
   progress.update(0);
   const uploaded = await client.uploads.createFromFile(file.path, { contentType, onProgress: progress.update });
@@ -359,23 +369,21 @@ function refuseOverwrite(to: string, force: boolean | undefined): void {
   if (!force && existsSync(to)) throw new UsageError(`${to} exists; pass --force to overwrite it`);
 }
 
+/** `value` if it is one of `choices` (undefined when not given); a usage error naming the choices otherwise. */
+function choiceArg<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+  if (value === undefined || (choices as readonly string[]).includes(value)) return value as T | undefined;
+  throw new UsageError(`--${name} must be ${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`);
+}
+
 function sdr2hdrOutput(
   values: { resolution?: string; 'peak-nits'?: string; quality?: string },
   to: string | undefined,
-) {
-  const resolution = values.resolution;
-  if (resolution !== undefined && !['source', '720p', '1080p', '2160p'].includes(resolution)) {
-    throw new UsageError('--resolution must be source, 720p, 1080p or 2160p');
-  }
-  const quality = values.quality;
-  if (quality !== undefined && !['fast', 'balanced', 'best'].includes(quality)) {
-    throw new UsageError('--quality must be fast, balanced or best');
-  }
+): Sdr2HdrOutput {
   return {
-    resolution: resolution as 'source' | '720p' | '1080p' | '2160p' | undefined,
+    resolution: choiceArg('resolution', values.resolution, VIDEO.resolution),
     peak_nits: numberArg('peak-nits', values['peak-nits']),
-    container: (to && extname(to).toLowerCase() === '.mov' ? 'mov' : 'mp4') as 'mov' | 'mp4',
-    quality: quality as 'fast' | 'balanced' | 'best' | undefined,
+    container: to && extname(to).toLowerCase() === '.mov' ? 'mov' : 'mp4',
+    quality: choiceArg('quality', values.quality, VIDEO.quality),
   };
 }
 
@@ -455,7 +463,7 @@ async function jobs(client: MediaJobs, args: string[], io: CliIo): Promise<void>
   else if (action === 'list') {
     result = await resource.list({
       limit: numberArg('limit', values.limit),
-      status: values.status as JobStatus | undefined,
+      status: choiceArg('status', values.status, JOB_STATUSES),
       starting_after: values['starting-after'],
     });
   } else throw new UsageError('jobs needs get, list or cancel');
@@ -471,8 +479,6 @@ async function printList<T>(io: CliIo, list: PagePromise<T>, all: boolean | unde
   printJson(io, all ? await list.toArray() : await list);
 }
 
-const SCOPES: readonly ApiKeyScope[] = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'];
-
 async function keys(client: MediaJobs, args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args, {
     scopes: { type: 'string' },
@@ -485,9 +491,9 @@ async function keys(client: MediaJobs, args: string[], io: CliIo): Promise<numbe
     await printList(io, client.apiKeys.list({ limit: numberArg('limit', values.limit) }), values.all);
   else if (action === 'create') {
     const scopes = (values.scopes ?? '').split(',').filter(Boolean);
-    const unknown = scopes.filter((scope) => !SCOPES.includes(scope as ApiKeyScope));
+    const unknown = scopes.filter((scope) => !API_KEY_SCOPES.includes(scope as ApiKeyScope));
     if (scopes.length === 0 || unknown.length > 0) {
-      throw new UsageError(`--scopes takes a comma-separated list of ${SCOPES.join(', ')}`);
+      throw new UsageError(`--scopes takes a comma-separated list of ${API_KEY_SCOPES.join(', ')}`);
     }
     const created = await client.apiKeys.create({
       scopes: scopes as ApiKeyScope[],

@@ -3,29 +3,7 @@
 // and ConnectionError / TimeoutError for requests that got no response at all.
 
 import type { RetryStopReason } from './retry.js';
-import type { JobView } from './types.js';
-
-export type ErrorType =
-  | 'auth_error'
-  | 'billing_error'
-  | 'rate_limit_error'
-  | 'invalid_request_error'
-  | 'resource_error'
-  | 'processing_error'
-  | 'server_error'
-  | 'license_error';
-
-/** The `error` object of the envelope, as the service sends it (spec 2.1). */
-export interface ErrorObject {
-  type: string;
-  code: string;
-  message: string;
-  param?: string | null;
-  request_id?: string | null;
-  doc_url?: string | null;
-  retryable?: boolean;
-  details?: Record<string, unknown> | null;
-}
+import type { ErrorObject, ErrorType, JobView } from './types.js';
 
 export interface MediaJobsErrorFields {
   type: string;
@@ -111,7 +89,7 @@ const CLASS_BY_TYPE: Record<ErrorType, typeof MediaJobsError> = {
   license_error: LicenseError,
 };
 
-function classFor(type: string): typeof MediaJobsError {
+function classFor(type: ErrorObject['type']): typeof MediaJobsError {
   return Object.prototype.hasOwnProperty.call(CLASS_BY_TYPE, type) ? CLASS_BY_TYPE[type as ErrorType] : MediaJobsError;
 }
 

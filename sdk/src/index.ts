@@ -13,7 +13,6 @@ export {
   ConnectionError,
   TimeoutError,
 } from './errors.js';
-export type { ErrorObject, ErrorType } from './errors.js';
 export { DEFAULT_TIMEOUT_MS } from './http.js';
 export type { MediaJobsLogger, RetryEvent, UploadBody } from './http.js';
 export { ApiPromise, PagePromise, MAX_TO_ARRAY } from './api-promise.js';
@@ -33,8 +32,13 @@ export type { LicenseRevalidation } from './resources.js';
 export { verifyWebhook, signWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS } from './webhooks.js';
 export type { WebhookEvent, WebhookHeaders } from './webhooks.js';
 export { verifyLicenseToken, LICENSE_TOKEN_TYP, MAX_CLOCK_SKEW_SECONDS } from './license-token.js';
-export type { LicenseTokenClaims, VerifiedLicense, VerifyOfflineOptions } from './license-token.js';
-export { TERMINAL_STATUSES } from './types.js';
+export type {
+  LicenseTokenClaims,
+  LicenseVerificationKey,
+  VerifiedLicense,
+  VerifyOfflineOptions,
+} from './license-token.js';
+export { API_KEY_SCOPES, JOB_STATUSES, OUTPUT_OPTIONS, TERMINAL_STATUSES } from './types.js';
 export type * from './types.js';
 export { VERSION } from './version.js';
 export { describeMedia } from './media-info.js';

@@ -1,4 +1,4 @@
-// Offline verification of licence tokens (API.md §7): a compact JWS signed with EdDSA (Ed25519),
+// Offline verification of licence tokens (docs/api-decisions.md §7): a compact JWS signed with EdDSA (Ed25519),
 // checked with node:crypto and the public key from GET /v1/license/public-key. No network, no
 // dependency: a plugin can keep working for the licence's offline grace period.
 //
@@ -19,6 +19,9 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { LicenseError } from './errors.js';
 import type { LicensePublicKey } from './types.js';
+
+/** What a check needs of the JWK from GET /v1/license/public-key (a key stored without `kid` is checked without it). */
+export type LicenseVerificationKey = Pick<LicensePublicKey, 'kty' | 'crv' | 'x'> & Partial<Pick<LicensePublicKey, 'kid'>>;
 
 export const LICENSE_TOKEN_TYP = 'mj-license+jwt';
 /** How far a token's issued_at may lie ahead of this clock before it counts as a rolled-back clock. */
@@ -92,7 +95,7 @@ function readClaims(value: unknown): LicenseTokenClaims | null {
  */
 export function verifyLicenseToken(
   token: string,
-  publicKeyJwk: LicensePublicKey,
+  publicKeyJwk: LicenseVerificationKey,
   now: Date | number = Date.now(),
   options: VerifyOfflineOptions = {},
 ): VerifiedLicense {

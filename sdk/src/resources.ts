@@ -1,4 +1,4 @@
-// Resource namespaces: each method is one endpoint of API.md, nothing more.
+// Resource namespaces: each method is one endpoint of docs/api-decisions.md, nothing more.
 
 import { createReadStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
@@ -7,28 +7,42 @@ import { LicenseError } from './errors.js';
 import { streamEvents, type EventStreamOptions, type StreamedEvent } from './event-stream.js';
 import type { HttpClient, UploadBody } from './http.js';
 import { OFFLINE_GRACE_EXPIRED } from './retry.js';
-import { verifyLicenseToken, type VerifiedLicense, type VerifyOfflineOptions } from './license-token.js';
+import {
+  verifyLicenseToken,
+  type LicenseVerificationKey,
+  type VerifiedLicense,
+  type VerifyOfflineOptions,
+} from './license-token.js';
 import type {
+  ActivateLicenseParams,
   Api,
   ApiKey,
-  ApiKeyScope,
+  ApiKeyWithSecret,
   AudioJobParams,
+  CreateApiKeyParams,
+  CreateWebhookEndpointParams,
   CreditBalance,
+  DeletedWebhookEndpoint,
   EstimateParams,
   EventListParams,
   JobEstimate,
-  JobStatus,
+  JobListParams,
   JobView,
   LedgerEntry,
   LicenseActivation,
+  LicenseDeactivation,
+  LicenseDeviceParams,
+  LicenseEntitlements,
   LicensePublicKey,
   ListParams,
   ListResponse,
   RequestOptions,
+  RotateApiKeyParams,
   Sdr2HdrJobParams,
   Upload,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointWithSecret,
   WebhookEventRecord,
 } from './types.js';
 
@@ -59,7 +73,7 @@ export class JobsResource<Params> {
   }
 
   /** The account's jobs of this API, newest first. */
-  list(params: ListParams & { status?: JobStatus } = {}, options?: RequestOptions): PagePromise<JobView> {
+  list(params: JobListParams = {}, options?: RequestOptions): PagePromise<JobView> {
     return this.http.list({ method: 'GET', path: `/v1/${this.api}/jobs`, query: { ...params }, options });
   }
 
@@ -136,7 +150,7 @@ export class ApiKeysResource {
   constructor(private readonly http: HttpClient) {}
 
   /** The full key (`key`, mjk_…) is in this response only. Needs the `keys` scope, as every method here. */
-  create(params: { scopes: ApiKeyScope[]; expires_at?: string }, options?: RequestOptions): ApiPromise<ApiKey> {
+  create(params: CreateApiKeyParams, options?: RequestOptions): ApiPromise<ApiKeyWithSecret> {
     return this.http.request({ method: 'POST', path: '/v1/account/api-keys', json: params, options });
   }
 
@@ -151,7 +165,7 @@ export class ApiKeysResource {
   }
 
   /** A new key with the same scopes (shown once); the old one is revoked after `grace_seconds`. */
-  rotate(keyId: string, params: { grace_seconds?: number } = {}, options?: RequestOptions): ApiPromise<ApiKey> {
+  rotate(keyId: string, params: RotateApiKeyParams = {}, options?: RequestOptions): ApiPromise<ApiKeyWithSecret> {
     return this.http.request({
       method: 'POST',
       path: `/v1/account/api-keys/${segment(keyId)}/rotate`,
@@ -165,7 +179,7 @@ export class WebhookEndpointsResource {
   constructor(private readonly http: HttpClient) {}
 
   /** The returned `secret` (whsec_…) is shown once: store it for webhooks.verify. */
-  create(params: { url: string; events?: string[] }, options?: RequestOptions): ApiPromise<WebhookEndpoint> {
+  create(params: CreateWebhookEndpointParams, options?: RequestOptions): ApiPromise<WebhookEndpointWithSecret> {
     return this.http.request({ method: 'POST', path: '/v1/webhook-endpoints', json: params, options });
   }
 
@@ -173,11 +187,11 @@ export class WebhookEndpointsResource {
     return this.http.list({ method: 'GET', path: '/v1/webhook-endpoints', query: { ...params }, options });
   }
 
-  delete(endpointId: string, options?: RequestOptions): ApiPromise<WebhookEndpoint | undefined> {
+  delete(endpointId: string, options?: RequestOptions): ApiPromise<DeletedWebhookEndpoint> {
     return this.http.request({ method: 'DELETE', path: `/v1/webhook-endpoints/${segment(endpointId)}`, options });
   }
 
-  rotateSecret(endpointId: string, options?: RequestOptions): ApiPromise<WebhookEndpoint> {
+  rotateSecret(endpointId: string, options?: RequestOptions): ApiPromise<WebhookEndpointWithSecret> {
     return this.http.request({
       method: 'POST',
       path: `/v1/webhook-endpoints/${segment(endpointId)}/rotate-secret`,
@@ -212,7 +226,7 @@ export class EventsResource {
   }
 
   /** Queues the event for delivery again to its endpoints (POST /v1/events/{id}/redeliver). */
-  redeliver(eventId: string, options?: RequestOptions): ApiPromise<unknown> {
+  redeliver(eventId: string, options?: RequestOptions): ApiPromise<ListResponse<WebhookDelivery>> {
     return this.http.request({ method: 'POST', path: `/v1/events/${segment(eventId)}/redeliver`, options });
   }
 }
@@ -228,21 +242,15 @@ export interface LicenseRevalidation {
 export class LicenseResource {
   constructor(private readonly http: HttpClient) {}
 
-  activate(
-    params: { license_key: string; device_id: string; device_name?: string },
-    options?: RequestOptions,
-  ): ApiPromise<LicenseActivation> {
+  activate(params: ActivateLicenseParams, options?: RequestOptions): ApiPromise<LicenseActivation> {
     return this.http.request({ method: 'POST', path: '/v1/license/activate', json: params, options });
   }
 
-  validate(
-    params: { license_key: string; device_id: string },
-    options?: RequestOptions,
-  ): ApiPromise<LicenseActivation> {
+  validate(params: LicenseDeviceParams, options?: RequestOptions): ApiPromise<LicenseActivation> {
     return this.http.request({ method: 'POST', path: '/v1/license/validate', json: params, options });
   }
 
-  deactivate(params: { license_key: string; device_id: string }, options?: RequestOptions): ApiPromise<unknown> {
+  deactivate(params: LicenseDeviceParams, options?: RequestOptions): ApiPromise<LicenseDeactivation> {
     return this.http.request({ method: 'POST', path: '/v1/license/deactivate', json: params, options });
   }
 
@@ -255,11 +263,11 @@ export class LicenseResource {
   retrieve(
     token: string,
     options?: RequestOptions & { revalidate?: LicenseRevalidation },
-  ): ApiPromise<Record<string, unknown>> {
+  ): ApiPromise<LicenseEntitlements> {
     const { revalidate, ...requestOptions } = options ?? {};
     const read = (current: string) =>
       this.http
-        .request<Record<string, unknown>>({
+        .request<LicenseEntitlements>({
           method: 'GET',
           path: '/v1/license',
           headers: { 'x-license-token': current },
@@ -292,7 +300,7 @@ export class LicenseResource {
    */
   verifyOffline(
     token: string,
-    publicKeyJwk: LicensePublicKey,
+    publicKeyJwk: LicenseVerificationKey,
     now: Date | number = Date.now(),
     options: VerifyOfflineOptions = {},
   ): VerifiedLicense {

@@ -1,267 +1,120 @@
-// Shapes of the service's requests and responses (API.md §3, §4, §6, §7). Fields the service may
-// add later are tolerated: every object type is open to extra keys through the index signature.
+// The service's requests and responses, named for the client: aliases of the types generated from
+// the service's own OpenAPI document (generated/openapi.ts, `npm run generate:types`), so the SDK and
+// the server cannot disagree silently. Written by hand here: only what the document cannot say (a job
+// input is a URL *or* an upload; a list is generic over its items; which statuses are final).
 
-import type { ErrorObject } from './errors.js';
+import {
+  audioOutputDtoContainerValues,
+  createApiKeyDtoScopesValues,
+  jobResponseStatusValues,
+  schemaDefaults,
+  sdr2HdrOutputDtoContainerValues,
+  sdr2HdrOutputDtoQualityValues,
+  sdr2HdrOutputDtoResolutionValues,
+  type components,
+  type operations,
+} from './generated/openapi.js';
 
-export type Api = 'sdr2hdr' | 'audio';
+type Schemas = components['schemas'];
+/** The query parameters of an operation of the document. */
+type QueryOf<Operation extends keyof operations> = NonNullable<operations[Operation]['parameters']['query']>;
 
-export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'partially_succeeded' | 'failed' | 'cancelled';
+export type Api = Schemas['JobResponse']['api'];
 
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['succeeded', 'partially_succeeded', 'failed', 'cancelled'];
+export type JobStatus = Schemas['JobResponse']['status'];
+/** Every status a job can be in, in the order of its life. */
+export const JOB_STATUSES: readonly JobStatus[] = jobResponseStatusValues;
+/** Whether a status is final; a status the document adds fails to compile here until it is placed. */
+const IS_TERMINAL: Record<JobStatus, boolean> = {
+  queued: false,
+  processing: false,
+  succeeded: true,
+  partially_succeeded: true,
+  failed: true,
+  cancelled: true,
+};
+export const TERMINAL_STATUSES: readonly JobStatus[] = JOB_STATUSES.filter((status) => IS_TERMINAL[status]);
 
-export interface ListResponse<T> {
-  object: 'list';
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type ErrorType = Schemas['ErrorObject']['type'];
+export type ErrorCode = Schemas['ErrorObject']['code'];
+/**
+ * The `error` object of the envelope, as the client reads it: `type` and `code` may be ones this
+ * version does not know yet (clients must tolerate new codes), and only type, code and message are
+ * relied on (the rest is read when present).
+ */
+export type ErrorObject = Pick<Schemas['ErrorObject'], 'message'> &
+  Partial<Omit<Schemas['ErrorObject'], 'type' | 'code' | 'message'>> & {
+    type: ErrorType | (string & {});
+    code: ErrorCode | (string & {});
+  };
 
-export interface ListParams {
-  limit?: number;
-  starting_after?: string;
-}
+/** One page of a list (`limit`, `starting_after`), as every list endpoint returns it. */
+export type ListResponse<T> = Omit<Schemas['JobResponseList'], 'data'> & { data: T[] };
+export type ListParams = QueryOf<'accountLedger'>;
 
-export type JobInput = { source_url: string } | { upload_id: string };
-
+type JobInputDto = Schemas['JobInputDto'];
+/** A source: a public http(s) URL, or an upload from uploads.create. */
+export type JobInput = Required<Pick<JobInputDto, 'source_url'>> | Required<Pick<JobInputDto, 'upload_id'>>;
 /** A local file not uploaded yet, described for an estimate (width and height for sdr2hdr). */
-export interface DescribedMediaInput {
-  media: { duration_seconds: number; width?: number; height?: number };
-}
+export type DescribedMediaInput = Required<Pick<JobInputDto, 'media'>>;
 
+export type Sdr2HdrOutput = Schemas['Sdr2HdrOutputDto'];
+export type AudioOutput = Schemas['AudioOutputDto'];
+export type Sdr2HdrJobParams = Omit<Schemas['SubmitSdr2HdrJobDto'], 'inputs'> & { inputs: JobInput[] };
+export type AudioJobParams = Omit<Schemas['SubmitAudioJobDto'], 'inputs'> & { inputs: JobInput[] };
 /** The body of an estimate: a submit's body whose inputs may also be described files. */
 export type EstimateParams<Params> = Omit<Params, 'inputs'> & { inputs: (JobInput | DescribedMediaInput)[] };
+export type JobListParams = QueryOf<'sdr2HdrJobsList'>;
 
-export interface Sdr2HdrJobParams {
-  inputs: JobInput[];
-  output?: {
-    resolution?: 'source' | '720p' | '1080p' | '2160p';
-    peak_nits?: number;
-    container?: 'mp4' | 'mov';
-    /** Speed or fidelity of the encode; `balanced` when omitted. Same price for all three. */
-    quality?: 'fast' | 'balanced' | 'best';
-  };
-  metadata?: Record<string, string>;
-  region?: string;
-}
+/** The choices of each output option, and what the service uses when one is left out. */
+export const OUTPUT_OPTIONS = {
+  sdr2hdr: {
+    resolution: sdr2HdrOutputDtoResolutionValues,
+    container: sdr2HdrOutputDtoContainerValues,
+    quality: sdr2HdrOutputDtoQualityValues,
+    defaults: schemaDefaults.Sdr2HdrOutputDto,
+  },
+  audio: { container: audioOutputDtoContainerValues, defaults: schemaDefaults.AudioOutputDto },
+} as const;
 
-export interface AudioJobParams {
-  inputs: JobInput[];
-  output?: { target_lufs?: number; container?: 'wav' | 'm4a' };
-  metadata?: Record<string, string>;
-  region?: string;
-}
+export type JobView = Schemas['JobResponse'];
+export type JobItem = Schemas['JobItemResponse'];
+/** A succeeded item's output; `url` is an absolute, signed, expiring link (no API key needed). */
+export type JobOutput = Schemas['ItemOutputResponse'];
+export type JobEstimate = Schemas['JobEstimateResponse'];
+export type JobEstimateItem = Schemas['JobEstimateItemResponse'];
 
-export interface JobOutput {
-  asset_id: string;
-  /** Absolute, signed link (GET /v1/assets/{asset_id}/content?expires=…&signature=…): no API key needed. */
-  url: string;
-  /** When `url` stops working; read the job again for a fresh link. */
-  expires_at: string;
-  size_bytes: number;
-  container: string;
-  /** sdr2hdr outputs: e.g. {codec: 'hevc', hdr: 'HDR10', …}. */
-  video?: Record<string, unknown>;
-  /** audio outputs: the measured loudness and format. */
-  audio?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+export type ApiKeyScope = Schemas['CreateApiKeyDto']['scopes'][number];
+/** Every scope a key can be given. */
+export const API_KEY_SCOPES: readonly ApiKeyScope[] = createApiKeyDtoScopesValues;
+export type ApiKey = Schemas['ApiKeyResponse'];
+/** A key as created or rotated: the only answers that carry the full `key`. */
+export type ApiKeyWithSecret = Schemas['ApiKeyWithSecretResponse'];
+export type CreateApiKeyParams = Schemas['CreateApiKeyDto'];
+export type RotateApiKeyParams = Schemas['RotateApiKeyDto'];
 
-export interface JobItem {
-  index: number;
-  status: JobStatus;
-  /** {type: 'url', url} or {type: 'upload', upload_id}. */
-  source: Record<string, unknown>;
-  duration_seconds: number | null;
-  width?: number | null;
-  height?: number | null;
-  estimated_credits: number;
-  charged_credits: number;
-  output: JobOutput | null;
-  error: ErrorObject | null;
-  [key: string]: unknown;
-}
+export type Upload = Schemas['UploadResponse'];
+export type CreditBalance = Schemas['CreditBalanceResponse'];
+export type LedgerEntry = Schemas['LedgerEntryResponse'];
 
-export interface JobView {
-  object: 'job';
-  job_id: string;
-  api: Api;
-  status: JobStatus;
-  /** The region whose workers run the job. */
-  region?: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  progress: number;
-  items: JobItem[];
-  billing: {
-    estimated_credits: number;
-    charged_credits: number;
-    refunded: boolean;
-    state: string;
-    [key: string]: unknown;
-  };
-  error: ErrorObject | null;
-  metadata: Record<string, string>;
-  [key: string]: unknown;
-}
+export type WebhookEventType = Schemas['EventResponse']['event'];
+export type WebhookEndpoint = Schemas['WebhookEndpointResponse'];
+/** An endpoint as created or after a secret rotation: the only answers that carry `secret`. */
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecretResponse'];
+/** An endpoint as it was when deleted (`deleted: true`). */
+export type DeletedWebhookEndpoint = Schemas['DeletedWebhookEndpointResponse'];
+export type CreateWebhookEndpointParams = Schemas['CreateWebhookEndpointDto'];
+export type WebhookDelivery = Schemas['WebhookDeliveryResponse'];
+/** An event as GET /v1/events lists it; `data` is the body its webhook deliveries carry. */
+export type WebhookEventRecord = Schemas['EventResponse'];
+export type EventListParams = QueryOf<'eventsList'>;
 
-/** POST /v1/{api}/jobs/estimate: what a submit of the same body would cost and whether it would be accepted now. */
-export interface JobEstimate {
-  object: 'job_estimate';
-  api: Api;
-  region: string;
-  estimated_credits: number;
-  /** estimated_credits at the account's plan price, rounded to the cent. */
-  estimated_usd: number;
-  usd_per_credit: number;
-  /**
-   * Processing time of the job on the region's live workers, its items in parallel (one worker: their
-   * sum; a worker per item: the longest); the wait in the queue is not counted.
-   */
-  estimated_seconds: number;
-  /** Seconds of media in the inputs. */
-  duration_seconds: number;
-  items: JobEstimateItem[];
-  /** Whether the submit would pass quota, concurrency, spend cap, balance and queue depth now. */
-  accepted: boolean;
-  /** When not accepted: the error object the submit would get (code, message, details); else null. */
-  error: ErrorObject | null;
-  [key: string]: unknown;
-}
-
-export interface JobEstimateItem {
-  index: number;
-  source: Record<string, unknown>;
-  duration_seconds: number;
-  /** The source's picture size (null for audio). */
-  width: number | null;
-  height: number | null;
-  estimated_credits: number;
-  estimated_usd: number;
-  /** This item's processing time on one idle worker. */
-  estimated_seconds: number;
-  [key: string]: unknown;
-}
-
-export type ApiKeyScope = 'sdr2hdr' | 'audio' | 'account' | 'keys' | 'webhooks';
-
-export interface ApiKey {
-  object: 'api_key';
-  id: string;
-  /** The visible start of the key (mjk_…), enough to recognise it. */
-  prefix: string;
-  scopes: ApiKeyScope[];
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-  /** The full key: only in the response to create or rotate. */
-  key?: string;
-  [key: string]: unknown;
-}
-
-export interface Upload {
-  object: 'upload';
-  upload_id: string;
-  size_bytes: number;
-  /** Hex SHA-256 of the stored bytes. */
-  sha256: string;
-  content_type: string | null;
-  created_at: string;
-  expires_at: string;
-  [key: string]: unknown;
-}
-
-export interface CreditBalance {
-  object: 'credit_balance';
-  balance_credits: number;
-  reserved_credits: number;
-  available_credits: number;
-  plan: string;
-  spend_limit_usd: number | null;
-  spent_usd: number;
-  period_start: string;
-  period_resets_at: string;
-  quota: { processing_minutes_limit: number | null; processing_minutes_used: number };
-  [key: string]: unknown;
-}
-
-export interface LedgerEntry {
-  object: 'ledger_entry';
-  id: string;
-  kind: 'grant' | 'authorise' | 'capture' | 'release' | (string & {});
-  credits: number;
-  job_id: string | null;
-  reason: string | null;
-  balance_after: number;
-  reserved_after: number;
-  created_at: string;
-  [key: string]: unknown;
-}
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  /** Present only when the secret is shown: at creation and after a rotation. */
-  secret?: string;
-  [key: string]: unknown;
-}
-
-export interface WebhookDelivery {
-  object: 'webhook_delivery';
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event: string;
-  redelivery: boolean;
-  state: string;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_error: string | null;
-  created_at: string;
-  finished_at: string | null;
-  attempts: {
-    attempt: number;
-    attempted_at: string;
-    status_code: number | null;
-    duration_ms: number;
-    error: string | null;
-  }[];
-  [key: string]: unknown;
-}
-
-/** An event as GET /v1/events lists it; `payload`-style fields follow the webhook body (API.md §6). */
-export interface WebhookEventRecord {
-  id: string;
-  event: string;
-  created_at: string;
-  [key: string]: unknown;
-}
-
-export interface EventListParams extends ListParams {
-  /** Only events of this type, e.g. job.failed. */
-  type?: string;
-  /** Only events of this job. */
-  job_id?: string;
-}
-
-export interface LicenseActivation {
-  activation_id: string;
-  license: { id: string; plan: string; expires_at: string; max_devices: number; active_devices: number };
-  token: string;
-  offline_grace_until: string;
-  [key: string]: unknown;
-}
-
-export interface LicensePublicKey {
-  kty: 'OKP';
-  crv: 'Ed25519';
-  x: string;
-  /** Thumbprint of the key (RFC 7638); tokens carry it in their header. */
-  kid?: string;
-  [key: string]: unknown;
-}
+export type LicenseActivation = Schemas['LicenseActivationResponse'];
+export type LicenseDeactivation = Schemas['LicenseDeactivationResponse'];
+export type LicenseEntitlements = Schemas['LicenseEntitlementsResponse'];
+export type LicensePublicKey = Schemas['PublicJwkResponse'];
+export type ActivateLicenseParams = Schemas['ActivateLicenseDto'];
+export type LicenseDeviceParams = Schemas['LicenseDeviceDto'];
 
 /** Per-call options accepted by every resource method. */
 export interface RequestOptions {

@@ -1,20 +1,15 @@
-// Verifies webhook deliveries per the Standard Webhooks specification (API.md §6): the signature
+// Verifies webhook deliveries per the Standard Webhooks specification (docs/api-decisions.md §6): the signature
 // is computed over the raw body, so pass the bytes exactly as received, before any JSON parsing.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MediaJobsError } from './errors.js';
-import type { ErrorObject } from './errors.js';
+import type { components } from './generated/openapi.js';
 
 /** Deliveries whose timestamp is further than this from now are refused (replay protection). */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 
-export interface WebhookEvent {
-  id: string;
-  event: string;
-  created_at: string;
-  data: { job: { job_id: string }; error: ErrorObject | null; [key: string]: unknown };
-  [key: string]: unknown;
-}
+/** The body of a webhook delivery (the document's `WebhookEvent`). */
+export type WebhookEvent = components['schemas']['WebhookEvent'];
 
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 

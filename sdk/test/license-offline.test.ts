@@ -9,13 +9,13 @@ import {
   LicenseError,
   MAX_CLOCK_SKEW_SECONDS,
   MediaJobs,
-  type LicensePublicKey,
+  type LicenseVerificationKey,
 } from '../src/index.js';
 
 const client = new MediaJobs({ apiKey: 'mjk_test', baseUrl: 'http://127.0.0.1:9' });
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 
-function jwkOf(key: KeyObject): LicensePublicKey {
+function jwkOf(key: KeyObject): LicenseVerificationKey {
   const x = key.export({ format: 'jwk' }).x as string;
   const kid = createHash('sha256')
     .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
@@ -125,7 +125,7 @@ describe('license.verifyOffline', () => {
 
   describe('signature and structure (license_invalid)', () => {
     const now = T0 + DAY;
-    const invalid = (value: string, key: LicensePublicKey = jwk) => {
+    const invalid = (value: string, key: LicenseVerificationKey = jwk) => {
       const error = refusal(() => client.license.verifyOffline(value, key, now));
       assert.equal(error.code, 'license_invalid');
       assert.equal(error.retryable, false);
@@ -163,7 +163,7 @@ describe('license.verifyOffline', () => {
 
     test('a public key that is not an Ed25519 JWK is a programming error (TypeError)', () => {
       assert.throws(
-        () => client.license.verifyOffline(token(), { kty: 'RSA' } as unknown as LicensePublicKey, now),
+        () => client.license.verifyOffline(token(), { kty: 'RSA' } as unknown as LicenseVerificationKey, now),
         TypeError,
       );
     });

@@ -38,7 +38,7 @@ describe('webhooks.verify', () => {
   test('accepts a delivery signed by the reference library and returns the event', () => {
     const event = client.webhooks.verify(body, signed(), secret);
     assert.equal(event.event, 'job.failed');
-    assert.equal(event.data.job.job_id, 'job_1');
+    assert.equal(event.data.job?.job_id, 'job_1');
   });
 
   test('accepts a Buffer body, a Headers object and mixed-case header names', () => {

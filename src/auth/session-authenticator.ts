@@ -40,7 +40,7 @@ export class SessionAuthenticator {
   }
 
   /**
-   * Step 1 of API.md §2 for a session: a live session (401 invalid_session), and for any change,
+   * Step 1 of docs/api-decisions.md §2 for a session: a live session (401 invalid_session), and for any change,
    * the request's origin and the session's CSRF token (403 csrf_check_failed).
    */
   async authenticate(request: FastifyRequest, options: { touch?: boolean } = {}): Promise<AuthContext> {
@@ -63,7 +63,8 @@ export class SessionAuthenticator {
     if (!READ_METHODS.has(request.method)) this.checkCrossSite(request, session);
     // A re-check of an open stream (`touch: false`) is no activity of the member's: it must not keep an idle session alive.
     if (options.touch !== false && Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
-      // Best effort: a lost touch only makes the idle expiry come a little earlier.
+      // Not awaited, and its failure dropped on purpose: the request must neither wait for nor fail on
+      // a last-seen write, and a lost one only makes the idle expiry come up to a minute earlier.
       this.sessions.touch(session.id).catch(() => undefined);
     }
     return {

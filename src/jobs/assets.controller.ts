@@ -9,6 +9,7 @@ import { ApiError } from '../common/errors';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { verifyAssetSignature } from './asset-url';
+import { OUTPUT_CONTENT_TYPES } from './output-options';
 
 /**
  * Parses a single `bytes=` range: null when there is none to honour, 'invalid' when it cannot be
@@ -41,10 +42,7 @@ export function parseRange(
 
 /** What an output is served as (the container chosen at submit). */
 const MEDIA_CONTENT = Object.fromEntries(
-  ['video/mp4', 'video/quicktime', 'audio/wav', 'audio/mp4'].map((type) => [
-    type,
-    { schema: { type: 'string', format: 'binary' } },
-  ]),
+  Object.values(OUTPUT_CONTENT_TYPES).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
 );
 
 @ApiTags('assets')

@@ -1,8 +1,9 @@
-// The answer of POST /v1/{api}/jobs/estimate (API.md §11): the submit's price and verdict, no hold, no job.
+// The answer of POST /v1/{api}/jobs/estimate (docs/api-decisions.md §11): the submit's price and verdict, no hold, no job.
 import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import type { NewJobItem } from './jobs.repository';
+import type { OutputPicture } from './output-options';
 import { itemWork, jobProcessingSeconds } from './processing-time';
 import type { DeclaredSource } from './sources.service';
 
@@ -13,6 +14,9 @@ export interface JobEstimateItem {
   duration_seconds: number;
   width: number | null;
   height: number | null;
+  /** What the item will produce (never upscaled); null for audio. */
+  output_width: number | null;
+  output_height: number | null;
   estimated_credits: number;
   estimated_usd: number;
   /** Processing time of this item on one idle worker (src/jobs/processing-time.ts). */
@@ -35,7 +39,7 @@ export interface JobEstimate {
   /** Seconds of media in all inputs. */
   duration_seconds: number;
   items: JobEstimateItem[];
-  /** Whether a submit of the same body would be accepted now (limits and money: API.md §2 step 8). */
+  /** Whether a submit of the same body would be accepted now (limits and money: docs/api-decisions.md §2 step 8). */
   accepted: boolean;
   /** When not accepted: the error object the submit would get now; else null. */
   error: ErrorObject | null;
@@ -50,7 +54,11 @@ export function toJobEstimate(
     workers: number;
     /** SEGMENT_SECONDS: which items the workers encode in segments, and how many. */
     segmentSeconds: number;
-    items: (Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource; processingSeconds: number })[];
+    items: (Omit<NewJobItem, 'source'> & {
+      source: ItemSource | DeclaredSource;
+      processingSeconds: number;
+      picture: OutputPicture;
+    })[];
   },
   error: ErrorObject | null,
 ): JobEstimate {
@@ -76,6 +84,7 @@ export function toJobEstimate(
       duration_seconds: item.durationSeconds,
       width: item.width,
       height: item.height,
+      ...item.picture,
       estimated_credits: item.estimatedCredits,
       estimated_usd: usd(item.estimatedCredits, usdPerCredit),
       estimated_seconds: item.processingSeconds,

@@ -14,7 +14,14 @@ import { jobLocation, toJobView, type JobView } from './job-view';
 import type { ItemSource, JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
-import { outputHeight, RESOLUTIONS, resolveOutput, type JobOutput, type RequestedOutput } from './output-options';
+import {
+  outputHeight,
+  outputPicture,
+  RESOLUTIONS,
+  resolveOutput,
+  type JobOutput,
+  type RequestedOutput,
+} from './output-options';
 import { itemCredits } from './pricing';
 import { itemProcessingSeconds } from './processing-time';
 import { QUALITY_PRESETS } from '../media/quality-presets';
@@ -48,7 +55,7 @@ export class JobsService {
   ) {}
 
   /**
-   * Submit, in the order of API.md §2. Before this runs, the access guard did steps 1–3 (auth, rate,
+   * Submit, in the order of docs/api-decisions.md §2. Before this runs, the access guard did steps 1–3 (auth, rate,
    * maintenance), the validation pipe step 4 and the idempotency interceptor step 5. Here (`prepare`,
    * shared with the estimate):
    * - step 4's rules class-validator cannot express (metadata, one source per input);
@@ -102,6 +109,7 @@ export class JobsService {
         items: items.map((item) => ({
           ...item,
           processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
+          picture: outputPicture(job, item),
         })),
       },
       refusal &&

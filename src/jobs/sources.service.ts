@@ -32,7 +32,7 @@ const LOCAL_PROBE_TIMEOUT_MS = 10_000;
 const STORED_PROBE_URL_SECONDS = 120;
 
 /**
- * Source checks at submit (API.md §2 step 7): the URL is safe and reachable, the media is a
+ * Source checks at submit (docs/api-decisions.md §2 step 7): the URL is safe and reachable, the media is a
  * container and codec we accept, decodable, not too long, and not on the block list.
  */
 @Injectable()
@@ -98,7 +98,11 @@ export class SourcesService {
       // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
       const proxied = await withPinnedProxy(
         url,
-        { allow: this.config.allowPrivateUrls, timeoutMs: URL_PROBE_TIMEOUT_MS },
+        {
+          allow: this.config.allowPrivateUrls,
+          timeoutMs: URL_PROBE_TIMEOUT_MS,
+          explainAllowList: this.config.nodeEnv !== 'production',
+        },
         (localUrl) => this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS, probeSignal),
       );
       if (!proxied.ok) {

@@ -1,4 +1,4 @@
-// A submit storm against a small balance (API.md §2 step 8, §4 "Credits"): 1,000 submits at once,
+// A submit storm against a small balance (docs/api-decisions.md §2 step 8, §4 "Credits"): 1,000 submits at once,
 // on an account whose credits cover exactly N jobs and whose plan limits nothing but money. Each
 // submit behaves like the official client: its own Idempotency-Key, and a retry (same key, backoff)
 // of a retryable answer. Exactly N jobs are accepted, every other submit ends as the 402
@@ -12,10 +12,10 @@ import { AdminService } from '../../src/admin/admin.service';
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { JobsRepository } from '../../src/jobs/jobs.repository';
 import { clipOfDuration } from '../fixtures/media';
-import { expectError, sleep } from '../foundation/helpers';
+import { expectError, sleep } from '../support/error-checks';
 import { call, startApi, type JsonResponse, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { countByStatus, createAccountOnPlan, listAll, markRegionHealthy } from './support';
+import { countByStatus, createAccountOnPlan, listAll, markRegionHealthy } from '../support/chaos-accounts';
 
 // No worker serves this region: accepted jobs stay queued and keep their holds.
 const REGION = 'chaos-storm';

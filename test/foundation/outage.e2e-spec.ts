@@ -1,10 +1,10 @@
-// Redis or Postgres unreachable (issue 2, API.md §1): the API answers a 503 service_unavailable
+// Redis or Postgres unreachable (issue 2, docs/api-decisions.md §1): the API answers a 503 service_unavailable
 // envelope quickly instead of hanging or crashing, readiness reports it, liveness does not, and the
 // API recovers by itself. The real servers stay up: each API here reaches its dependency through a
 // loopback proxy that the test takes down and brings back.
 import { call, createAccount, startApi, type JsonResponse, type TestAccount, type TestApi } from '../support/app';
 import { TcpProxy } from '../support/tcp-proxy';
-import { expectError, sleep, waitUntil } from './helpers';
+import { expectError, sleep, waitUntil } from '../support/error-checks';
 
 const FAST_MS = 5000;
 

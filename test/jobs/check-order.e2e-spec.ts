@@ -1,4 +1,4 @@
-// Which error wins when several things are wrong at once (API.md §2). One submit is made wrong in
+// Which error wins when several things are wrong at once (docs/api-decisions.md §2). One submit is made wrong in
 // every way, then the causes are removed one at a time, first to last: each answer must name the
 // earliest cause still present. The map of where each step lives is in src/auth/access.guard.ts.
 import { mkdtemp } from 'node:fs/promises';
@@ -9,13 +9,13 @@ import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { sdrMp4 } from '../fixtures/media';
-import { alignToSecond } from '../foundation/helpers';
+import { alignToSecond } from '../support/error-checks';
 
 // No worker serves these regions: heartbeats are written by hand, so 'order' counts as healthy and
 // 'nowhere' does not.
 const REGION = 'order';
 
-describe('order of checks at submit (API.md §2)', () => {
+describe('order of checks at submit (docs/api-decisions.md §2)', () => {
   let api: TestApi;
   let db: DataSource;
   let admin: AdminService;

@@ -1,10 +1,18 @@
-// The plugin licence API (API.md §7, spec §7.9) as a plugin sees it: activation with a device limit,
+// The plugin licence API (docs/api-decisions.md §7, docs/spec/specification.txt §7.9) as a plugin sees it: activation with a device limit,
 // Ed25519 tokens verifiable with only the public key, offline grace, and every license_error code.
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, startApi, type TestApi } from '../support/app';
-import { expectError, sleep } from '../foundation/helpers';
-import { activate, activeSeats, deactivate, decodeToken, entitlements, issueLicense, validate } from './support';
+import { expectError, sleep } from '../support/error-checks';
+import {
+  activate,
+  activeSeats,
+  deactivate,
+  decodeToken,
+  entitlements,
+  issueLicense,
+  validate,
+} from '../support/licenses';
 
 describe('plugin licences', () => {
   let api: TestApi;

@@ -6,8 +6,8 @@
 import { request as httpRequest } from 'node:http';
 import { idFloor, randomBase62 } from '../../src/common/ids';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { asMember, PASSWORD, redeem, sameOrigin, uniqueEmail } from '../dashboard/session';
-import { emitEvent, eventually, sleep } from './support';
+import { asMember, PASSWORD, redeem, sameOrigin, uniqueEmail } from '../support/dashboard-session';
+import { emitEvent, eventually, sleep } from '../support/webhook-receiver';
 
 interface StreamedEvent {
   id: string;

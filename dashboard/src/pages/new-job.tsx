@@ -3,28 +3,20 @@ import {
   api,
   ApiFailure,
   newIdempotencyKey,
+  OUTPUT_DEFAULTS,
   uploadFile,
+  type AudioOptions,
   type Credits,
   type Job,
   type JobApi,
   type JobEstimate,
+  type Sdr2HdrOptions,
   type UploadResult,
 } from '../api';
 import { formatBytes, formatCredits, formatNumber, formatSeconds, formatUsd, percent } from '../format';
 import { Link, navigate } from '../router';
 import { useCanChange } from '../session';
 import { ErrorNotice, Loading, Notice, PageTitle, Progress, useAction, useLoad } from '../ui';
-
-interface Sdr2HdrOptions {
-  resolution: 'source' | '720p' | '1080p' | '2160p';
-  peak_nits: number;
-  container: 'mp4' | 'mov';
-  quality: 'fast' | 'balanced' | 'best';
-}
-interface AudioOptions {
-  target_lufs: number;
-  container: 'wav' | 'm4a';
-}
 
 const ACCEPT: Record<JobApi, string> = {
   sdr2hdr: 'video/mp4,video/quicktime,.mp4,.mov',
@@ -46,13 +38,8 @@ export function NewJobPage() {
   const credits = useLoad('new-job:credits', () => api<Credits>('GET', '/v1/account/credits'));
   const [jobApi, setJobApi] = useState<JobApi>('sdr2hdr');
   const [upload, setUpload] = useState<UploadState>({ phase: 'idle' });
-  const [sdr2hdr, setSdr2hdr] = useState<Sdr2HdrOptions>({
-    resolution: 'source',
-    peak_nits: 1000,
-    container: 'mp4',
-    quality: 'balanced',
-  });
-  const [audio, setAudio] = useState<AudioOptions>({ target_lufs: -16, container: 'wav' });
+  const [sdr2hdr, setSdr2hdr] = useState<Sdr2HdrOptions>(OUTPUT_DEFAULTS.sdr2hdr);
+  const [audio, setAudio] = useState<AudioOptions>(OUTPUT_DEFAULTS.audio);
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   // One key per submit intent: a retried click after a network failure cannot create a second job.
@@ -88,7 +75,10 @@ export function NewJobPage() {
     event.preventDefault();
     setDragging(false);
     const file = event.dataTransfer.files[0];
-    if (file) start(file);
+    if (!file) return;
+    // The file input shows what was dropped too (else it keeps saying "No file chosen").
+    if (fileInput.current) fileInput.current.files = event.dataTransfer.files;
+    start(file);
   };
 
   if (!canChange) {
@@ -186,6 +176,7 @@ export function NewJobPage() {
               <label htmlFor="resolution">Resolution</label>
               <select
                 id="resolution"
+                aria-describedby="resolution-hint"
                 value={sdr2hdr.resolution}
                 onChange={(event) =>
                   setSdr2hdr({ ...sdr2hdr, resolution: event.target.value as Sdr2HdrOptions['resolution'] })
@@ -196,6 +187,9 @@ export function NewJobPage() {
                 <option value="1080p">1080p</option>
                 <option value="2160p">2160p</option>
               </select>
+              <p id="resolution-hint" className="hint">
+                Lines of the short side. Never upscaled: a smaller source keeps its own size, and is priced for it.
+              </p>
             </div>
             <div className="field">
               <label htmlFor="peak-nits">Mastering peak (cd/m², 400–10000)</label>
@@ -280,6 +274,7 @@ export function NewJobPage() {
                 {formatCredits(estimate.data.estimated_credits)} ({formatUsd(estimate.data.estimated_usd)}) for{' '}
                 {formatSeconds(estimate.data.duration_seconds)} of media
               </p>
+              {jobApi === 'sdr2hdr' && <EstimatedPictures estimate={estimate.data} asked={sdr2hdr.resolution} />}
               <p className="estimate-time">
                 Processing takes about {formatSeconds(estimate.data.estimated_seconds)} once a worker starts it.
               </p>
@@ -310,6 +305,33 @@ export function NewJobPage() {
         </p>
       </form>
     </>
+  );
+}
+
+const LINES: Record<Sdr2HdrOptions['resolution'], number> = { source: 0, '720p': 720, '1080p': 1080, '2160p': 2160 };
+
+/** What each input will become, saying so when the source is smaller than the resolution asked for. */
+function EstimatedPictures({ estimate, asked }: { estimate: JobEstimate; asked: Sdr2HdrOptions['resolution'] }) {
+  const pictures = estimate.items.filter(
+    (item) => item.width && item.height && item.output_width && item.output_height,
+  );
+  if (pictures.length === 0) return null;
+  return (
+    <ul className="estimate-pictures">
+      {pictures.map((item) => {
+        const shortSide = Math.min(item.width!, item.height!);
+        return (
+          <li key={item.index}>
+            Output {item.output_width}×{item.output_height}
+            {shortSide < LINES[asked]
+              ? ` — the source is ${item.width}×${item.height}, smaller than ${asked}: it keeps its size (never upscaled) and is priced for it.`
+              : item.output_width === item.width && item.output_height === item.height
+                ? ' (the source’s size)'
+                : ` (from ${item.width}×${item.height})`}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 

@@ -1,7 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ListQuery } from '../../common/pagination';
+import { JOB_STATUSES, type JobStatus } from '../job.types';
 import { QUALITY_CHOICES, QUALITY_DESCRIPTION, type Quality } from '../../media/quality-presets';
+import { MAPPINGS, TRANSFERS, type Mapping, type Transfer } from '../../media/hdr-mapping';
+import { MAPPING_DESCRIPTION, TRANSFER_DESCRIPTION } from '../output-options';
 import {
   AUDIO_CONTAINERS,
   OUTPUT_DEFAULTS,
@@ -26,6 +29,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 
@@ -85,8 +89,18 @@ export class JobInputDto {
   media?: DeclaredMediaDto;
 }
 
+const RESOLUTION_DESCRIPTION =
+  'What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: ' +
+  'a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p ' +
+  "source gives 1080p at the 1080p price); `source` keeps the source's size. Each item of the estimate and of the " +
+  'job says what it will produce: items[i].output_width and output_height.';
+
 export class Sdr2HdrOutputDto {
-  @ApiPropertyOptional({ enum: RESOLUTION_CHOICES, default: OUTPUT_DEFAULTS.sdr2hdr.resolution })
+  @ApiPropertyOptional({
+    enum: RESOLUTION_CHOICES,
+    default: OUTPUT_DEFAULTS.sdr2hdr.resolution,
+    description: RESOLUTION_DESCRIPTION,
+  })
   @IsOptional()
   @IsIn(RESOLUTION_CHOICES)
   resolution?: Resolution;
@@ -95,13 +109,38 @@ export class Sdr2HdrOutputDto {
     default: OUTPUT_DEFAULTS.sdr2hdr.peak_nits,
     minimum: 400,
     maximum: 10000,
-    description: 'Mastering display peak luminance (cd/m²).',
+    description:
+      'Mastering display peak luminance (cd/m²): the ST 2086 metadata, and the peak `expand` reaches. ' +
+      'PQ only: refused with `transfer: "hlg"` (HLG is relative to the display and has no mastering peak).',
   })
   @IsOptional()
   @IsInt()
   @Min(400)
   @Max(10000)
+  @ValidateBy({
+    name: 'peakOnlyWithPq',
+    validator: {
+      validate: (_value: unknown, args) => (args?.object as Sdr2HdrOutputDto | undefined)?.transfer !== 'hlg',
+      defaultMessage: () =>
+        'peak_nits applies to PQ (HDR10) only; HLG is relative to the display, so an HLG picture has no mastering ' +
+        'peak (expand reaches the HLG reference display\'s 1000 cd/m²). Omit peak_nits, or use transfer "pq"',
+    },
+  })
   peak_nits?: number;
+
+  @ApiPropertyOptional({ enum: MAPPINGS, default: OUTPUT_DEFAULTS.sdr2hdr.mapping, description: MAPPING_DESCRIPTION })
+  @IsOptional()
+  @IsIn(MAPPINGS)
+  mapping?: Mapping;
+
+  @ApiPropertyOptional({
+    enum: TRANSFERS,
+    default: OUTPUT_DEFAULTS.sdr2hdr.transfer,
+    description: TRANSFER_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsIn(TRANSFERS)
+  transfer?: Transfer;
 
   @ApiPropertyOptional({ enum: VIDEO_CONTAINERS, default: OUTPUT_DEFAULTS.sdr2hdr.container })
   @IsOptional()
@@ -179,11 +218,8 @@ export class SubmitAudioJobDto extends SubmitJobBase {
 }
 
 export class ListJobsQuery extends ListQuery {
-  @ApiPropertyOptional({
-    enum: ['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'],
-    description: 'Only jobs in this status.',
-  })
+  @ApiPropertyOptional({ enum: JOB_STATUSES, description: 'Only jobs in this status.' })
   @IsOptional()
-  @IsIn(['queued', 'processing', 'succeeded', 'partially_succeeded', 'failed', 'cancelled'])
-  status?: string;
+  @IsIn(JOB_STATUSES)
+  status?: JobStatus;
 }

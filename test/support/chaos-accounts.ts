@@ -1,4 +1,4 @@
-// Shared by the chaos suite (test/chaos/): accounts on custom plans written straight into the test
+// Shared by the chaos and jobs suites: accounts on custom plans written straight into the test
 // database, a hand-written worker heartbeat so a region counts as healthy without a worker, and
 // small helpers to fire many requests at once and read what came back.
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { CredentialsVersion } from '../../src/auth/credentials-version';
 import { workersKey } from '../../src/common/queues';
-import type { JsonResponse, TestAccount, TestApi } from '../support/app';
+import type { JsonResponse, TestAccount, TestApi } from './app';
 
 export interface PlanLimits {
   requestsPerSecond: number;
@@ -19,7 +19,7 @@ export interface PlanLimits {
   usdPerCredit?: number;
 }
 
-/** Inserts a plan row with these limits (the plans table of API.md §3) and returns its id. */
+/** Inserts a plan row with these limits (the plans table of docs/api-decisions.md §3) and returns its id. */
 export async function createPlan(api: TestApi, limits: PlanLimits): Promise<string> {
   const id = `chaos_${randomBytes(6).toString('hex')}`;
   await api.app.get(DataSource).query(
