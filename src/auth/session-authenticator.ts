@@ -9,7 +9,7 @@ import type { AuthContext } from './auth-context';
 import type { Access } from './auth.decorators';
 import { mayChange, notForCaller, READ_METHODS, scopesOf, viewerRefusal } from './roles';
 import { requestOrigin } from './same-origin';
-import { clearedSessionCookie, hashToken, isWellFormedToken, readCookie, SESSION_COOKIE } from './session-token';
+import { clearedSessionCookie, hashToken, isWellFormedToken, readSessionCookie, secureCookies } from './session-token';
 import { SessionsRepository, type ActiveSession } from './sessions.repository';
 
 type KeyAccess = Extract<Access, { kind: 'api_key' }>;
@@ -20,6 +20,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 @Injectable()
 export class SessionAuthenticator {
   private readonly publicOrigin: string;
+  private readonly secure: boolean;
   private readonly touchIntervalMs: number;
 
   constructor(
@@ -27,6 +28,7 @@ export class SessionAuthenticator {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.publicOrigin = new URL(config.publicBaseUrl).origin;
+    this.secure = secureCookies(config);
     this.touchIntervalMs = Math.min(TOUCH_INTERVAL_MS, (config.sessionIdleTimeoutSeconds * 1000) / 4);
   }
 
@@ -36,7 +38,7 @@ export class SessionAuthenticator {
    */
   applies(request: FastifyRequest, access: KeyAccess): boolean {
     if (request.headers['x-api-key'] !== undefined) return false;
-    return access.members !== undefined || readCookie(request.headers.cookie, SESSION_COOKIE) !== null;
+    return access.members !== undefined || readSessionCookie(request.headers.cookie, this.secure) !== null;
   }
 
   /**
@@ -44,7 +46,7 @@ export class SessionAuthenticator {
    * the request's origin and the session's CSRF token (403 csrf_check_failed).
    */
   async authenticate(request: FastifyRequest, options: { touch?: boolean } = {}): Promise<AuthContext> {
-    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const token = readSessionCookie(request.headers.cookie, this.secure);
     if (token === null) {
       throw new ApiError('invalid_session', {
         param: 'Cookie',
@@ -57,7 +59,7 @@ export class SessionAuthenticator {
     if (!session) {
       throw new ApiError('invalid_session', {
         param: 'Cookie',
-        headers: { 'Set-Cookie': clearedSessionCookie(this.config.nodeEnv === 'production') },
+        headers: { 'Set-Cookie': clearedSessionCookie(this.secure) },
       });
     }
     if (!READ_METHODS.has(request.method)) this.checkCrossSite(request, session);

@@ -18,7 +18,8 @@ const GROUPS = {
   ],
   admin: ['missing_api_key', 'invalid_api_key'],
   // A dashboard session in place of a key (any route a key reaches, and the members-only ones).
-  session: ['invalid_session', 'csrf_check_failed', 'insufficient_scope', 'account_suspended'],
+  // invalid_parameter: two session cookies in one request (param Cookie).
+  session: ['invalid_session', 'csrf_check_failed', 'insufficient_scope', 'account_suspended', 'invalid_parameter'],
   sign_in: ['invalid_credentials', 'csrf_check_failed', 'rate_limit_exceeded'],
   rate: ['rate_limit_exceeded'],
   maintenance: ['maintenance_window'],
