@@ -175,6 +175,12 @@ export class EventStream implements OnModuleDestroy {
   /** Streams until the client goes away, its credential is refused, or the API shuts down. */
   async serve(caller: AuthContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const resumeAfter = this.resumePoint(request.headers['last-event-id']);
+    if (request.method === 'HEAD') {
+      // The headers a GET would get, and the end: a HEAD has no body, so it must not stay open as a stream.
+      void reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
+      void reply.send();
+      return;
+    }
     const taken = await this.slots.take(caller.accountId, caller.plan.eventStreams);
     if ('held' in taken) {
       throw new ApiError('stream_limit_exceeded', {
