@@ -9,6 +9,7 @@ import { Members1764600000000 } from './1764600000000-members';
 import { ItemWorker1764750000000 } from './1764750000000-item-worker';
 import { Sdr2HdrQuality1765200000000 } from './1765200000000-sdr2hdr-quality';
 import { ItemSegments1765250000000 } from './1765250000000-item-segments';
+import { PlanEventStreams1765310000000 } from './1765310000000-plan-event-streams';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   ItemWorker1764750000000,
   Sdr2HdrQuality1765200000000,
   ItemSegments1765250000000,
+  PlanEventStreams1765310000000,
 ];

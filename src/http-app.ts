@@ -8,6 +8,7 @@ import { checkApiConfig, type AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { registerBodyRateLimit } from './common/http/body-rate';
 import { registerRequestFraming, routedUrl } from './common/http/request-framing';
+import { registerSecurityHeaders } from './common/http/security-headers';
 import { sendClientError, sendError } from './common/http/error-response';
 import { RouteTable } from './common/http/route-table';
 import {
@@ -61,6 +62,7 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     done();
   });
   registerRequestLog(fastify, logger);
+  registerSecurityHeaders(fastify, config);
   registerRequestFraming(fastify, config.docsUrl, (error, request, reply) =>
     sendError(error, request, reply, errorContext),
   );

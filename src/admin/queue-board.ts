@@ -24,12 +24,8 @@ const SESSION_SECONDS = 8 * 3600;
 const REFRESH_MS = 5000;
 const logger = new Logger('QueueBoard');
 
-const SECURITY_HEADERS = {
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
-};
+/** The rest of an HTML page's protective headers come from common/http/security-headers.ts. */
+const SECURITY_HEADERS = { 'Cache-Control': 'no-store' };
 
 function sign(adminToken: string, expires: number): string {
   return createHmac('sha256', `queue-board:${adminToken}`).update(String(expires)).digest('base64url');

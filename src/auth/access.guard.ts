@@ -98,17 +98,39 @@ export class AccessGuard {
           return this.admitMember(request, reply, access);
         }
         const { caller, result } = await this.authenticateAndCount(request);
-        if (access.members) throw notForCaller(access.members, 'api_key');
-        if (!access.scopes.some((scope) => caller.scopes.includes(scope))) {
-          throw new ApiError('insufficient_scope', {
-            message: `This API key lacks the "${access.scopes.join('" or "')}" scope. Use a key that has it.`,
-          });
-        }
-        if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
+        this.authoriseKey(caller, access);
         this.admit(request, reply, caller, result);
         return;
       }
     }
+  }
+
+  /**
+   * Step 1 again for a request admitted earlier and still being answered (an open event stream): its
+   * credential judged by the same rules, now, without counting the request against any rate. Throws
+   * the refusal it would get. A key costs no I/O while the credentials version stays `version` (read
+   * once for all streams by the caller); a session costs one indexed read.
+   */
+  async recheck(request: FastifyRequest, access: Access, version: string): Promise<void> {
+    if (access.kind !== 'api_key') return;
+    if (this.sessions.applies(request, access)) {
+      const caller = await this.sessions.authenticate(request, { touch: false });
+      this.sessions.authorise(request, access, caller);
+      return;
+    }
+    const { caller } = await this.auth.authenticate(request.headers['x-api-key'], version);
+    this.authoriseKey(caller, access);
+  }
+
+  /** Step 1's authorisation for a key: a route for members only, the route's scopes, suspension (403). */
+  private authoriseKey(caller: AuthContext, access: Extract<Access, { kind: 'api_key' }>): void {
+    if (access.members) throw notForCaller(access.members, 'api_key');
+    if (!access.scopes.some((scope) => caller.scopes.includes(scope))) {
+      throw new ApiError('insufficient_scope', {
+        message: `This API key lacks the "${access.scopes.join('" or "')}" scope. Use a key that has it.`,
+      });
+    }
+    if (caller.accountStatus === 'suspended') throw new ApiError('account_suspended');
   }
 
   /**

@@ -13,6 +13,8 @@ export interface PlanLimits {
   apis: string[];
   maxOutputHeight: number;
   usdPerCredit: number;
+  /** Open event streams (GET /v1/events/stream) an account may hold at once. */
+  eventStreams: number;
 }
 
 /** Who is calling: set on the request by the auth guard after a valid API key or dashboard session. */

@@ -9,7 +9,7 @@ import type { AuthContext } from './auth-context';
 import type { Access } from './auth.decorators';
 import { mayChange, notForCaller, READ_METHODS, scopesOf, viewerRefusal } from './roles';
 import { requestOrigin } from './same-origin';
-import { clearedSessionCookie, hashToken, isWellFormedToken, readCookie, SESSION_COOKIE } from './session-token';
+import { clearedSessionCookie, hashToken, isWellFormedToken, readSessionCookie, secureCookies } from './session-token';
 import { SessionsRepository, type ActiveSession } from './sessions.repository';
 
 type KeyAccess = Extract<Access, { kind: 'api_key' }>;
@@ -20,6 +20,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 @Injectable()
 export class SessionAuthenticator {
   private readonly publicOrigin: string;
+  private readonly secure: boolean;
   private readonly touchIntervalMs: number;
 
   constructor(
@@ -27,6 +28,7 @@ export class SessionAuthenticator {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.publicOrigin = new URL(config.publicBaseUrl).origin;
+    this.secure = secureCookies(config);
     this.touchIntervalMs = Math.min(TOUCH_INTERVAL_MS, (config.sessionIdleTimeoutSeconds * 1000) / 4);
   }
 
@@ -36,15 +38,15 @@ export class SessionAuthenticator {
    */
   applies(request: FastifyRequest, access: KeyAccess): boolean {
     if (request.headers['x-api-key'] !== undefined) return false;
-    return access.members !== undefined || readCookie(request.headers.cookie, SESSION_COOKIE) !== null;
+    return access.members !== undefined || readSessionCookie(request.headers.cookie, this.secure) !== null;
   }
 
   /**
    * Step 1 of docs/api-decisions.md §2 for a session: a live session (401 invalid_session), and for any change,
    * the request's origin and the session's CSRF token (403 csrf_check_failed).
    */
-  async authenticate(request: FastifyRequest): Promise<AuthContext> {
-    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+  async authenticate(request: FastifyRequest, options: { touch?: boolean } = {}): Promise<AuthContext> {
+    const token = readSessionCookie(request.headers.cookie, this.secure);
     if (token === null) {
       throw new ApiError('invalid_session', {
         param: 'Cookie',
@@ -57,11 +59,12 @@ export class SessionAuthenticator {
     if (!session) {
       throw new ApiError('invalid_session', {
         param: 'Cookie',
-        headers: { 'Set-Cookie': clearedSessionCookie(this.config.nodeEnv === 'production') },
+        headers: { 'Set-Cookie': clearedSessionCookie(this.secure) },
       });
     }
     if (!READ_METHODS.has(request.method)) this.checkCrossSite(request, session);
-    if (Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
+    // A re-check of an open stream (`touch: false`) is no activity of the member's: it must not keep an idle session alive.
+    if (options.touch !== false && Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
       // Not awaited, and its failure dropped on purpose: the request must neither wait for nor fail on
       // a last-seen write, and a lost one only makes the idle expiry come up to a minute earlier.
       this.sessions.touch(session.id).catch(() => undefined);

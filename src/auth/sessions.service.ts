@@ -3,7 +3,15 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { newId } from '../common/ids';
-import { clearedSessionCookie, generateToken, hashToken, isWellFormedToken, sessionCookie } from './session-token';
+import {
+  clearedSessionCookie,
+  generateToken,
+  hashToken,
+  isWellFormedToken,
+  readSessionCookie,
+  secureCookies,
+  sessionCookie,
+} from './session-token';
 import { SessionsRepository } from './sessions.repository';
 
 export interface StartedSession {
@@ -69,7 +77,19 @@ export class SessionsService {
     return clearedSessionCookie(this.secureCookies());
   }
 
+  /**
+   * The session token a signing-in browser came with (revoked by `start`); null without one, and with
+   * two (a planted one beside it): signing in is how such a browser gets a single cookie again.
+   */
+  presentedToken(cookieHeader: string | undefined): string | null {
+    try {
+      return readSessionCookie(cookieHeader, this.secureCookies());
+    } catch {
+      return null;
+    }
+  }
+
   private secureCookies(): boolean {
-    return this.config.nodeEnv === 'production';
+    return secureCookies(this.config);
   }
 }

@@ -65,3 +65,12 @@ export function newId(prefix: IdPrefix): string {
 export function idFloor(prefix: IdPrefix, epochMs: number): string {
   return `${prefix}_${timePart(epochMs)}`;
 }
+
+/** The creation time (epoch ms) of an id made by `newId(prefix)`; null when `id` is not one. */
+export function idTime(prefix: IdPrefix, id: string): number | null {
+  const match = new RegExp(`^${prefix}_([0-9A-Za-z]{9})[0-9A-Za-z]{14}$`).exec(id);
+  if (!match) return null;
+  let ms = 0;
+  for (const char of match[1]) ms = ms * 62 + BASE62.indexOf(char);
+  return ms;
+}

@@ -1,37 +1,20 @@
 // The account dashboard, a single-page app served under /dashboard: hashed assets cached for good,
 // index.html revalidated each time, every client route (/dashboard/jobs/…) answered with index.html,
-// and a strict Content-Security-Policy on all of it. `/` and `/login` lead there.
+// and the strict header set of every HTML page (common/http/security-headers.ts). `/` and `/login` lead there.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
+import { contentSecurityPolicy } from '../common/http/security-headers';
 import { loadDashboardFiles, type DashboardFile } from './dashboard-files';
 
 /**
  * Scripts, styles and requests only from this origin (no inline script or style element), never in
- * a frame. Inline style *attributes* set from script (progress bar widths, the chart) go through
- * the CSSOM, which style-src does not restrict.
+ * a frame: the policy of every HTML page (common/http/security-headers.ts sets it, with the rest of the
+ * set, on every HTML response). Inline style *attributes* set from script (progress bar widths, the
+ * chart) go through the CSSOM, which style-src does not restrict.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': DASHBOARD_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'same-origin',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-};
+export const DASHBOARD_CSP = contentSecurityPolicy();
 
 /** `sendError` writes the envelope (these routes are Fastify's own, outside Nest's exception filter). */
 export function setupDashboard(
@@ -63,7 +46,6 @@ export function setupDashboard(
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile): FastifyReply {
-  void reply.headers(SECURITY_HEADERS);
   void reply.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
   void reply.header('ETag', file.etag).header('Vary', 'Accept-Encoding').type(file.contentType);
   if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();

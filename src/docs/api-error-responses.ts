@@ -18,7 +18,8 @@ const GROUPS = {
   ],
   admin: ['missing_api_key', 'invalid_api_key'],
   // A dashboard session in place of a key (any route a key reaches, and the members-only ones).
-  session: ['invalid_session', 'csrf_check_failed', 'insufficient_scope', 'account_suspended'],
+  // invalid_parameter: two session cookies in one request (param Cookie).
+  session: ['invalid_session', 'csrf_check_failed', 'insufficient_scope', 'account_suspended', 'invalid_parameter'],
   sign_in: ['invalid_credentials', 'csrf_check_failed', 'rate_limit_exceeded'],
   rate: ['rate_limit_exceeded'],
   maintenance: ['maintenance_window'],
@@ -72,6 +73,8 @@ const GROUPS = {
     'asset_not_found',
   ],
   cancel: ['job_not_cancellable'],
+  // GET /v1/events/stream: a Last-Event-ID that names no event, or one older than the events kept; the plan's cap.
+  event_stream: ['invalid_parameter', 'resume_point_expired', 'stream_limit_exceeded'],
   webhook_url: ['invalid_url'],
   // An empty body is missing_parameter; an Idempotency-Key reused with other bytes (or still in flight)
   // answers as on every POST (issue 12 item 14).

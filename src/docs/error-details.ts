@@ -111,6 +111,20 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
     ],
     example: { concurrency_limit: 10, running_jobs: 10 },
   },
+  stream_limit_exceeded: {
+    fields: [
+      { name: 'limit', type: 'integer', description: "The plan's open event streams per account." },
+      { name: 'open_streams', type: 'integer', description: 'Streams of the account open now.' },
+    ],
+    example: { limit: 2, open_streams: 2 },
+  },
+  resume_point_expired: {
+    fields: [
+      { name: 'retention_days', type: 'integer', description: 'How long events are kept (JOB_RETENTION_DAYS).' },
+      { name: 'oldest_kept_at', type: 'date-time', description: 'Events created before this may be gone.' },
+    ],
+    example: { retention_days: 30, oldest_kept_at: '2026-01-01T00:00:00.000Z' },
+  },
   file_too_large: {
     fields: [
       { name: 'max_upload_bytes', type: 'integer', description: 'Upload limit (POST /v1/uploads).', optional: true },

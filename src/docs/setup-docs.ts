@@ -253,7 +253,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
         in: 'cookie',
         name: 'mj_session',
         description:
-          'Dashboard session of a signed-in member (POST /v1/sessions). Requests that change something also ' +
+          'Dashboard session of a signed-in member (POST /v1/sessions); the cookie is __Host-mj_session in production (https). ' +
+          'Two session cookies in one request are refused (400). Requests that change something also ' +
           'need the X-CSRF-Token header of the session and must come from the service’s own origin. The ' +
           "member's role stands for scopes: owner and developer every scope, viewer reads only.",
       },

@@ -3,7 +3,6 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { checkBrowserOrigin } from '../auth/same-origin';
-import { readCookie, SESSION_COOKIE } from '../auth/session-token';
 import { SessionsService } from '../auth/sessions.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiErrorResponses } from '../docs/api-error-responses';
@@ -77,7 +76,11 @@ export class PasswordLinksController {
     checkBrowserOrigin(request, this.publicOrigin);
     const { member, session } = await this.repository.transaction(async (manager) => {
       const memberId = await this.members.redeemLink(manager, body.token, body.password);
-      const started = await this.sessions.start(memberId, readCookie(request.headers.cookie, SESSION_COOKIE), manager);
+      const started = await this.sessions.start(
+        memberId,
+        this.sessions.presentedToken(request.headers.cookie),
+        manager,
+      );
       return { member: (await this.repository.findWithAccount(memberId, manager))!, session: started };
     });
     void reply.header('Set-Cookie', session.cookie).header('Cache-Control', 'no-store');

@@ -4,7 +4,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, OwnSession, Public } from '../auth/auth.decorators';
 import { checkBrowserOrigin } from '../auth/same-origin';
-import { readCookie, SESSION_COOKIE } from '../auth/session-token';
 import { SessionsService } from '../auth/sessions.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiErrorResponses } from '../docs/api-error-responses';
@@ -43,7 +42,7 @@ export class SessionsController {
   ): Promise<SessionView> {
     checkBrowserOrigin(request, this.publicOrigin);
     const member = await this.signIn.verify(request.ip, body.email, body.password);
-    const session = await this.sessions.start(member.id, readCookie(request.headers.cookie, SESSION_COOKIE));
+    const session = await this.sessions.start(member.id, this.sessions.presentedToken(request.headers.cookie));
     void reply.header('Set-Cookie', session.cookie).header('Cache-Control', 'no-store');
     return toSessionView(member, session, this.sessions.idleTimeoutSeconds);
   }

@@ -1,7 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { afterCommit } from '../common/database/after-commit';
 import type { ErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
+import { REDIS } from '../common/redis/redis.module';
+import { publishEvents } from './event-channel';
 
 export const JOB_EVENTS = ['job.succeeded', 'job.partially_succeeded', 'job.failed', 'job.cancelled'] as const;
 export type JobEvent = (typeof JOB_EVENTS)[number];
@@ -20,10 +25,18 @@ export interface EventPayload {
 /**
  * Writes a job's terminal event to the outbox inside the transaction that ends the job: the event
  * exists exactly when the job ended (no lost event, none invented by a rolled-back transaction).
- * `data.error` is the very object stored on the job, so the two are identical.
+ * `data.error` is the very object stored on the job, so the two are identical. Once it commits, the
+ * event is published to the account's open event streams (event-channel.ts).
  */
 @Injectable()
 export class OutboxWriter {
+  private readonly logger = new Logger(OutboxWriter.name);
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
   async write(
     manager: EntityManager,
     event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null },
@@ -34,11 +47,19 @@ export class OutboxWriter {
       created_at: new Date().toISOString(),
       data: { job: { job_id: event.jobId }, error: event.error },
     };
-    await manager.query(
+    const inserted = (await manager.query(
       `INSERT INTO outbox_events (id, account_id, job_id, event, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (job_id, event) DO NOTHING`,
+       ON CONFLICT (job_id, event) DO NOTHING RETURNING id`,
       [payload.id, event.accountId, event.jobId, event.event, payload, payload.created_at],
-    );
+    )) as unknown[];
+    if (inserted.length) {
+      afterCommit(manager, () => {
+        publishEvents(this.redis, this.config.redisPrefix, [{ accountId: event.accountId, payload }]).catch(
+          (error: unknown) =>
+            this.logger.warn({ err: error, event_id: payload.id }, 'event not published; the relay publishes it again'),
+        );
+      });
+    }
     return payload;
   }
 }

@@ -6,12 +6,15 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
 import { bullConnection, closeQueue, queueDispatcher, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
 import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
+import { REDIS } from '../common/redis/redis.module';
+import { publishEvents } from './event-channel';
 import { nextAttemptDelayMs } from './retry-policy';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
 import { type AttemptOutcome, type DueDelivery, WebhooksRepository } from './webhooks.repository';
@@ -45,6 +48,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     private readonly repository: WebhooksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {
     this.policy = createAddressPolicy(config.allowPrivateUrls);
   }
@@ -98,7 +102,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (this.stopping || this.pumping) return this.pumping ?? Promise.resolve();
     this.pumping = (async () => {
       try {
-        while ((await this.repository.relayOutbox(BATCH, this.firstDelayMs())) === BATCH);
+        for (;;) {
+          const relayed = await this.repository.relayOutbox(BATCH, this.firstDelayMs());
+          // The event streams' second chance at each event (event-channel.ts); best effort.
+          await publishEvents(this.redis, this.config.redisPrefix, relayed).catch(() => undefined);
+          if (relayed.length < BATCH) break;
+        }
         await this.enqueue(await this.repository.dueDeliveries(BATCH));
       } catch (error) {
         if (!isUnavailableError(error)) this.logger.error({ err: error }, 'webhook pump failed');

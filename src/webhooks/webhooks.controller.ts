@@ -119,8 +119,13 @@ export class EventsController {
     summary: "The account's events as they happen (server-sent events), for `mediajobs listen`",
     description:
       'Each event is `id: evt_…`, `event: <type>`, `data: <the webhook body>`. Starts with events created from the moment of ' +
-      'connection; a reconnect with `Last-Event-ID: evt_…` resumes right after that event. A `: keep-alive` comment comes every 15 s. ' +
-      'Delivery is at least once: deduplicate on the event id.',
+      'connection. A reconnect with `Last-Event-ID: evt_…` first sends every event after that one, then goes live: events are ' +
+      'kept for JOB_RETENTION_DAYS (30 days unless the operator set otherwise), and a Last-Event-ID older than that is ' +
+      '410 `resume_point_expired` (read GET /v1/events instead) rather than a stream with a gap. A `: keep-alive` comment ' +
+      'comes every 15 s. The stream lives as long as its credential: within a second of the key being revoked or expiring, ' +
+      'the session ending or the account being suspended it ends (a `: stream ended: <code>` comment, then the close; the ' +
+      'reconnect gets that error). An account holds at most its plan’s number of open streams (free 2, starter 5, pro 20, ' +
+      'enterprise 100): one more is 429 `stream_limit_exceeded`. Delivery is at least once: deduplicate on the event id.',
   })
   @ApiResponse({
     status: 200,
@@ -133,13 +138,13 @@ export class EventsController {
       },
     },
   })
-  @ApiErrorResponses('auth', 'rate')
+  @ApiErrorResponses('auth', 'rate', 'event_stream')
   async stream(
     @Caller() caller: AuthContext,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.events.serve(caller.accountId, request, reply);
+    await this.events.serve(caller, request, reply);
   }
 
   @Get(':id')

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { EventFeed } from './event-feed';
 import { EventStream } from './event-stream';
 import { OutboxWriter } from './outbox.writer';
+import { StreamSlots } from './stream-slots';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksMetrics } from './webhooks-metrics';
 import { EventsController, WebhookEndpointsController } from './webhooks.controller';
@@ -13,8 +16,10 @@ export class WebhooksModule {}
 
 /** API process: endpoint registry, events, delivery log and redelivery (scope `webhooks`). */
 @Module({
+  // The event stream judges its credential again every second by the access guard's rules.
+  imports: [AuthModule],
   controllers: [WebhookEndpointsController, EventsController],
-  providers: [WebhooksService, WebhooksRepository, WebhooksMetrics, EventStream],
+  providers: [WebhooksService, WebhooksRepository, WebhooksMetrics, EventStream, EventFeed, StreamSlots],
 })
 export class WebhooksApiModule {}
 

@@ -269,17 +269,18 @@ export class WebhooksRepository {
   /**
    * Moves up to `limit` undispatched outbox events into deliveries (first attempt due after
    * `firstDelayMs`), one per matching enabled endpoint of the event's account, and marks them
-   * dispatched — all in one transaction; returns how many events it took. SKIP LOCKED lets
-   * several workers relay side by side; the unique index makes a repeated relay a no-op.
+   * dispatched — all in one transaction; returns the events it took (for the event streams).
+   * SKIP LOCKED lets several workers relay side by side; the unique index makes a repeated relay a no-op.
    */
-  relayOutbox(limit: number, firstDelayMs: number): Promise<number> {
+  relayOutbox(limit: number, firstDelayMs: number): Promise<{ accountId: string; payload: EventPayload }[]> {
     return this.db.transaction(async (manager: EntityManager) => {
-      const events = await rows<{ id: string }>(
+      const events = await rows<{ id: string; account_id: string; payload: EventPayload }>(
         manager,
-        `SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, account_id, payload FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1
+           FOR UPDATE SKIP LOCKED`,
         [limit],
       );
-      if (!events.length) return 0;
+      if (!events.length) return [];
       const eventIds = events.map((event) => event.id);
       const pairs = await rows<{ event_id: string; endpoint_id: string }>(
         manager,
@@ -304,7 +305,7 @@ export class WebhooksRepository {
         );
       }
       await manager.query(`UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY ($1)`, [eventIds]);
-      return events.length;
+      return events.map((event) => ({ accountId: event.account_id, payload: event.payload }));
     });
   }
 

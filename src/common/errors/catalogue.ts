@@ -466,6 +466,27 @@ export const CATALOGUE = {
       'The source changed after submit: it is longer or larger than what was checked and priced, so it was not processed and you were not charged. Submit the job again to have the source checked and priced as it is now.',
     added: true,
   },
+  // GET /v1/events/stream: a resume point (Last-Event-ID) older than the events kept, and a cap on
+  // open streams per account (a plan limit, like concurrent jobs).
+  resume_point_expired: {
+    type: 'invalid_request_error',
+    status: 410,
+    retryable: false,
+    condition:
+      'The event named in Last-Event-ID is older than the events kept (JOB_RETENTION_DAYS), so events after it may be gone',
+    message:
+      'The event you asked to resume after is older than the events we keep, so some events after it may be gone. Reconnect without Last-Event-ID, and read GET /v1/events for the events you may have missed.',
+    added: true,
+  },
+  stream_limit_exceeded: {
+    type: 'rate_limit_error',
+    status: 429,
+    retryable: true,
+    condition: "More open event streams than the account's plan allows",
+    message:
+      'Your account has as many event streams open as its plan allows. Close one (or wait for one to end), then connect again.',
+    added: true,
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;
