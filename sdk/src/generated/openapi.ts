@@ -747,7 +747,7 @@ export interface paths {
         };
         /**
          * The account's events as they happen (server-sent events), for `mediajobs listen`
-         * @description Each event is `id: evt_…`, `event: <type>`, `data: <the webhook body>`. Starts with events created from the moment of connection; a reconnect with `Last-Event-ID: evt_…` resumes right after that event. A `: keep-alive` comment comes every 15 s. Delivery is at least once: deduplicate on the event id.
+         * @description Each event is `id: evt_…`, `event: <type>`, `data: <the webhook body>`. Starts with events created from the moment of connection. A reconnect with `Last-Event-ID: evt_…` first sends every event after that one, then goes live: events are kept for JOB_RETENTION_DAYS (30 days unless the operator set otherwise), and a Last-Event-ID older than that is 410 `resume_point_expired` (read GET /v1/events instead) rather than a stream with a gap. A `: keep-alive` comment comes every 15 s. The stream lives as long as its credential: within a second of the key being revoked or expiring, the session ending or the account being suspended it ends (a `: stream ended: <code>` comment, then the close; the reconnect gets that error). An account holds at most its plan’s number of open streams (free 2, starter 5, pro 20, enterprise 100): one more is 429 `stream_limit_exceeded`. Delivery is at least once: deduplicate on the event id.
          */
         get: operations["eventsStream"];
         put?: never;
@@ -2705,7 +2705,7 @@ export interface components {
              * @description Permanent machine-readable code.
              * @enum {string}
              */
-            code: "missing_api_key" | "invalid_api_key" | "expired_api_key" | "revoked_api_key" | "insufficient_scope" | "account_suspended" | "insufficient_credits" | "spend_limit_exceeded" | "plan_not_supported" | "payment_failed" | "subscription_inactive" | "rate_limit_exceeded" | "concurrency_limit_exceeded" | "quota_exceeded" | "queue_full" | "missing_parameter" | "invalid_parameter" | "invalid_url" | "duration_exceeded" | "file_too_large" | "unsupported_format" | "unsupported_codec" | "invalid_media" | "content_policy_violation" | "job_not_found" | "asset_not_found" | "job_not_cancellable" | "idempotency_conflict" | "resource_locked" | "processing_failed" | "out_of_memory" | "upstream_error" | "timeout" | "drm_protected" | "no_speech_detected" | "job_cancelled" | "internal_error" | "service_unavailable" | "maintenance_window" | "region_unavailable" | "license_invalid" | "license_expired" | "activation_limit_reached" | "device_not_activated" | "offline_grace_expired" | "route_not_found" | "method_not_allowed" | "invalid_json" | "request_too_large" | "request_timeout" | "resource_missing" | "range_not_satisfiable" | "unsupported_content_type" | "invalid_credentials" | "invalid_session" | "csrf_check_failed" | "source_changed";
+            code: "missing_api_key" | "invalid_api_key" | "expired_api_key" | "revoked_api_key" | "insufficient_scope" | "account_suspended" | "insufficient_credits" | "spend_limit_exceeded" | "plan_not_supported" | "payment_failed" | "subscription_inactive" | "rate_limit_exceeded" | "concurrency_limit_exceeded" | "quota_exceeded" | "queue_full" | "missing_parameter" | "invalid_parameter" | "invalid_url" | "duration_exceeded" | "file_too_large" | "unsupported_format" | "unsupported_codec" | "invalid_media" | "content_policy_violation" | "job_not_found" | "asset_not_found" | "job_not_cancellable" | "idempotency_conflict" | "resource_locked" | "processing_failed" | "out_of_memory" | "upstream_error" | "timeout" | "drm_protected" | "no_speech_detected" | "job_cancelled" | "internal_error" | "service_unavailable" | "maintenance_window" | "region_unavailable" | "license_invalid" | "license_expired" | "activation_limit_reached" | "device_not_activated" | "offline_grace_expired" | "route_not_found" | "method_not_allowed" | "invalid_json" | "request_too_large" | "request_timeout" | "resource_missing" | "range_not_satisfiable" | "unsupported_content_type" | "invalid_credentials" | "invalid_session" | "csrf_check_failed" | "source_changed" | "resume_point_expired" | "stream_limit_exceeded";
             /** @description How to recover, for people; never parse it. */
             message: string;
             /** @description The offending field as a path, e.g. inputs[0].source_url. */
@@ -2881,6 +2881,19 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -2984,7 +2997,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3137,7 +3150,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3301,6 +3314,19 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -3401,7 +3427,7 @@ export interface operations {
                     "application/json": components["schemas"]["MonthlySpendResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3569,7 +3595,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerEntryResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3713,7 +3739,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3877,7 +3903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4034,7 +4060,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4188,6 +4214,19 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -4308,7 +4347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4606,6 +4645,19 @@ export interface operations {
                     "application/json": components["schemas"]["SignOutResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -4716,6 +4768,19 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -4804,6 +4869,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SignOutResponse"];
+                };
+            };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
@@ -5261,6 +5339,19 @@ export interface operations {
                     "application/json": components["schemas"]["MemberListResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -5363,7 +5454,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitedMemberResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5514,7 +5605,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5682,7 +5773,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5847,7 +5938,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitedMemberResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7135,7 +7226,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7344,7 +7435,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json, invalid_url, duration_exceeded */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url, duration_exceeded */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7576,7 +7667,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEstimateResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json, invalid_url, duration_exceeded */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url, duration_exceeded */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7832,6 +7923,19 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -7995,6 +8099,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
@@ -8187,7 +8304,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8396,7 +8513,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json, invalid_url, duration_exceeded */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url, duration_exceeded */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8628,7 +8745,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEstimateResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json, invalid_url, duration_exceeded */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url, duration_exceeded */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8884,6 +9001,19 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -9049,6 +9179,19 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -9178,7 +9321,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9463,7 +9606,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9621,7 +9764,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json, invalid_url */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9776,6 +9919,19 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -9893,6 +10049,19 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpointResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -10008,6 +10177,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
@@ -10135,7 +10317,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10326,7 +10508,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10514,7 +10696,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10656,6 +10838,19 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -10676,7 +10871,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope; `code` one of: rate_limit_exceeded */
+            /** @description Error envelope; `code` one of: resume_point_expired */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope; `code` one of: rate_limit_exceeded, stream_limit_exceeded */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10763,6 +10971,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["EventResponse"];
+                };
+            };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
@@ -10900,7 +11121,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponseList"];
                 };
             };
-            /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
+            /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11641,6 +11862,19 @@ export interface operations {
                     "application/json": components["schemas"]["AccountLicenseListResponse"];
                 };
             };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
             401: {
                 headers: {
@@ -11737,6 +11971,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeactivatedDeviceResponse"];
+                };
+            };
+            /** @description Error envelope; `code` one of: invalid_parameter */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Error envelope; `code` one of: missing_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_session */
@@ -12498,7 +12745,7 @@ export const adminLicenseWithKeyResponseObjectValues: ReadonlyArray<FlattenedDee
 export const adminLicenseResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AdminLicenseResponse"]["object"]> = ["license"];
 export const webhookEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEvent"]["event"]> = ["job.succeeded", "job.partially_succeeded", "job.failed", "job.cancelled", "webhook.test"];
 export const errorObjectTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["type"]> = ["auth_error", "billing_error", "rate_limit_error", "invalid_request_error", "resource_error", "processing_error", "server_error", "license_error"];
-export const errorObjectCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["code"]> = ["missing_api_key", "invalid_api_key", "expired_api_key", "revoked_api_key", "insufficient_scope", "account_suspended", "insufficient_credits", "spend_limit_exceeded", "plan_not_supported", "payment_failed", "subscription_inactive", "rate_limit_exceeded", "concurrency_limit_exceeded", "quota_exceeded", "queue_full", "missing_parameter", "invalid_parameter", "invalid_url", "duration_exceeded", "file_too_large", "unsupported_format", "unsupported_codec", "invalid_media", "content_policy_violation", "job_not_found", "asset_not_found", "job_not_cancellable", "idempotency_conflict", "resource_locked", "processing_failed", "out_of_memory", "upstream_error", "timeout", "drm_protected", "no_speech_detected", "job_cancelled", "internal_error", "service_unavailable", "maintenance_window", "region_unavailable", "license_invalid", "license_expired", "activation_limit_reached", "device_not_activated", "offline_grace_expired", "route_not_found", "method_not_allowed", "invalid_json", "request_too_large", "request_timeout", "resource_missing", "range_not_satisfiable", "unsupported_content_type", "invalid_credentials", "invalid_session", "csrf_check_failed", "source_changed"];
+export const errorObjectCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["code"]> = ["missing_api_key", "invalid_api_key", "expired_api_key", "revoked_api_key", "insufficient_scope", "account_suspended", "insufficient_credits", "spend_limit_exceeded", "plan_not_supported", "payment_failed", "subscription_inactive", "rate_limit_exceeded", "concurrency_limit_exceeded", "quota_exceeded", "queue_full", "missing_parameter", "invalid_parameter", "invalid_url", "duration_exceeded", "file_too_large", "unsupported_format", "unsupported_codec", "invalid_media", "content_policy_violation", "job_not_found", "asset_not_found", "job_not_cancellable", "idempotency_conflict", "resource_locked", "processing_failed", "out_of_memory", "upstream_error", "timeout", "drm_protected", "no_speech_detected", "job_cancelled", "internal_error", "service_unavailable", "maintenance_window", "region_unavailable", "license_invalid", "license_expired", "activation_limit_reached", "device_not_activated", "offline_grace_expired", "route_not_found", "method_not_allowed", "invalid_json", "request_too_large", "request_timeout", "resource_missing", "range_not_satisfiable", "unsupported_content_type", "invalid_credentials", "invalid_session", "csrf_check_failed", "source_changed", "resume_point_expired", "stream_limit_exceeded"];
 
 /** The value the service uses for each property a request leaves out (its schema's `default`). */
 export const schemaDefaults = {
