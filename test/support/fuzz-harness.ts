@@ -30,6 +30,7 @@ interface Operation {
 }
 
 const LIST = ['limit', 'starting_after'];
+const LEDGER_FILTERS = ['kind', 'created_gte', 'created_lt'];
 
 /**
  * Documented operations this suite does not fuzz, each with the reason. None: the event stream, whose
@@ -43,7 +44,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/health/live', access: 'none' },
   { method: 'GET', path: '/health/ready', access: 'none' },
   { method: 'GET', path: '/v1/account/credits', access: 'key' },
-  { method: 'GET', path: '/v1/account/ledger', access: 'key', query: LIST },
+  { method: 'GET', path: '/v1/account/ledger', access: 'key', query: [...LIST, ...LEDGER_FILTERS] },
+  // The whole filtered ledger as one CSV file (a 200 body is text/csv, not JSON).
+  { method: 'GET', path: '/v1/account/ledger/export', access: 'key', query: LEDGER_FILTERS },
+  { method: 'GET', path: '/v1/account/monthly-spend', access: 'key', query: ['months'] },
   {
     method: 'POST',
     path: '/v1/account/api-keys',
@@ -571,6 +575,11 @@ export function verify(api: TestApi, request: FuzzRequest, response: RawResponse
   if (contentType.startsWith('text/event-stream')) {
     if (!/^retry: \d+\n: mediajobs event stream for acct_\w+\n\n/.test(response.text))
       fail('an event stream that does not open with its retry line', request, response);
+    return;
+  }
+  if (/^\/v1\/account\/ledger\/export(?:\?|$)/.test(request.path)) {
+    if (!contentType.startsWith('text/csv'))
+      fail(`a ledger export with Content-Type ${contentType}`, request, response);
     return;
   }
   if (NON_JSON_SUCCESS.test(request.path) || status === 204) return;
