@@ -1,4 +1,4 @@
-// Lint rules from STYLE.md: promises are awaited or handled, switches are exhaustive, === only.
+// Lint rules (docs/development.md): promises are awaited or handled, switches are exhaustive, === only.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(

@@ -11,8 +11,9 @@ import { writeFile } from 'node:fs/promises';
 import { AppModule } from '../src/app.module';
 import { parseConfig } from '../src/common/config/config';
 import { JobQueue } from '../src/jobs/job-queue';
-import { JobProcessor } from '../src/processing/job-processor';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest } from '../src/processing/media-runner';
+import { ProcessingRepository } from '../src/processing/processing.repository';
+import { RunItem } from '../src/processing/usecases/run-item/run-item.usecase';
 import { createAccount, uploadFile } from './lib/client';
 import { createEnvironment, type BenchEnvironment } from './lib/environment';
 import { sdrClip } from './lib/media';
@@ -43,15 +44,17 @@ async function pool(count: number, parallelism: number, task: (index: number) =>
   );
 }
 
-/** A media step that does nothing but write a tiny output, and notes when each job started. */
-class TrivialRunner implements MediaRunner {
+/** A media step that does nothing but write a tiny output, and notes when each job started (one-pass items only). */
+class TrivialRunner implements Pick<MediaRunner, 'run'> {
   readonly startedAt = new Map<string, number>();
   async run(request: RunItemRequest) {
     const jobId = /mediajobs-(job_[A-Za-z0-9]+)-/.exec(request.outputPath)?.[1];
     if (jobId) this.startedAt.set(jobId, Date.now());
-    await writeFile(`${request.outputPath}.mp4`, 'x');
+    const path = `${request.outputPath}.mp4`;
+    await writeFile(path, 'x');
     return {
       ok: true as const,
+      path,
       processedSeconds: 1,
       outputHeight: 180,
       container: 'mp4',
@@ -134,8 +137,8 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     .useValue(runner)
     .compile();
   await worker.init();
-  // The queue layer alone: the same producer, MediaWorker and BullMQ options, a processor that
-  // does nothing (no database) — what our queue code costs on top of BullMQ.
+  // The queue layer alone: the same producer, consumer and BullMQ options, and a job's unit fanned out
+  // to one item unit that does nothing (no database) — what our queue code costs on top of BullMQ.
   let layerDone = 0;
   const layerConfig = parseConfig({
     ...env.serviceEnv,
@@ -146,8 +149,15 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
   const layerWorker = await Test.createTestingModule({
     imports: [AppModule.forWorker(layerConfig)],
   })
-    .overrideProvider(JobProcessor)
-    .useValue({ process: async () => void layerDone++, failWhole: async () => false })
+    .overrideProvider(ProcessingRepository)
+    .useValue({ openItems: async () => [0], staleOpenJobs: async () => [], purgeExpired: async () => [] })
+    .overrideProvider(RunItem)
+    .useValue({
+      execute: async () => {
+        layerDone++;
+        return null;
+      },
+    })
     .compile();
   await layerWorker.init();
   const redis = new Redis(env.redisUrl);

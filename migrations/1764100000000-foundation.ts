@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-// Accounts, plans (seeded with API.md §3's defaults), API keys, the credit ledger, operator settings
+// Accounts, plans (seeded with docs/api-decisions.md §3's defaults), API keys, the credit ledger, operator settings
 // and the content block list. Money invariants live in CHECK constraints so that no code path can
 // overspend, even a wrong one.
 export class Foundation1764100000000 implements MigrationInterface {

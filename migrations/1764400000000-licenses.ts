@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-// Plugin licences (API.md §7) and their device activations. A key is stored only as its SHA-256
+// Plugin licences (docs/api-decisions.md §7) and their device activations. A key is stored only as its SHA-256
 // plus a visible prefix. The partial unique index makes "one active seat per device" a database
 // fact; the seat count itself is enforced under a row lock on the licence (see LicenseService).
 export class Licenses1764400000000 implements MigrationInterface {

@@ -4,9 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import type { AppConfig } from './common/config/config';
+import { checkApiConfig, type AppConfig } from './common/config/config';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { registerBodyRateLimit } from './common/http/body-rate';
+import { registerRequestFraming, routedUrl } from './common/http/request-framing';
 import { sendClientError, sendError } from './common/http/error-response';
 import { RouteTable } from './common/http/route-table';
 import {
@@ -35,13 +36,16 @@ export interface HttpAppOptions {
 }
 
 export async function createHttpApp(config: AppConfig, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
+  checkApiConfig(config);
   const logger = createLogger(config, 'api', { buffered: true });
   const routes = new RouteTable();
   const errorContext = { docsUrl: config.docsUrl, routes, logger };
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxJsonBodyBytes,
-    trustProxy: false,
+    // request.ip: the client behind the proxies named in TRUST_PROXY (their X-Forwarded-For), else the peer.
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
     genReqId: () => newId('req'),
+    rewriteUrl: routedUrl,
     // Requests are logged by registerRequestLog (one line each); Fastify's own logger stays off.
     logger: false,
     // The router's refusals (a path that does not decode, an overlong segment) and requests Node's
@@ -57,6 +61,9 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     done();
   });
   registerRequestLog(fastify, logger);
+  registerRequestFraming(fastify, config.docsUrl, (error, request, reply) =>
+    sendError(error, request, reply, errorContext),
+  );
   registerBodyRateLimit(
     fastify,
     { minBytesPerSecond: config.requestBodyMinBytesPerSecond, windowMs: config.requestBodyRateWindowSeconds * 1000 },
@@ -120,7 +127,7 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
     (_request, _body, done) =>
       done(null, new NotJsonBody('This endpoint takes JSON: send the body with Content-Type: application/json.')),
   );
-  // Authentication, rate limits and maintenance (API.md §2 steps 1–3) run in a Fastify hook before
+  // Authentication, rate limits and maintenance (docs/api-decisions.md §2 steps 1–3) run in a Fastify hook before
   // Nest's pipeline; each route's access declaration reaches Fastify as its route config.
   declareRouteAccess(app);
   applyIdempotencyToPosts(app);

@@ -1,6 +1,6 @@
 // Entry point of the HTTP API (`npm run start:api`). Migrations are an operator step, never run here.
 import 'reflect-metadata';
-import { loadConfigOrExit } from './common/config/config';
+import { exitOnConfigError, loadConfigOrExit } from './common/config/config';
 import { createHttpApp } from './http-app';
 
 async function bootstrap(): Promise<void> {
@@ -16,6 +16,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
+  exitOnConfigError(error);
   process.stderr.write(`mediajobs API failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

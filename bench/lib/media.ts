@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const CACHE = process.env.BENCH_CACHE_DIR ?? join(tmpdir(), 'mediajobs-bench-media');
 
-// MEDIA.md: through rgb24 and an explicit BT.709 matrix, or swscale silently uses BT.601.
+// docs/media.md: through rgb24 and an explicit BT.709 matrix, or swscale silently uses BT.601.
 const BT709_PICTURE = 'format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p';
 const BT709_TAGS = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv'];
 

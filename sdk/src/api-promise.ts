@@ -3,7 +3,7 @@
 
 import type { ListResponse } from './types.js';
 
-/** Rate-limit headers of an authenticated response (API.md §1); null when absent. */
+/** Rate-limit headers of an authenticated response (docs/api-decisions.md §1); null when absent. */
 export interface RateLimitInfo {
   /** X-RateLimit-Limit: requests allowed per window. */
   limit: number | null;

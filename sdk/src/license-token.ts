@@ -1,4 +1,4 @@
-// Offline verification of licence tokens (API.md §7): a compact JWS signed with EdDSA (Ed25519),
+// Offline verification of licence tokens (docs/api-decisions.md §7): a compact JWS signed with EdDSA (Ed25519),
 // checked with node:crypto and the public key from GET /v1/license/public-key. No network, no
 // dependency: a plugin can keep working for the licence's offline grace period.
 //

@@ -1,4 +1,4 @@
-// Resource namespaces: each method is one endpoint of API.md, nothing more.
+// Resource namespaces: each method is one endpoint of docs/api-decisions.md, nothing more.
 
 import { createReadStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';

@@ -1,4 +1,4 @@
-// The client's retry policy as one pure function: the specification's table 7.11 (API.md §9).
+// The client's retry policy as one pure function: the specification's table 7.11 (docs/api-decisions.md §9).
 // "Retries" counts requests after the first one, as 7.11's "attempts" does.
 
 /** Caps per row of table 7.11. */

@@ -1,4 +1,4 @@
-// Verifies webhook deliveries per the Standard Webhooks specification (API.md §6): the signature
+// Verifies webhook deliveries per the Standard Webhooks specification (docs/api-decisions.md §6): the signature
 // is computed over the raw body, so pass the bytes exactly as received, before any JSON parsing.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';

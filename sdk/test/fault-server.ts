@@ -78,7 +78,7 @@ export function sequence(...actions: Action[]): Handler {
   return (_request, index) => actions[Math.min(index, actions.length - 1)] as Action;
 }
 
-/** The service's error envelope (API.md §1) with a status. */
+/** The service's error envelope (docs/api-decisions.md §1) with a status. */
 export function envelope(
   status: number,
   type: string,
@@ -104,7 +104,7 @@ export function envelope(
   };
 }
 
-/** A job view (API.md §4) with overrides. */
+/** A job view (docs/api-decisions.md §4) with overrides. */
 export function jobView(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     object: 'job',

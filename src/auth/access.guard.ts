@@ -14,7 +14,7 @@ import { notForCaller } from './roles';
 import { SessionAuthenticator } from './session-authenticator';
 
 /**
- * The checks every request to a Nest route passes before its handler: steps 1–3 of API.md §2, run in
+ * The checks every request to a Nest route passes before its handler: steps 1–3 of docs/api-decisions.md §2, run in
  * a Fastify preHandler hook (`register`, wired in http-app.ts) ahead of Nest's pipeline — after the
  * body is parsed, as Nest's guards ran — with each route's access declaration (auth.decorators.ts)
  * carried to Fastify as route config (route-access.ts; a route without one stops the start-up).
@@ -81,7 +81,7 @@ export class AccessGuard {
     });
   }
 
-  /** Steps 1–3 of API.md §2 for a route reached with `access`; throws the refusal. */
+  /** Steps 1–3 of docs/api-decisions.md §2 for a route reached with `access`; throws the refusal. */
   async check(request: FastifyRequest, reply: FastifyReply, access: Access): Promise<void> {
     switch (access.kind) {
       case 'operational':

@@ -54,7 +54,7 @@ export class AuthService {
   }
 
   /**
-   * The caller for a key, or the auth code that fits (spec §5). With `currentVersion`, only a
+   * The caller for a key, or the auth code that fits (docs/spec/specification.txt §5). With `currentVersion`, only a
    * lookup made at that version is trusted; without it, the latest cached one.
    */
   async authenticate(header: string | string[] | undefined, currentVersion?: string): Promise<Authenticated> {

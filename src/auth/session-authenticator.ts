@@ -40,7 +40,7 @@ export class SessionAuthenticator {
   }
 
   /**
-   * Step 1 of API.md §2 for a session: a live session (401 invalid_session), and for any change,
+   * Step 1 of docs/api-decisions.md §2 for a session: a live session (401 invalid_session), and for any change,
    * the request's origin and the session's CSRF token (403 csrf_check_failed).
    */
   async authenticate(request: FastifyRequest): Promise<AuthContext> {

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
-/** `?limit=` (1–100) and `?starting_after=` as in API.md §3. */
+/** `?limit=` (1–100) and `?starting_after=` as in docs/api-decisions.md §3. */
 export class ListQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' })
   @IsOptional()

@@ -15,7 +15,7 @@ export function ApiSuccess(status: number, type: Type<unknown>, description = 'S
 
 const pages = new Map<Type<unknown>, Type<unknown>>();
 
-/** The named schema `<Item>List` of a page of items (API.md §3: object, data, has_more, next_cursor). */
+/** The named schema `<Item>List` of a page of items (docs/api-decisions.md §3: object, data, has_more, next_cursor). */
 export function pageOf(item: Type<unknown>): Type<unknown> {
   const existing = pages.get(item);
   if (existing) return existing;

@@ -37,7 +37,7 @@ const SECURITY: Record<AccessKind, SecurityRequirementObject[]> = {
   operational: [],
 };
 
-/** Errors every route of an access kind can answer, before anything particular to the route (API.md §2). */
+/** Errors every route of an access kind can answer, before anything particular to the route (docs/api-decisions.md §2). */
 const IMPLIED_ERRORS: Record<AccessKind, ErrorCode[]> = {
   api_key: groupCodes(['auth', 'session', 'rate', 'maintenance']),
   // A wrong token spends the address's failed-credential budget (rate_limit_exceeded) like a wrong key.
@@ -151,7 +151,7 @@ function completeOperation(method: string, operation: OperationObject, facts: Ro
   for (const [status, response] of Object.entries(responses)) {
     if (!response || '$ref' in response) continue;
     const headers: HeadersObject = { 'X-Request-Id': headerRef('X-Request-Id') };
-    // Authenticated responses carry the rate-limit headers (API.md §1); 401/403 end before the limiter.
+    // Authenticated responses carry the rate-limit headers (docs/api-decisions.md §1); 401/403 end before the limiter.
     if (kind === 'api_key' && status !== '401' && status !== '403') {
       for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
         headers[name] = headerRef(name);

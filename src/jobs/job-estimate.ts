@@ -1,4 +1,4 @@
-// The answer of POST /v1/{api}/jobs/estimate (API.md §11): the submit's price and verdict, no hold, no job.
+// The answer of POST /v1/{api}/jobs/estimate (docs/api-decisions.md §11): the submit's price and verdict, no hold, no job.
 import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
@@ -35,7 +35,7 @@ export interface JobEstimate {
   /** Seconds of media in all inputs. */
   duration_seconds: number;
   items: JobEstimateItem[];
-  /** Whether a submit of the same body would be accepted now (limits and money: API.md §2 step 8). */
+  /** Whether a submit of the same body would be accepted now (limits and money: docs/api-decisions.md §2 step 8). */
   accepted: boolean;
   /** When not accepted: the error object the submit would get now; else null. */
   error: ErrorObject | null;

@@ -21,11 +21,12 @@ import {
 
 /**
  * A job's overall progress: the mean of its items' progress weighted by their duration (an ended
- * item counts as done), never going back, and below 1 until the job has ended.
+ * item counts as done), never going back, and below 1 until the job has ended. `open` is the
+ * parameter holding the open item statuses.
  */
-const JOB_PROGRESS = `progress = GREATEST(progress, LEAST(0.999, (
+const jobProgress = (open: string) => `progress = GREATEST(progress, LEAST(0.999, (
     SELECT round((COALESCE(sum(i.duration_seconds * p.value) / NULLIF(sum(i.duration_seconds), 0), avg(p.value)))::numeric, 3)
-      FROM job_items i, LATERAL (SELECT CASE WHEN i.status IN ('queued', 'processing') THEN i.progress ELSE 1 END AS value) p
+      FROM job_items i, LATERAL (SELECT CASE WHEN i.status = ANY(${open}) THEN i.progress ELSE 1 END AS value) p
      WHERE i.job_id = jobs.id)))`;
 
 /** takeItem's way to roll back when the job is open but the item has ended. */
@@ -114,25 +115,25 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
   }
 
   /** An item's progress and the job's liveness and overall progress; false once the job is not processing. */
-  async progress(jobId: string, index: number, fraction: number): Promise<boolean> {
+  async progress(jobId: string, index: number, fraction: number, open: ItemStatus[]): Promise<boolean> {
     return this.marksTransaction(async (client) => {
-      const { rows: open } = await client.query(
+      const { rows: processing } = await client.query(
         `SELECT 1 FROM jobs WHERE id = $1 AND status = 'processing' FOR UPDATE`,
         [jobId],
       );
-      if (!open[0]) return false;
+      if (!processing[0]) return false;
       await client.query(
         `UPDATE job_items SET progress = GREATEST(progress, $3) WHERE job_id = $1 AND index = $2 AND status = 'processing'`,
         [jobId, index, fraction],
       );
-      await client.query(`UPDATE jobs SET ${JOB_PROGRESS}, heartbeat_at = now() WHERE id = $1`, [jobId]);
+      await client.query(`UPDATE jobs SET ${jobProgress('$2')}, heartbeat_at = now() WHERE id = $1`, [jobId, open]);
       return true;
     });
   }
 
   /** The job's overall progress after one of its items ended (the job row is locked by the caller). */
-  async updateProgress(manager: EntityManager, jobId: string): Promise<void> {
-    await manager.query(`UPDATE jobs SET ${JOB_PROGRESS}, heartbeat_at = now() WHERE id = $1`, [jobId]);
+  async updateProgress(manager: EntityManager, jobId: string, open: ItemStatus[]): Promise<void> {
+    await manager.query(`UPDATE jobs SET ${jobProgress('$2')}, heartbeat_at = now() WHERE id = $1`, [jobId, open]);
   }
 
   /** Every item of a job with what it ended with (open items too), read under the job's lock. */

@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { TERMINAL_STATUSES, type JobStatus } from './job.types';
-import { BILLING_STATE_AT_END, EVENT_AT_END, JOB_TRANSITIONS, jobStatusesLeadingTo } from './job-lifecycle';
+import {
+  BILLING_STATE_AT_END,
+  EVENT_AT_END,
+  JOB_TRANSITIONS,
+  jobStatusesLeadingTo,
+  openItemStatuses,
+  openJobStatuses,
+} from './job-lifecycle';
 
 const SRC = join(__dirname, '..');
 
@@ -14,7 +21,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('job lifecycle', () => {
-  it('terminal statuses never change again (API.md §4)', () => {
+  it('terminal statuses never change again (docs/api-decisions.md §4)', () => {
     for (const rule of JOB_TRANSITIONS) {
       for (const from of rule.from) expect(TERMINAL_STATUSES as readonly string[]).not.toContain(from);
     }
@@ -34,5 +41,18 @@ describe('job lifecycle', () => {
       .filter((file) => /UPDATE\s+(jobs|job_items)\s+SET[^`]*\bstatus\s*=/i.test(readFileSync(file, 'utf8')))
       .map((file) => relative(SRC, file));
     expect(writers).toEqual(['jobs/job-lifecycle.repository.ts']);
+  });
+
+  it('"open" comes from the tables: the statuses with a way out, i.e. every status but the terminal ones', () => {
+    expect(openJobStatuses().sort()).toEqual(['processing', 'queued']);
+    expect(openItemStatuses().sort()).toEqual(['processing', 'queued']);
+    for (const status of openJobStatuses()) expect(TERMINAL_STATUSES as readonly string[]).not.toContain(status);
+  });
+
+  it('no query spells out the open statuses: each takes them as a parameter', () => {
+    const spelled = sourceFiles(SRC)
+      .filter((file) => /status\s+IN\s*\(\s*'queued'\s*,\s*'processing'\s*\)/i.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
+    expect(spelled).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// The one owner of a job's status (API.md §4). Every change of `jobs.status` and `job_items.status`
+// The one owner of a job's status (docs/api-decisions.md §4). Every change of `jobs.status` and `job_items.status`
 // goes through this file: the tables below are the whole state machine, and each UPDATE that moves a
 // job is given its allowed "from" statuses from them (the SQL is in job-lifecycle.repository.ts), so
 // no code path can move a job along a path the tables do not list. Money moves through billing's holds, inside the
@@ -57,6 +57,19 @@ export function jobStatusesLeadingTo(to: JobStatus): JobStatus[] {
 
 export function itemStatusesLeadingTo(to: ItemStatus): ItemStatus[] {
   return [...new Set(ITEM_TRANSITIONS.filter((rule) => rule.to === to).flatMap((rule) => rule.from))];
+}
+
+/**
+ * "Open": a status the tables list a way out of (queued, processing); the others are terminal. Every
+ * query that asks for open jobs or items takes these as a parameter rather than spelling them out.
+ */
+export function openJobStatuses(): JobStatus[] {
+  return [...new Set(JOB_TRANSITIONS.flatMap((rule) => rule.from))];
+}
+
+/** The same for items (and for an item's segments, whose statuses are an item's without `cancelled`). */
+export function openItemStatuses(): ItemStatus[] {
+  return [...new Set(ITEM_TRANSITIONS.flatMap((rule) => rule.from))];
 }
 
 export type EndStatus = Extract<JobStatus, 'succeeded' | 'partially_succeeded' | 'failed' | 'cancelled'>;
@@ -145,7 +158,7 @@ export class JobLifecycle {
 
   /** An item's progress, the job's overall progress and liveness; false once the job is no longer processing. */
   reportProgress(jobId: string, index: number, fraction: number): Promise<boolean> {
-    return this.repository.progress(jobId, index, fraction);
+    return this.repository.progress(jobId, index, fraction, openItemStatuses());
   }
 
   /**
@@ -193,8 +206,9 @@ export class JobLifecycle {
         }
       }
       const items = await this.repository.itemEndings(manager, job.id);
-      if (items.some((item) => item.status === 'queued' || item.status === 'processing')) {
-        await this.repository.updateProgress(manager, job.id);
+      const open = openItemStatuses();
+      if (items.some((item) => open.includes(item.status))) {
+        await this.repository.updateProgress(manager, job.id, open);
         return { itemsEnded, jobEnded: false };
       }
       const ending = planEnd(

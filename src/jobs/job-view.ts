@@ -13,7 +13,7 @@ export interface JobItemView {
   charged_credits: number;
   output: (Record<string, unknown> & { url: string; expires_at: string }) | null;
   error: ErrorObject | null;
-  /** An opaque id of the worker that ran the item (API.md §11); null until a worker takes it. */
+  /** An opaque id of the worker that ran the item (docs/api-decisions.md §11); null until a worker takes it. */
   worker: string | null;
 }
 

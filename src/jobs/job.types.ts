@@ -2,7 +2,7 @@ import { types } from 'pg';
 import type { ErrorObject } from '../common/errors';
 import type { OutputOptions } from './output-options';
 
-/** The job kinds (API.md §4): each has its own path, scope, output options and price. */
+/** The job kinds (docs/api-decisions.md §4): each has its own path, scope, output options and price. */
 export const JOB_APIS = ['sdr2hdr', 'audio'] as const;
 export type JobApi = (typeof JOB_APIS)[number];
 

@@ -4,7 +4,7 @@ import { PROCESSING_USAGE, type ProcessingUsage } from '../billing/processing-us
 import { JobsRepository } from './jobs.repository';
 
 /**
- * Processing minutes as the quota counts them (API.md §4): finished jobs' time, open jobs' estimates;
+ * Processing minutes as the quota counts them (docs/api-decisions.md §4): finished jobs' time, open jobs' estimates;
  * and the jobs the concurrency limit counts.
  */
 @Injectable()

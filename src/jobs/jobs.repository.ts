@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
 import { TurnBatch } from '../common/database/turn-batch';
+import { openJobStatuses } from './job-lifecycle';
 import {
   ITEM_COLUMNS,
   JOB_COLUMNS,
@@ -61,7 +62,8 @@ export class JobsRepository {
     const found = await row<{ open: number; oldest: number | null }>(
       this.db,
       `SELECT count(*)::int AS open, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
-         FROM jobs WHERE status IN ('queued', 'processing') AND billing_state = 'authorised'`,
+         FROM jobs WHERE status = ANY($1) AND billing_state = 'authorised'`,
+      [openJobStatuses()],
     );
     return { open: found?.open ?? 0, oldestSeconds: Math.max(0, found?.oldest ?? 0) };
   }
@@ -158,8 +160,8 @@ export class JobsRepository {
   async countActive(manager: EntityManager, accountId: string): Promise<number> {
     const result = await row<{ count: string }>(
       manager,
-      `SELECT count(*) AS count FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`,
-      [accountId],
+      `SELECT count(*) AS count FROM jobs WHERE account_id = $1 AND status = ANY($2)`,
+      [accountId, openJobStatuses()],
     );
     return Number(result?.count ?? 0);
   }
@@ -172,9 +174,9 @@ export class JobsRepository {
   ): Promise<number> {
     const result = await row<{ seconds: string }>(
       manager,
-      `SELECT COALESCE(SUM(CASE WHEN status IN ('queued', 'processing') THEN estimated_seconds ELSE processed_seconds END), 0) AS seconds
+      `SELECT COALESCE(SUM(CASE WHEN status = ANY($3) THEN estimated_seconds ELSE processed_seconds END), 0) AS seconds
          FROM jobs WHERE account_id = $1 AND created_at >= $2`,
-      [accountId, since],
+      [accountId, since, openJobStatuses()],
     );
     return Number(result?.seconds ?? 0);
   }

@@ -48,7 +48,7 @@ export class JobsService {
   ) {}
 
   /**
-   * Submit, in the order of API.md §2. Before this runs, the access guard did steps 1–3 (auth, rate,
+   * Submit, in the order of docs/api-decisions.md §2. Before this runs, the access guard did steps 1–3 (auth, rate,
    * maintenance), the validation pipe step 4 and the idempotency interceptor step 5. Here (`prepare`,
    * shared with the estimate):
    * - step 4's rules class-validator cannot express (metadata, one source per input);

@@ -1,4 +1,4 @@
-// Step 8 of API.md §2, "limits and money", in the order the contract fixes: quota, concurrency, spend
+// Step 8 of docs/api-decisions.md §2, "limits and money", in the order the contract fixes: quota, concurrency, spend
 // cap, balance (the credit hold itself), queue depth. It runs inside the submit's transaction with
 // the account row locked, so concurrent submits of one account see each other's holds and jobs.
 import { Inject, Injectable } from '@nestjs/common';

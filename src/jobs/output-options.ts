@@ -1,7 +1,8 @@
-// What a job produces, per API (API.md §4): the allowed values and the defaults, in one place. The
+// What a job produces, per API (docs/api-decisions.md §4): the allowed values and the defaults, in one place. The
 // submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
 // price and the media runner all read the same typed options and never apply a default again.
 import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
+import type { Mapping, Transfer } from '../media/hdr-mapping';
 import { DEFAULT_QUALITY, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
 import type { JobApi } from './job.types';
@@ -23,11 +24,14 @@ export const OUTPUT_CONTENT_TYPES: Record<VideoOutputContainer | AudioOutputCont
 
 export interface Sdr2HdrOutput {
   resolution: Resolution;
-  /** Mastering display peak luminance (cd/m²). */
-  peak_nits: number;
+  /** Mastering display peak luminance (cd/m²), `expand`'s target; null for HLG, which has none. */
+  peak_nits: number | null;
   container: VideoOutputContainer;
   /** Speed or fidelity of the encode (src/media/quality-presets.ts). */
   quality: Quality;
+  /** Where SDR light goes (src/media/hdr-mapping.ts). */
+  mapping: Mapping;
+  transfer: Transfer;
 }
 
 export interface AudioOutput {
@@ -47,9 +51,28 @@ export type OutputOptions = OutputOptionsOf[JobApi];
 export type JobOutput = { [A in JobApi]: { api: A; output: OutputOptionsOf[A] } }[JobApi];
 
 export const OUTPUT_DEFAULTS: { [A in JobApi]: OutputOptionsOf[A] } = {
-  sdr2hdr: { resolution: 'source', peak_nits: DEFAULT_PEAK_NITS, container: 'mp4', quality: DEFAULT_QUALITY },
+  sdr2hdr: {
+    resolution: 'source',
+    peak_nits: DEFAULT_PEAK_NITS,
+    container: 'mp4',
+    quality: DEFAULT_QUALITY,
+    mapping: 'reference',
+    transfer: 'pq',
+  },
   audio: { target_lufs: -16, container: 'wav' },
 };
+
+/** The OpenAPI descriptions of `output.mapping` and `output.transfer`: what each choice does to the picture. */
+export const MAPPING_DESCRIPTION =
+  'Where the SDR light goes. `reference` (default): ITU-R BT.2408 placement, SDR 100 % white at 203 cd/m², ' +
+  'the picture looks as the SDR source did (graphics and skin where BT.2408 puts them). `expand`: inverse tone ' +
+  'mapping (ITU-R BT.2446-1 Method C): everything up to 50 % SDR signal stays exactly where `reference` puts it ' +
+  '(18 % grey at 24 cd/m²), the top half is expanded so SDR white reaches `peak_nits` (HLG: 1000 cd/m²). ' +
+  'Same price.';
+export const TRANSFER_DESCRIPTION =
+  '`pq` (default): HDR10, SMPTE ST 2084 with ST 2086 mastering metadata and measured MaxCLL/MaxFALL. ' +
+  '`hlg`: BT.2100 Hybrid Log-Gamma (HEVC Main10, BT.2020, arib-std-b67), SDR white at 75 % signal for ' +
+  '`reference`; scene-referred, so it takes no `peak_nits`. Same price.';
 
 /** What a client may send as `output`: any field omitted, or null (which means the default, too). */
 export type RequestedOutput =
@@ -62,13 +85,17 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
     case 'sdr2hdr': {
       const given = requested.output ?? {};
       const defaults = OUTPUT_DEFAULTS.sdr2hdr;
+      const transfer = given.transfer ?? defaults.transfer;
       return {
         api: 'sdr2hdr',
         output: {
           resolution: given.resolution ?? defaults.resolution,
-          peak_nits: given.peak_nits ?? defaults.peak_nits,
+          // The submit refused an explicit peak with HLG (Sdr2HdrOutputDto): HLG is relative to the display.
+          peak_nits: transfer === 'hlg' ? null : (given.peak_nits ?? defaults.peak_nits),
           container: given.container ?? defaults.container,
           quality: given.quality ?? defaults.quality,
+          mapping: given.mapping ?? defaults.mapping,
+          transfer,
         },
       };
     }
@@ -86,8 +113,21 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
   }
 }
 
-/** A stored job's options, typed by its API (the column was written by resolveOutput). */
+/**
+ * A stored job's options, typed by its API (the column was written by resolveOutput); jobs stored before
+ * `mapping` and `transfer` existed were made with today's defaults, so they read as those.
+ */
 export function storedOutput(job: { api: JobApi; output_options: OutputOptions }): JobOutput {
+  if (job.api === 'sdr2hdr') {
+    const stored = job.output_options as Partial<Sdr2HdrOutput>;
+    const defaults = OUTPUT_DEFAULTS.sdr2hdr;
+    const output = {
+      ...stored,
+      mapping: stored.mapping ?? defaults.mapping,
+      transfer: stored.transfer ?? defaults.transfer,
+    };
+    return { api: 'sdr2hdr', output: output as Sdr2HdrOutput };
+  }
   return { api: job.api, output: job.output_options } as JobOutput;
 }
 

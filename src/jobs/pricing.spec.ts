@@ -1,7 +1,7 @@
 import { outputHeight } from './output-options';
 import { itemCredits } from './pricing';
 
-describe('pricing (API.md §4)', () => {
+describe('pricing (docs/api-decisions.md §4)', () => {
   it('sdr2hdr charges per started second by output tier', () => {
     expect(itemCredits('sdr2hdr', 12, 720)).toBe(12);
     expect(itemCredits('sdr2hdr', 12, 1080)).toBe(24);

@@ -1,4 +1,4 @@
-// Prices as data (API.md §4). Credits are estimated per item at submit and settled on the actual
+// Prices as data (docs/api-decisions.md §4). Credits are estimated per item at submit and settled on the actual
 // processed duration, never above the estimate.
 import type { JobApi } from './job.types';
 

@@ -3,7 +3,7 @@ import { itemProcessingSeconds, itemWork, jobProcessingSeconds } from './process
 /** Items that run whole (no segments), of these processing seconds each. */
 const whole = (...seconds: number[]) => seconds.map((each) => itemWork('sdr2hdr', 10, each, 60));
 
-describe('itemProcessingSeconds (MEDIA.md speeds)', () => {
+describe('itemProcessingSeconds (docs/media.md speeds)', () => {
   it('reproduces the measured points it was fitted through, plus one second of overhead', () => {
     // veryfast: 10 s 640×360 took 6.5 s, 10 s 1920×1080 took 35 s.
     expect(itemProcessingSeconds('sdr2hdr', { durationSeconds: 10, width: 640, height: 360 })).toBe(8);

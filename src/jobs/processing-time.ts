@@ -1,5 +1,5 @@
 // How long an item takes to process, from encode speeds measured on the reference machine (2 cores,
-// Debian ffmpeg 5.1, x265 taking both cores; /work/shared/MEDIA.md "Speed"). An estimate shown before
+// Debian ffmpeg 5.1, x265 taking both cores; docs/media.md "Encode speed"). An estimate shown before
 // a submit: an item's processing time on one idle worker, and the job's on the region's workers, never
 // the wait in the queue.
 import { DEFAULT_X265_PRESET, outputSize, type X265Preset } from '../media/ffmpeg-args';
@@ -8,7 +8,7 @@ import type { JobApi } from './job.types';
 
 /**
  * x265 seconds of work per second of media ≈ base + perMegapixel × (output megapixels per second).
- * Fitted through MEDIA.md's two measured points per preset, 10 s 640×360 and 10 s 1920×1080, both
+ * Fitted through docs/media.md's two measured points per preset, 10 s 640×360 and 10 s 1920×1080, both
  * 30 fps: veryfast 6.5 s and 35 s, ultrafast 3.5 s and 21 s, medium 7.4 s and 42 s.
  */
 const X265_SPEED = {

@@ -32,7 +32,7 @@ const LOCAL_PROBE_TIMEOUT_MS = 10_000;
 const STORED_PROBE_URL_SECONDS = 120;
 
 /**
- * Source checks at submit (API.md §2 step 7): the URL is safe and reachable, the media is a
+ * Source checks at submit (docs/api-decisions.md §2 step 7): the URL is safe and reachable, the media is a
  * container and codec we accept, decodable, not too long, and not on the block list.
  */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { ConfigError, parseConfig } from '../common/config/config';
+import { checkApiConfig, ConfigError, parseConfig } from '../common/config/config';
 import { LicenseSigner } from './license-signer';
 
 const pkcs8 = (key: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
@@ -23,11 +23,14 @@ describe('LicenseSigner', () => {
     expect(signer.jwk.x).toBe(publicKey.export({ format: 'jwk' }).x);
   });
 
-  it('without a key in production: ConfigError naming the variable', () => {
-    expect(() => signerWith({ NODE_ENV: 'production', ASSET_URL_SECRET: 'x'.repeat(32) })).toThrow(ConfigError);
-    expect(() => signerWith({ NODE_ENV: 'production', ASSET_URL_SECRET: 'x'.repeat(32) })).toThrow(
-      /LICENSE_SIGNING_KEY must be set in production/,
-    );
+  it('without a key in production the API does not start: ConfigError naming the variable', () => {
+    const config = parseConfig({
+      ADMIN_TOKEN: 'signer-spec-admin-token',
+      NODE_ENV: 'production',
+      ASSET_URL_SECRET: 'x'.repeat(32),
+    });
+    expect(() => checkApiConfig(config)).toThrow(ConfigError);
+    expect(() => checkApiConfig(config)).toThrow(/LICENSE_SIGNING_KEY must be set in production/);
   });
 
   it('without a key elsewhere: an ephemeral key and a warning (which never contains key material)', () => {
@@ -43,8 +46,8 @@ describe('LicenseSigner', () => {
   it.each([
     ['an RSA key', () => pkcs8(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey), /not Ed25519/],
     ['not a key at all', () => 'bm90IGEga2V5', /PKCS#8/],
-  ])('refuses %s with a ConfigError', (_label, key, message) => {
-    expect(() => signerWith({ LICENSE_SIGNING_KEY: key() })).toThrow(ConfigError);
-    expect(() => signerWith({ LICENSE_SIGNING_KEY: key() })).toThrow(message);
+  ])('the configuration refuses %s with a ConfigError', (_label, key, message) => {
+    expect(() => parseConfig({ LICENSE_SIGNING_KEY: key() })).toThrow(ConfigError);
+    expect(() => parseConfig({ LICENSE_SIGNING_KEY: key() })).toThrow(message);
   });
 });

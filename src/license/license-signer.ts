@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { APP_CONFIG, ConfigError, type AppConfig } from '../common/config/config';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import {
   parseSigningKey,
   publicJwkOf,
@@ -13,7 +13,7 @@ import {
 /**
  * Holds the Ed25519 key that signs licence tokens. From LICENSE_SIGNING_KEY; without it a
  * non-production run (tests, a bare `npm run start:api`) signs with a key generated at start-up,
- * whose tokens die with the process; production refuses to start. The key itself is never logged.
+ * whose tokens die with the process; production refuses to start (config.ts `checkApiConfig`). The key itself is never logged.
  */
 @Injectable()
 export class LicenseSigner {
@@ -37,21 +37,8 @@ export class LicenseSigner {
   }
 
   private loadKey(config: AppConfig): KeyObject {
-    if (config.licenseSigningKey) {
-      try {
-        return parseSigningKey(config.licenseSigningKey);
-      } catch (error) {
-        throw new ConfigError(
-          `LICENSE_SIGNING_KEY must be base64 of a PKCS#8 DER Ed25519 private key: ${(error as Error).message}.`,
-        );
-      }
-    }
-    if (config.nodeEnv === 'production') {
-      throw new ConfigError(
-        'LICENSE_SIGNING_KEY must be set in production (base64 of a PKCS#8 DER Ed25519 private key); ' +
-          'without it licence tokens could not be verified after a restart.',
-      );
-    }
+    // Checked at start-up (parseConfig; in production createHttpApp requires one).
+    if (config.licenseSigningKey) return parseSigningKey(config.licenseSigningKey);
     this.logger.warn(
       'LICENSE_SIGNING_KEY is not set: licence tokens are signed with a key generated for this process only. ' +
         'Set it (npm run dev writes one to .env) so tokens survive a restart and every API instance agrees.',

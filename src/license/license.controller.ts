@@ -19,7 +19,7 @@ import {
   type LicenseEntitlementsView,
 } from './license.service';
 
-/** The plugin's licence endpoints (API.md §7): no API key; the licence key or token is the credential. */
+/** The plugin's licence endpoints (docs/api-decisions.md §7): no API key; the licence key or token is the credential. */
 @ApiTags('license')
 @Public()
 @Controller('v1/license')

@@ -17,7 +17,7 @@ export interface LicenseSummary {
   active_devices: number;
 }
 
-/** The answer to activate and validate (API.md §7). */
+/** The answer to activate and validate (docs/api-decisions.md §7). */
 export interface LicenseActivationView {
   object: 'license_activation';
   activation_id: string;

@@ -1,7 +1,10 @@
 // Pure argv builders for ffprobe/ffmpeg: no I/O, no shell. Each returns the exact argument list the
 // pipelines spawn, so the unit tests can pin the commands against frozen probe fixtures.
 import { isAbsolute } from 'node:path';
+import { REFERENCE_WHITE_NITS, type Mapping, type Transfer } from './hdr-mapping';
 import type { AudioOutputContainer, ProbeResult, VideoOutputContainer, VideoStreamInfo } from './media.types';
+
+export { REFERENCE_WHITE_NITS };
 
 /** The demuxers any of our tools may run on user input (the mov demuxer covers MP4/MOV/M4A). */
 export const ALLOWED_DEMUXERS = 'mov,wav';
@@ -10,20 +13,12 @@ export const DEFAULT_RW_TIMEOUT_US = 15_000_000;
 
 // --- SDR → HDR10 -----------------------------------------------------------------------------------
 
-/** ITU-R BT.2408 reference white: SDR 100% white lands here (MEDIA.md: 8-bit Y=235 → 10-bit 573 ≈ 203.7 cd/m²). */
-export const REFERENCE_WHITE_NITS = 203;
 /**
- * Brightest light the conversion can emit: super-whites (8-bit Y=254, 10-bit Y=1019) go through the
- * BT.1886 curve to ≈ 248–249 cd/m² (measured: Y=254 → PQ code 591 = 247.7 cd/m²). MaxCLL is the
- * brightest pixel of the content, so it is this bound, not the reference white and not the mastering
- * display's peak; a display brighter than ~250 nits then shows the picture without tone mapping.
+ * Brightest light `reference` can emit: super-whites (8-bit Y=254, 10-bit Y=1019) go through the BT.1886
+ * curve to ≈ 248–249 cd/m² (measured: Y=254 → PQ code 591 = 247.7 cd/m²). Only the encoder's first word on
+ * MaxCLL: the pipeline measures the picture and rewrites it (light-levels.ts).
  */
 export const SDR_DERIVED_MAX_CLL_NITS = 249;
-/**
- * Frame-average bound: a full-screen 100% white frame is 203 cd/m² (a frame made only of super-white
- * is not a realistic picture). It must not exceed MaxCLL.
- */
-export const SDR_DERIVED_MAX_FALL_NITS = REFERENCE_WHITE_NITS;
 export const DEFAULT_PEAK_NITS = 1000;
 
 export const X265_PRESETS = [
@@ -51,7 +46,7 @@ export type X265Preset = (typeof X265_PRESETS)[number];
  *                    Against the colour-step-only round trip (the encoder's own loss): veryfast 12 → 0.957,
  *                    veryfast 16 → 0.936, medium 16 → 0.953, ultrafast 16 → 0.874.
  *   640×360 2 s (the quality test's fixture): veryfast 12 → 0.937 end to end, 0.954 encoder only.
- * MEDIA.md's higher figures (colour step 0.981) did not reproduce with this method. veryfast CRF 12 is the
+ * docs/media.md's higher figures (colour step 0.981) did not reproduce with this method. veryfast CRF 12 is the
  * fastest setting found that keeps ≥ 0.95 at 1080p end to end and for the encoder alone at 360p.
  * Customers who want smaller files or faster jobs trade quality explicitly via preset/crf.
  */
@@ -74,8 +69,14 @@ export interface SdrToHdrArgsInput {
    * 720×1280 for portrait. Only ever shrinks: a smaller source keeps its size.
    */
   targetHeight?: number;
-  /** Mastering display peak in cd/m² (ST 2086 max luminance). */
+  /** Mastering display peak in cd/m² (ST 2086 max luminance; `expand`'s target with PQ). Ignored for HLG. */
   peakNits?: number;
+  /** Where SDR light goes (hdr-mapping.ts); `reference` when omitted. */
+  mapping?: Mapping;
+  /** PQ (HDR10) or HLG; `pq` when omitted. */
+  transfer?: Transfer;
+  /** `expand` only: the `.cube` LUT (buildExpandCube) the pipeline wrote for this source. */
+  lutPath?: string;
   container: VideoOutputContainer;
   preset?: X265Preset;
   crf?: number;
@@ -87,11 +88,18 @@ export interface SdrToHdrArgsInput {
   confinedCpus?: number;
 }
 
+/** The stream's transfer tag per output transfer (ffmpeg's and x265's names). */
+export const TRANSFER_TAGS: Record<Transfer, 'smpte2084' | 'arib-std-b67'> = {
+  pq: 'smpte2084',
+  hlg: 'arib-std-b67',
+};
+
 export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
   const { probe, container } = options;
   const video = probe.video;
   if (!video) throw new Error('buildSdrToHdrArgs: the probe has no video stream');
   const peakNits = options.peakNits ?? DEFAULT_PEAK_NITS;
+  const transfer = options.transfer ?? 'pq';
   const preset = options.preset ?? DEFAULT_X265_PRESET;
   const crf = options.crf ?? DEFAULT_X265_CRF;
   assertPeakNits(peakNits);
@@ -105,7 +113,11 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     `0:${video.index}`,
     ...(probe.audio ? ['-map', `0:${probe.audio.index}`] : []),
     '-vf',
-    buildHdrFilter(video, options.targetHeight),
+    buildHdrFilter(video, options.targetHeight, {
+      mapping: options.mapping ?? 'reference',
+      transfer,
+      lutPath: options.lutPath,
+    }),
     '-c:v',
     'libx265',
     '-preset',
@@ -121,13 +133,13 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     '-color_primaries',
     'bt2020',
     '-color_trc',
-    'smpte2084',
+    TRANSFER_TAGS[transfer],
     '-colorspace',
     'bt2020nc',
     '-color_range',
     'tv',
     '-x265-params',
-    buildX265Params(peakNits, options.confinedCpus),
+    buildX265Params({ transfer, peakNits, mapping: options.mapping ?? 'reference' }, options.confinedCpus),
     ...hdrAudioArgs(probe),
     '-movflags',
     '+faststart',
@@ -137,41 +149,81 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
   ];
 }
 
-/** One zscale step: input colorimetry from the probe (BT.709/limited when untagged), out to PQ BT.2020 at 203-nit white. */
-export function buildHdrFilter(video: VideoStreamInfo, targetHeight?: number): string {
-  const size = outputSize(video, targetHeight);
-  const resize = size.width !== video.width || size.height !== video.height;
-  const parts = [
-    ...(resize ? [`w=${size.width}`, `h=${size.height}`] : []),
-    `tin=${zscaleValue(video.colorTransfer, ZSCALE_TRANSFERS, 'bt709')}`,
-    `pin=${zscaleValue(video.colorPrimaries, ZSCALE_PRIMARIES, 'bt709')}`,
-    `min=${zscaleValue(video.colorSpace, ZSCALE_MATRICES, 'bt709')}`,
-    `rin=${zscaleValue(video.colorRange, ZSCALE_RANGES, 'tv')}`,
-    't=smpte2084',
-    'p=bt2020',
-    'm=bt2020nc',
-    'r=tv',
-    `npl=${REFERENCE_WHITE_NITS}`,
-  ];
-  return `zscale=${parts.join(':')},format=yuv420p10le`;
+export interface HdrFilterChoice {
+  mapping: Mapping;
+  transfer: Transfer;
+  lutPath?: string;
 }
 
-export function buildX265Params(peakNits: number, confinedCpus?: number): string {
+/**
+ * `reference`: one zscale step, input colorimetry from the probe (BT.709/limited when untagged), out to
+ * BT.2020 PQ or HLG with SDR white at 203 cd/m² (HLG: 75 % signal, zimg's OOTF at 1000 cd/m²).
+ * `expand`: zscale to the source's R'G'B' (matrix and size only), the expand LUT (tetrahedral), zscale to
+ * BT.2020 Y'CbCr (matrix only): the LUT holds the whole colour conversion.
+ */
+export function buildHdrFilter(
+  video: VideoStreamInfo,
+  targetHeight?: number,
+  choice: HdrFilterChoice = { mapping: 'reference', transfer: 'pq' },
+): string {
+  const size = outputSize(video, targetHeight);
+  const resize = size.width !== video.width || size.height !== video.height;
+  const sizeParts = resize ? [`w=${size.width}`, `h=${size.height}`] : [];
+  const tin = zscaleValue(video.colorTransfer, ZSCALE_TRANSFERS, 'bt709');
+  const pin = zscaleValue(video.colorPrimaries, ZSCALE_PRIMARIES, 'bt709');
+  const min = zscaleValue(video.colorSpace, ZSCALE_MATRICES, 'bt709');
+  const rin = zscaleValue(video.colorRange, ZSCALE_RANGES, 'tv');
+  const t = TRANSFER_TAGS[choice.transfer];
+  if (choice.mapping === 'reference') {
+    const parts = [...sizeParts, `tin=${tin}`, `pin=${pin}`, `min=${min}`, `rin=${rin}`];
+    parts.push(`t=${t}`, 'p=bt2020', 'm=bt2020nc', 'r=tv', `npl=${REFERENCE_WHITE_NITS}`);
+    return `zscale=${parts.join(':')},format=yuv420p10le`;
+  }
+  if (!choice.lutPath) throw new Error('buildHdrFilter: expand needs the path of its LUT');
+  // Same transfer and primaries in and out: zscale converts only the matrix (and the size).
+  const toRgb = [...sizeParts, `tin=${tin}`, `t=${tin}`, `pin=${pin}`, `p=${pin}`, `min=${min}`, 'm=gbr'];
+  const toYuv = [`tin=${t}`, `t=${t}`, 'pin=bt2020', 'p=bt2020', 'min=gbr', 'm=bt2020nc', 'rin=pc', 'r=tv'];
+  return [
+    `zscale=${[...toRgb, `rin=${rin}`, 'r=pc'].join(':')}`,
+    'format=gbrp16le',
+    `lut3d=file=${filterPath(choice.lutPath)}:interp=tetrahedral`,
+    `zscale=${toYuv.join(':')}`,
+    'format=yuv420p10le',
+  ].join(',');
+}
+
+/** The light levels x265 writes first: bounds from the curve, replaced by the measured ones (light-levels.ts). */
+export function placeholderLightLevels(mapping: Mapping, peakNits: number): { maxCll: number; maxFall: number } {
+  if (mapping === 'expand') return { maxCll: peakNits, maxFall: peakNits };
+  const maxCll = Math.min(SDR_DERIVED_MAX_CLL_NITS, peakNits);
+  return { maxCll, maxFall: Math.min(REFERENCE_WHITE_NITS, maxCll) };
+}
+
+export function buildX265Params(
+  choice: { transfer: Transfer; peakNits: number; mapping: Mapping },
+  confinedCpus?: number,
+): string {
   if (confinedCpus !== undefined && !(Number.isInteger(confinedCpus) && confinedCpus >= 1)) {
     throw new RangeError(`confinedCpus must be a positive integer, got ${confinedCpus}`);
   }
-  const maxCll = Math.min(SDR_DERIVED_MAX_CLL_NITS, peakNits);
-  const maxFall = Math.min(SDR_DERIVED_MAX_FALL_NITS, maxCll);
+  const light = placeholderLightLevels(choice.mapping, choice.peakNits);
+  // HLG is scene-referred: no mastering display, no light levels, no PQ-tuned QP offsets (hdr10-opt).
+  const signalling =
+    choice.transfer === 'pq'
+      ? [
+          'hdr10=1',
+          'hdr10-opt=1',
+          'repeat-headers=1',
+          'colorprim=bt2020',
+          'transfer=smpte2084',
+          'colormatrix=bt2020nc',
+          'range=limited',
+          `master-display=${MASTER_DISPLAY_P3_D65}L(${choice.peakNits * 10000},${MASTER_DISPLAY_MIN_LUMINANCE})`,
+          `max-cll=${light.maxCll},${light.maxFall}`,
+        ]
+      : ['repeat-headers=1', 'colorprim=bt2020', 'transfer=arib-std-b67', 'colormatrix=bt2020nc', 'range=limited'];
   return [
-    'hdr10=1',
-    'hdr10-opt=1',
-    'repeat-headers=1',
-    'colorprim=bt2020',
-    'transfer=smpte2084',
-    'colormatrix=bt2020nc',
-    'range=limited',
-    `master-display=${MASTER_DISPLAY_P3_D65}L(${peakNits * 10000},${MASTER_DISPLAY_MIN_LUMINANCE})`,
-    `max-cll=${maxCll},${maxFall}`,
+    ...signalling,
     // x265 logs its banner and stats to stderr at info level; keep stderr for real problems.
     'log-level=error',
     // A confined worker: no NUMA thread pools (x265 pins their threads to the whole node, escaping the
@@ -179,6 +231,23 @@ export function buildX265Params(peakNits: number, confinedCpus?: number): string
     // one frame in flight per CPU (x265 allows at most 16).
     ...(confinedCpus === undefined ? [] : ['pools=none', `frame-threads=${Math.min(confinedCpus, 16)}`]),
   ].join(':');
+}
+
+/** The ST 2086 mastering display of our HDR10 outputs: Display P3 primaries, D65, 0.0001 cd/m² to the peak. */
+export const MASTER_DISPLAY = {
+  /** x, y of G, B, R (SEI order) and the white point, in 0.00002 units. */
+  primaries: [13250, 34500, 7500, 3000, 34000, 16000] as const,
+  whitePoint: [15635, 16450] as const,
+  /** 0.0001 cd/m² units. */
+  minLuminance: MASTER_DISPLAY_MIN_LUMINANCE,
+};
+
+// A filtergraph option value is parsed twice (graph, then option); our own work paths never need quoting.
+function filterPath(path: string): string {
+  if (!isAbsolute(path) || !/^[A-Za-z0-9_./+-]+$/.test(path)) {
+    throw new Error(`LUT path must be absolute and plain (letters, digits, _ . / + -): ${path}`);
+  }
+  return path;
 }
 
 /**

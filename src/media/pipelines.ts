@@ -1,7 +1,7 @@
 // The two media pipelines, composed from the argv builders, the process runner and the VAD.
 // They return a typed verdict (never throw for media or process outcomes) so the worker can map
 // it straight to an item status and a catalogue code.
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import {
   buildGainLimiterArgs,
   buildLoudnessMeasureArgs,
@@ -9,11 +9,15 @@ import {
   canNormaliseLinearly,
   buildPcmExtractArgs,
   buildSdrToHdrArgs,
+  DEFAULT_PEAK_NITS,
   outputSize,
   type LoudnessMeasurement,
   type SdrToHdrArgsInput,
 } from './ffmpeg-args';
 import { confinedCpuCount } from './cpu-set';
+import { buildExpandCube, type Mapping, type Transfer } from './hdr-mapping';
+import { levelsToWrite, readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
+import { measureLightLevels } from './light-levels';
 import type { AudioOutputContainer, PipelineErrorCode, ProbeResult } from './media.types';
 import {
   DEFAULT_PROGRESS_INTERVAL_MS,
@@ -57,39 +61,104 @@ export interface SdrToHdrSuccess {
   processedSeconds: number;
   width: number;
   height: number;
+  /** Where the light went: the mapping, the ST 2086 peak and the picture's measured levels (null for HLG). */
+  light: OutputLight;
   wallMs: number;
   /** The exact argv that ran, for logs. */
   args: string[];
 }
 
+export interface OutputLight {
+  mapping: Mapping;
+  transfer: Transfer;
+  masteringPeakNits: number | null;
+  maxCll: number | null;
+  maxFall: number | null;
+}
+
+/** The light block of a finished output (one pass or joined from segments), from its own boxes. */
+export async function readOutputLight(path: string, mapping: Mapping, transfer: Transfer): Promise<OutputLight> {
+  const none = { mapping, transfer, masteringPeakNits: null, maxCll: null, maxFall: null };
+  if (transfer === 'hlg') return none;
+  const written = await readHdrMetadata(path);
+  if (!written) return none;
+  return { ...none, masteringPeakNits: written.peakNits, ...written.levels };
+}
+
+// Share of the progress bar: the encode, then decoding the output to measure its light (PQ only).
+const ENCODE_WEIGHT = 0.85;
+
 export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHdrSuccess | PipelineFailure> {
   const started = Date.now();
+  const deadline = request.timeLimitMs !== undefined ? started + request.timeLimitMs : undefined;
   const video = request.probe.video;
   if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
   if (request.probe.encrypted) return encryptedFailure(started);
-  const args = buildSdrToHdrArgs({ ...request, confinedCpus: request.confinedCpus ?? confinedCpuCount() });
-  const run = await runFfmpeg(args, {
-    ffmpegPath: request.ffmpegPath,
-    durationSeconds: request.probe.durationSeconds,
-    onProgress: request.onProgress,
-    progressIntervalMs: request.progressIntervalMs,
-    signal: request.signal,
-    timeLimitMs: request.timeLimitMs,
-  });
-  if (run.status !== 'succeeded') {
-    await removePartial(request.output);
-    return processFailure(run, started);
+  const mapping = request.mapping ?? 'reference';
+  const transfer = request.transfer ?? 'pq';
+  const peakNits = request.peakNits ?? DEFAULT_PEAK_NITS;
+  const lutPath = mapping === 'expand' ? `${request.output}.expand.cube` : undefined;
+  const throttle = new ProgressThrottle(request.onProgress, request.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+  const measures = transfer === 'pq';
+  try {
+    if (lutPath) {
+      const cube = buildExpandCube({
+        choice: { mapping, transfer, peakNits },
+        sourcePrimaries: video.colorPrimaries,
+        sourceTransfer: video.colorTransfer,
+      });
+      await writeFile(lutPath, cube);
+    }
+    const args = buildSdrToHdrArgs({ ...request, lutPath, confinedCpus: request.confinedCpus ?? confinedCpuCount() });
+    const run = await runFfmpeg(args, {
+      ffmpegPath: request.ffmpegPath,
+      durationSeconds: request.probe.durationSeconds,
+      onProgress: (fraction) => throttle.report(measures ? fraction * ENCODE_WEIGHT : fraction),
+      progressIntervalMs: 0,
+      signal: request.signal,
+      timeLimitMs: request.timeLimitMs,
+    });
+    if (run.status !== 'succeeded') {
+      await removePartial(request.output);
+      return processFailure(run, started);
+    }
+    const size = outputSize(video, request.targetHeight);
+    const light: OutputLight = { mapping, transfer, masteringPeakNits: null, maxCll: null, maxFall: null };
+    if (measures) {
+      const measured = await measureLightLevels(request.output, {
+        width: size.width,
+        height: size.height,
+        ffmpegPath: request.ffmpegPath,
+        signal: request.signal,
+        timeLimitMs: remaining(deadline),
+      });
+      if (!measured.ok) {
+        await removePartial(request.output);
+        const run = measured.run;
+        return run ? processFailure(run, started) : failure('processing_failed', 'Processing failed.', [], started);
+      }
+      try {
+        await writeHdrMetadata(request.output, { levels: measured.levels, peakNits });
+      } catch (error) {
+        await removePartial(request.output);
+        return failure('processing_failed', 'Processing failed.', [String(error)], started);
+      }
+      Object.assign(light, { masteringPeakNits: peakNits, ...levelsToWrite(measured.levels) });
+    }
+    throttle.complete();
+    return {
+      ok: true,
+      outputPath: request.output,
+      processedSeconds: processedSeconds(run.outTimeSeconds, request.probe.durationSeconds),
+      width: size.width,
+      height: size.height,
+      light,
+      wallMs: Date.now() - started,
+      args,
+    };
+  } finally {
+    if (lutPath) await rm(lutPath, { force: true });
   }
-  const size = outputSize(video, request.targetHeight);
-  return {
-    ok: true,
-    outputPath: request.output,
-    processedSeconds: processedSeconds(run.outTimeSeconds, request.probe.durationSeconds),
-    width: size.width,
-    height: size.height,
-    wallMs: Date.now() - started,
-    args,
-  };
 }
 
 // --- audio: VAD, then EBU R128 two-pass loudnorm ------------------------------------------------------

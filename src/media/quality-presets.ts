@@ -1,4 +1,4 @@
-// The customer's speed/quality choice for sdr2hdr (`output.quality`, API.md §11), mapped to x265
+// The customer's speed/quality choice for sdr2hdr (`output.quality`, docs/api-decisions.md §11), mapped to x265
 // settings. One owner: the submit validates against QUALITY_CHOICES, the worker encodes with
 // QUALITY_PRESETS[quality], and README/OpenAPI publish the measured table below.
 //

@@ -7,6 +7,8 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS, hdrAudioCodecArgs } from './ffmpeg-args';
+import { readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
+import { combineLightLevels } from './light-levels';
 import type { VideoOutputContainer } from './media.types';
 import {
   defaultFfmpegPath,
@@ -217,13 +219,29 @@ export async function joinParts(
   options: ToolOptions,
 ): Promise<ToolOutcome> {
   await writeFile(listPath, concatList(parts));
-  return outcome(
+  const joined = outcome(
     await runFfmpeg(buildJoinArgs({ list: listPath, audio, output, container }), {
       ffmpegPath: options.ffmpegPath,
       signal: options.signal,
       timeLimitMs: options.timeLimitMs,
     }),
   );
+  if (joined.ok) await writeWholeItemLightLevels(parts, output);
+  return joined;
+}
+
+/**
+ * HDR10 parts each carry their own measured light levels (the pipeline wrote them); the joined item's are
+ * the brightest pixel and frame of any part, written over the copies of the parts' SEI and boxes.
+ */
+async function writeWholeItemLightLevels(parts: string[], output: string): Promise<void> {
+  const each = await Promise.all(parts.map((part) => readHdrMetadata(part)));
+  const measured = each.filter((part) => part !== null);
+  if (measured.length === 0 || measured.length !== parts.length) return;
+  await writeHdrMetadata(output, {
+    levels: combineLightLevels(measured.map((part) => part.levels)),
+    peakNits: measured[0].peakNits,
+  });
 }
 
 async function tool(args: string[], options: ToolOptions): Promise<ToolOutcome> {

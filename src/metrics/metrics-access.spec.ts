@@ -1,4 +1,4 @@
-import { isLoopback, metricsAccess } from './metrics-access';
+import { forwardedFurther, isLoopback, metricsAccess } from './metrics-access';
 
 describe('who may read /metrics', () => {
   const token = 'metrics-token-0123456789';
@@ -22,6 +22,17 @@ describe('who may read /metrics', () => {
       expect(metricsAccess(settings, from(address))).toBe('allowed');
     for (const address of ['10.0.0.5', '203.0.113.9', '::ffff:10.0.0.1', 'fe80::1', ''])
       expect(metricsAccess(settings, from(address))).toBe('not_loopback');
+  });
+
+  it('in production a loopback peer forwarding for someone else is not a loopback client', () => {
+    const settings = { metricsToken: null, nodeEnv: 'production' };
+    expect(metricsAccess(settings, { ...from('127.0.0.1'), forwardedFurther: true })).toBe('not_loopback');
+    // Without TRUST_PROXY Fastify resolves only the peer (1 address); with it, the chain it believed.
+    expect(forwardedFurther({}, 1)).toBe(false);
+    expect(forwardedFurther({ 'x-forwarded-for': '203.0.113.9' }, 1)).toBe(true);
+    expect(forwardedFurther({ 'x-forwarded-for': '203.0.113.9, 127.0.0.4' }, 3)).toBe(false);
+    expect(forwardedFurther({ 'x-forwarded-for': '198.51.100.1,127.0.0.2' }, 2)).toBe(true);
+    expect(forwardedFurther({ 'x-forwarded-for': ['198.51.100.1', '127.0.0.2'] }, 3)).toBe(false);
   });
 
   it('without a token outside production: open (development, tests)', () => {

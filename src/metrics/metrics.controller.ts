@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { Operational } from '../auth/auth.decorators';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { metricsAccess } from './metrics-access';
+import { forwardedFurther, metricsAccess } from './metrics-access';
 import { METRICS_CONTENT_TYPE, metricsRegistry } from './registry';
 
 /** The API's Prometheus endpoint (README "Metrics"): METRICS_TOKEN, or loopback only in production. */
@@ -18,8 +18,9 @@ export class MetricsController {
   @Header('Content-Type', METRICS_CONTENT_TYPE)
   metrics(@Req() request: FastifyRequest): Promise<string> {
     const access = metricsAccess(this.config, {
-      remoteAddress: request.socket.remoteAddress,
+      remoteAddress: request.ip,
       authorization: request.headers.authorization,
+      forwardedFurther: forwardedFurther(request.headers, request.ips?.length ?? 1),
     });
     switch (access) {
       case 'allowed':

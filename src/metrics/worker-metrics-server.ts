@@ -5,7 +5,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { metricsAccess } from './metrics-access';
+import { forwardedFurther, metricsAccess } from './metrics-access';
 import { METRICS_CONTENT_TYPE, metricsRegistry } from './registry';
 
 @Injectable()
@@ -33,6 +33,8 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
       const access = metricsAccess(this.config, {
         remoteAddress: request.socket.remoteAddress,
         authorization: request.headers.authorization,
+        // The worker's port trusts no proxy: a forwarded request is not a loopback client's.
+        forwardedFurther: forwardedFurther(request.headers, 1),
       });
       if (access !== 'allowed') {
         const status = access === 'not_loopback' ? 404 : 401;

@@ -1,9 +1,26 @@
-import { Inject, Injectable } from '@nestjs/common';
+// The MediaRunner of production: ffprobe and ffmpeg on this machine (src/media), and the files they
+// make in the item's work folder.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { convertSdrToHdr, normaliseSpeechLoudness } from '../media/pipelines';
+import type { MediaApi, ProbeOutcome } from '../media/media.types';
+import { TRANSFER_TAGS } from '../media/ffmpeg-args';
+import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight, type OutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
-import type { RunItemRequest, RunItemResult, MediaRunner } from './media-runner';
+import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
+import type {
+  EncodeSegmentRequest,
+  EncodeSegmentResult,
+  JoinRequest,
+  MediaRun,
+  MediaRunner,
+  RunItemRequest,
+  RunItemResult,
+  SplitRequest,
+  ToolFailure,
+} from './media-runner';
 
 export const CONTENT_TYPES: Record<string, string> = {
   mp4: 'video/mp4',
@@ -12,26 +29,18 @@ export const CONTENT_TYPES: Record<string, string> = {
   m4a: 'audio/mp4',
 };
 
-/** Runs one item through its pipeline: probe the local input again (full verdict, then the caller's), then ffmpeg. */
 @Injectable()
 export class FfmpegMediaRunner implements MediaRunner {
+  private readonly logger = new Logger(FfmpegMediaRunner.name);
+
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
+  /** Probes the local input again (full verdict, then the caller's), then runs the item's pipeline. */
   async run(request: RunItemRequest): Promise<RunItemResult> {
     const probing = performance.now();
-    const probed = await probeMedia(request.inputPath, {
-      api: request.api,
-      ffprobePath: this.config.ffprobePath,
-      maxPixels: this.config.workerMaxPixels,
-      signal: request.signal,
-    });
+    const probed = await this.probe(request.inputPath, request.api, request.signal);
     request.onStage?.('probe', performance.now() - probing);
-    if (!probed.ok)
-      return {
-        ok: false,
-        code: probed.code === 'timeout' ? 'processing_failed' : probed.code,
-        message: probed.message,
-      };
+    if (!probed.ok) return probeFailure(probed);
     const refused = request.admit({
       durationSeconds: probed.probe.durationSeconds,
       height: probed.probe.video?.height ?? null,
@@ -40,67 +49,169 @@ export class FfmpegMediaRunner implements MediaRunner {
     const common = {
       input: request.inputPath,
       probe: probed.probe,
-      signal: request.signal,
-      timeLimitMs: request.timeLimitMs,
+      ...this.tools(request),
       onProgress: request.onProgress,
-      ffmpegPath: this.config.ffmpegPath,
     };
+    const { container } = request.output;
+    const output = `${request.outputPath}.${container}`;
+    const encoding = performance.now();
     if (request.api === 'sdr2hdr') {
-      const { container, peak_nits: peakNits, quality } = request.output;
-      const output = `${request.outputPath}.${container}`;
-      const encoding = performance.now();
+      const { peak_nits: peakNits, quality, mapping, transfer } = request.output;
       const result = await convertSdrToHdr({
         ...common,
         output,
-        container,
+        container: request.output.container,
         targetHeight: request.targetHeight,
-        peakNits,
+        peakNits: peakNits ?? undefined,
+        mapping,
+        transfer,
         ...QUALITY_PRESETS[quality],
       });
       request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
-      return {
-        ok: true,
-        processedSeconds: result.processedSeconds,
-        outputHeight: result.height,
-        container,
-        contentType: CONTENT_TYPES[container],
-        media: sdr2hdrMedia(result.width, result.height, quality),
-      };
+      const media = sdr2hdrMedia(result.width, result.height, quality, result.light);
+      return made(output, container, result.processedSeconds, result.height, media);
     }
-    const { container, target_lufs: targetLufs } = request.output;
-    const output = `${request.outputPath}.${container}`;
-    const encoding = performance.now();
-    const result = await normaliseSpeechLoudness({ ...common, output, container, targetLufs });
+    const result = await normaliseSpeechLoudness({
+      ...common,
+      output,
+      container: request.output.container,
+      targetLufs: request.output.target_lufs,
+    });
     request.onStage?.('encode', performance.now() - encoding);
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
+    return made(output, container, result.processedSeconds, 0, {
+      integrated_lufs: round(result.output.integratedLufs),
+      true_peak_dbtp: round(result.output.truePeakDbtp),
+      input_integrated_lufs: round(result.input.integratedLufs),
+      speech_seconds: round(result.speech.speechSeconds),
+    });
+  }
+
+  probe(path: string, api: MediaApi, signal: AbortSignal): Promise<ProbeOutcome> {
+    return probeMedia(path, {
+      api,
+      ffprobePath: this.config.ffprobePath,
+      maxPixels: this.config.workerMaxPixels,
+      signal,
+    });
+  }
+
+  keyframes(path: string, videoIndex: number, run: MediaRun): Promise<number[] | null> {
+    return probeKeyframes(path, videoIndex, this.tools(run));
+  }
+
+  async split(request: SplitRequest): Promise<{ ok: true; parts: string[] } | ToolFailure> {
+    await mkdir(request.dir, { recursive: true });
+    const cut = await splitVideo(
+      request.inputPath,
+      request.videoIndex,
+      request.cuts,
+      join(request.dir, 'part-%04d.mp4'),
+      this.tools(request),
+    );
+    if (!cut.ok) return { ok: false, stderrTail: cut.run.stderrTail };
+    const names = (await readdir(request.dir)).filter((name) => name.endsWith('.mp4')).sort();
+    return { ok: true, parts: names.map((name) => join(request.dir, name)) };
+  }
+
+  async extractAudio(
+    request: MediaRun & { inputPath: string; audioIndex: number; outputPath: string },
+  ): Promise<{ ok: true } | ToolFailure> {
+    const copied = await extractAudio(request.inputPath, request.audioIndex, request.outputPath, this.tools(request));
+    return copied.ok ? copied : { ok: false, stderrTail: copied.run.stderrTail };
+  }
+
+  async encodeSegment(request: EncodeSegmentRequest): Promise<EncodeSegmentResult> {
+    const probed = await this.probe(request.inputPath, 'sdr2hdr', request.signal);
+    if (!probed.ok) return probeFailure(probed);
+    const result = await convertSdrToHdr({
+      input: request.inputPath,
+      output: request.outputPath,
+      container: 'mp4',
+      probe: probed.probe,
+      targetHeight: request.targetHeight,
+      peakNits: request.output.peak_nits ?? undefined,
+      mapping: request.output.mapping,
+      transfer: request.output.transfer,
+      ...QUALITY_PRESETS[request.output.quality],
+      ...this.tools(request),
+      onProgress: request.onProgress,
+    });
+    if (!result.ok) return { ok: false, code: result.code, message: result.message };
+    return { ok: true, path: request.outputPath, processedSeconds: result.processedSeconds };
+  }
+
+  /** Concat demuxer, no re-encode, the audio muxed once; then the output is probed for what it is. */
+  async join(request: JoinRequest): Promise<RunItemResult> {
+    const { container, quality, mapping, transfer } = request.output;
+    const output = `${request.outputPath}.${container}`;
+    const list = `${request.outputPath}.parts.txt`;
+    const joined = await joinParts(request.parts, list, request.audio, output, container, this.tools(request));
+    if (!joined.ok) {
+      this.logger.warn({ output, stderr: joined.run.stderrTail }, 'join failed');
+      return { ok: false, code: joined.run.status === 'timeout' ? 'timeout' : 'processing_failed' };
+    }
+    const probed = await this.probe(output, 'sdr2hdr', request.signal);
+    if (!probed.ok || !probed.probe.video) throw new Error(`the joined output ${output} does not probe`);
+    const { width, height } = probed.probe.video;
+    const light = await readOutputLight(output, mapping, transfer);
+    return made(output, container, probed.probe.durationSeconds, height, sdr2hdrMedia(width, height, quality, light));
+  }
+
+  private tools(run: MediaRun) {
     return {
-      ok: true,
-      processedSeconds: result.processedSeconds,
-      outputHeight: 0,
-      container,
-      contentType: CONTENT_TYPES[container],
-      media: {
-        integrated_lufs: round(result.output.integratedLufs),
-        true_peak_dbtp: round(result.output.truePeakDbtp),
-        input_integrated_lufs: round(result.input.integratedLufs),
-        speech_seconds: round(result.speech.speechSeconds),
-      },
+      signal: run.signal,
+      timeLimitMs: run.timeLimitMs,
+      ffmpegPath: this.config.ffmpegPath,
+      ffprobePath: this.config.ffprobePath,
     };
   }
 }
 
-/** What an sdr2hdr output is (the asset's `media`), one pass or joined from segments. */
-export function sdr2hdrMedia(width: number, height: number, quality: string): Record<string, unknown> {
+function made(
+  path: string,
+  container: string,
+  processedSeconds: number,
+  outputHeight: number,
+  media: Record<string, unknown>,
+): RunItemResult {
+  return { ok: true, path, processedSeconds, outputHeight, container, contentType: CONTENT_TYPES[container], media };
+}
+
+/** A probe of our own local file that ran out of time is the machine's trouble, not the media's. */
+function probeFailure(probed: Extract<ProbeOutcome, { ok: false }>): {
+  ok: false;
+  code: ProbeOutcomeCode;
+  message: string;
+} {
+  return { ok: false, code: probed.code === 'timeout' ? 'processing_failed' : probed.code, message: probed.message };
+}
+
+type ProbeOutcomeCode = Exclude<Extract<ProbeOutcome, { ok: false }>['code'], 'timeout'> | 'processing_failed';
+
+/** What an sdr2hdr output is (the asset's `media`, the job view's `output.video`), one pass or joined. */
+export function sdr2hdrMedia(
+  width: number,
+  height: number,
+  quality: string,
+  light: OutputLight,
+): Record<string, unknown> {
   return {
     codec: 'hevc',
     profile: 'main10',
     width,
     height,
-    hdr: 'HDR10',
-    transfer: 'smpte2084',
+    hdr: light.transfer === 'hlg' ? 'HLG' : 'HDR10',
+    transfer: TRANSFER_TAGS[light.transfer],
     primaries: 'bt2020',
     quality,
+    light: {
+      mapping: light.mapping,
+      mastering_peak_nits: light.masteringPeakNits,
+      max_cll: light.maxCll,
+      max_fall: light.maxFall,
+    },
   };
 }
 

@@ -1,13 +1,23 @@
+// The worker's port to the media tools: every ffmpeg and ffprobe run, and the files they make, go
+// through a MediaRunner, so a use case's spec runs without ffmpeg and a test can put its own runner
+// in. Each call that makes a file answers with the path it wrote: the caller stores exactly that file,
+// so a test may wrap the real runner (FfmpegMediaRunner) and replace one output with another file.
 import type { ErrorCode } from '../common/errors';
 import type { AudioOutput, Sdr2HdrOutput } from '../jobs/output-options';
+import type { MediaApi, ProbeOutcome } from '../media/media.types';
 
-interface RunItemCommon {
+/** How a media tool runs: stopped by the job's cancel, within what is left of its time. */
+export interface MediaRun {
+  signal: AbortSignal;
+  /** Wall-clock budget left for this run. */
+  timeLimitMs: number;
+}
+
+interface RunItemCommon extends MediaRun {
   inputPath: string;
   /** Where the output goes; the runner adds the extension of the container. */
   outputPath: string;
-  signal: AbortSignal;
-  /** Wall-clock budget left for this item. */
-  timeLimitMs: number;
+  /** The output's progress, 0…1, at most once a second (the media layer's ProgressThrottle). */
   onProgress(fraction: number): void;
   /** The wall time of the runner's own stages (the probe of the local input, the media tools' run). */
   onStage?(stage: 'probe' | 'encode', ms: number): void;
@@ -33,20 +43,80 @@ export type RunItemRequest = RunItemCommon &
     | { api: 'audio'; output: AudioOutput }
   );
 
-export type RunItemResult =
-  | {
-      ok: true;
-      processedSeconds: number;
-      outputHeight: number;
-      container: string;
-      contentType: string;
-      media: Record<string, unknown>;
-    }
-  | { ok: false; code: ErrorCode; message?: string };
+/** An output a runner made: the file, and what it is (the asset's container, content type and media). */
+export interface MadeOutput {
+  ok: true;
+  path: string;
+  processedSeconds: number;
+  outputHeight: number;
+  container: string;
+  contentType: string;
+  media: Record<string, unknown>;
+}
 
-/** The media pipelines as the processor sees them (ffmpeg lives behind this). */
+/** Media that could not be made: the item's catalogue code and the message a customer may read. */
+export interface MediaFailure {
+  ok: false;
+  code: ErrorCode;
+  message?: string;
+}
+
+export type RunItemResult = MadeOutput | MediaFailure;
+
+/** One segment of a long sdr2hdr item, encoded exactly as the whole item would be (no audio). */
+export interface EncodeSegmentRequest extends MediaRun {
+  inputPath: string;
+  /** The encoded part's path (mp4, whatever the item's container: the join remuxes). */
+  outputPath: string;
+  output: Sdr2HdrOutput;
+  targetHeight: number | undefined;
+  onProgress(fraction: number): void;
+}
+
+export type EncodeSegmentResult = { ok: true; path: string; processedSeconds: number } | MediaFailure;
+
+/** A tool run that failed; its stderr is for the logs only. */
+export interface ToolFailure {
+  ok: false;
+  stderrTail: string[];
+}
+
+export interface SplitRequest extends MediaRun {
+  inputPath: string;
+  videoIndex: number;
+  /** Where to cut (seconds): the video's parts start at the first keyframe at or after each. */
+  cuts: number[];
+  /** An empty folder for the parts. */
+  dir: string;
+}
+
+export interface JoinRequest extends MediaRun {
+  /** The encoded parts, in order. */
+  parts: string[];
+  /** The source's audio, muxed once into the joined output. */
+  audio: { path: string; codec: string } | null;
+  /** Where the output goes; the runner adds the extension of the container. */
+  outputPath: string;
+  output: Sdr2HdrOutput;
+}
+
+/** The media pipelines and tools as the worker's use cases see them (ffmpeg lives behind this). */
 export interface MediaRunner {
+  /** One item in one pass: probe the local input again, judge it (`admit`), run its pipeline. */
   run(request: RunItemRequest): Promise<RunItemResult>;
+  /** The probe's verdict on a local file, by the rules of `api`. */
+  probe(path: string, api: MediaApi, signal: AbortSignal): Promise<ProbeOutcome>;
+  /** The keyframe times of a video stream; null when they could not be read. */
+  keyframes(path: string, videoIndex: number, run: MediaRun): Promise<number[] | null>;
+  /** Cuts the video stream without re-encoding; the parts' paths in order. */
+  split(request: SplitRequest): Promise<{ ok: true; parts: string[] } | ToolFailure>;
+  /** Copies one audio stream out of the source (no re-encode), to `outputPath`. */
+  extractAudio(
+    request: MediaRun & { inputPath: string; audioIndex: number; outputPath: string },
+  ): Promise<{ ok: true } | ToolFailure>;
+  encodeSegment(request: EncodeSegmentRequest): Promise<EncodeSegmentResult>;
+  /** Joins encoded parts without re-encoding, with the audio, into one output. */
+  join(request: JoinRequest): Promise<RunItemResult>;
 }
 
 export const MEDIA_RUNNER = Symbol('MEDIA_RUNNER');

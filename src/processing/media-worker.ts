@@ -26,9 +26,12 @@ import {
 } from '../common/queues';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { jobsRunning } from '../metrics/job-metrics';
-import { JobProcessor } from './job-processor';
+import { ItemEnding } from './item-ending';
 import { ProcessingRepository } from './processing.repository';
+import { SegmentFiles } from './segment-files';
 import { StorageSweeper } from './storage-sweeper';
+import { EncodeSegment } from './usecases/encode-segment/encode-segment.usecase';
+import { RunItem } from './usecases/run-item/run-item.usecase';
 
 const HEARTBEAT_MS = 10_000;
 const RECONCILE_PAGE = 100;
@@ -54,7 +57,10 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
-    private readonly processor: JobProcessor,
+    private readonly runItem: RunItem,
+    private readonly encodeSegment: EncodeSegment,
+    private readonly ending: ItemEnding,
+    private readonly segmentFiles: SegmentFiles,
     private readonly repository: ProcessingRepository,
     private readonly sweeper: StorageSweeper,
     @Inject(STORAGE) private readonly storage: Storage,
@@ -134,7 +140,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** A job's unit: queue each of its open items as a unit of its own (a no-op for one already queued). */
   private async fanOut(job: Job<MediaJobData>): Promise<void> {
-    const open = await this.processor.openItems(job.data.jobId);
+    const open = await this.repository.openItems(job.data.jobId);
     await enqueueMediaItems(this.queue!, job.data.jobId, open);
   }
 
@@ -142,7 +148,13 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     const { jobId, index } = job.data;
     if (index === undefined) throw new Error(`${PROCESS_ITEM} unit ${job.id} has no item index`);
     const split = await this.whileRunning(jobId, (controller) =>
-      this.processor.processItem(jobId, index, this.workerId, controller.signal, () => controller.abort()),
+      this.runItem.execute({
+        jobId,
+        index,
+        worker: this.workerId,
+        signal: controller.signal,
+        abort: () => controller.abort(),
+      }),
     );
     // A long item was split: each segment is a unit of its own, for any worker of the region.
     if (split) await enqueueMediaSegments(this.queue!, jobId, index, split.segments);
@@ -154,7 +166,14 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       throw new Error(`${PROCESS_SEGMENT} unit ${job.id} has no item index or segment`);
     }
     await this.whileRunning(jobId, (controller) =>
-      this.processor.processSegment(jobId, index, segment, this.workerId, controller.signal, () => controller.abort()),
+      this.encodeSegment.execute({
+        jobId,
+        index,
+        segment,
+        worker: this.workerId,
+        signal: controller.signal,
+        abort: () => controller.abort(),
+      }),
     );
   }
 
@@ -191,7 +210,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
       const errors = (job.data.errors ?? 0) + 1;
       this.logger.error({ job_id: jobId, item: index, errors, err: error }, 'media unit failed');
       if (errors >= MEDIA_JOB_MAX_ERRORS) {
-        await this.processor.failItems(jobId, 'processing_failed', index === undefined ? undefined : [index]);
+        await this.ending.fail(jobId, 'processing_failed', index === undefined ? undefined : [index]);
         return;
       }
       await job.updateData({ ...job.data, errors });
@@ -207,11 +226,11 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     if (!final) return;
     const code = isUnavailableError(error) ? 'upstream_error' : 'processing_failed';
     this.logger.error({ job_id: jobId, item: index, attempt: job.attemptsMade, code, err: error }, 'the queue gave up');
-    await this.processor
-      .failItems(jobId, code, index === undefined ? undefined : [index])
+    await this.ending
+      .fail(jobId, code, index === undefined ? undefined : [index])
       // A segment the queue gave up on failed its item: its temporary segments go.
       .then(() =>
-        job.data.segment !== undefined && index !== undefined ? this.processor.removeSegments(jobId, index) : undefined,
+        job.data.segment !== undefined && index !== undefined ? this.segmentFiles.remove(jobId, index) : undefined,
       )
       .catch((failure: unknown) => {
         // The item stays open and the job keeps its hold; the reconciler fails it once it has gone stale.
@@ -251,7 +270,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async reconcileOne(job: { id: string; status: string; open_items: number[] }): Promise<void> {
     const jobUnit = await this.unitState(job.id);
     if (jobUnit === 'failed') {
-      await this.processor.failItems(job.id, 'upstream_error');
+      await this.ending.fail(job.id, 'upstream_error');
       return;
     }
     if (job.status === 'queued' && jobUnit !== 'missing') return;
@@ -264,7 +283,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnApplicationShutdow
     }
     if (job.status === 'queued' && lost.length === job.open_items.length) await enqueueMediaJob(this.queue!, job.id);
     else await enqueueMediaItems(this.queue!, job.id, lost);
-    if (gaveUp.length) await this.processor.failItems(job.id, 'upstream_error', gaveUp);
+    if (gaveUp.length) await this.ending.fail(job.id, 'upstream_error', gaveUp);
   }
 
   private async unitState(id: string): Promise<'missing' | 'failed' | 'completed' | 'other'> {

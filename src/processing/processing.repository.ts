@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { row, rows } from '../common/database/sql';
+import { openItemStatuses, openJobStatuses } from '../jobs/job-lifecycle';
 
 /**
  * The worker's own SQL beside the job lifecycle (which owns every status change): where an upload's
@@ -24,9 +25,9 @@ export class ProcessingRepository {
     const open = await rows<{ index: number }>(
       this.db,
       `SELECT i.index FROM job_items i JOIN jobs j ON j.id = i.job_id
-        WHERE i.job_id = $1 AND j.status IN ('queued', 'processing') AND i.status IN ('queued', 'processing')
+        WHERE i.job_id = $1 AND j.status = ANY($2) AND i.status = ANY($3)
         ORDER BY i.index`,
-      [jobId],
+      [jobId, openJobStatuses(), openItemStatuses()],
     );
     return open.map((item) => item.index);
   }
@@ -45,12 +46,12 @@ export class ProcessingRepository {
     return rows(
       this.db,
       `SELECT id, status,
-              ARRAY(SELECT index FROM job_items i WHERE i.job_id = jobs.id AND i.status IN ('queued', 'processing') ORDER BY index) AS open_items
+              ARRAY(SELECT index FROM job_items i WHERE i.job_id = jobs.id AND i.status = ANY($6) ORDER BY index) AS open_items
          FROM jobs
-        WHERE region = $1 AND status IN ('queued', 'processing') AND id > $4
+        WHERE region = $1 AND status = ANY($5) AND id > $4
           AND COALESCE(heartbeat_at, created_at) < now() - make_interval(secs => $2)
         ORDER BY id LIMIT $3`,
-      [region, olderThanSeconds, limit, afterId],
+      [region, olderThanSeconds, limit, afterId, openJobStatuses(), openItemStatuses()],
     );
   }
 
@@ -80,8 +81,8 @@ export class ProcessingRepository {
       `SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
         WHERE EXISTS (SELECT 1 FROM assets a WHERE a.storage_key = k.key AND a.deleted_at IS NULL)
            OR EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = k.key AND u.deleted_at IS NULL)
-           OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = k.job_id AND j.status IN ('queued', 'processing'))`,
-      [objects.map((object) => object.key), objects.map((object) => object.jobId)],
+           OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = k.job_id AND j.status = ANY($3))`,
+      [objects.map((object) => object.key), objects.map((object) => object.jobId), openJobStatuses()],
     );
     return new Set(used.map((entry) => entry.key));
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { row, rows } from '../common/database/sql';
+import { openItemStatuses } from '../jobs/job-lifecycle';
 
 export interface SegmentRow {
   job_id: string;
@@ -87,12 +88,12 @@ export class SegmentsRepository {
       this.db,
       `UPDATE item_segments s SET status = 'processing', worker = $4, attempts = s.attempts + 1, progress = 0, started_at = now()
          FROM job_items i JOIN jobs j ON j.id = i.job_id
-        WHERE s.job_id = $1 AND s.item_index = $2 AND s.segment = $3 AND s.status IN ('queued', 'processing')
+        WHERE s.job_id = $1 AND s.item_index = $2 AND s.segment = $3 AND s.status = ANY($5)
           AND i.job_id = s.job_id AND i.index = s.item_index AND i.status = 'processing' AND j.status = 'processing'
         RETURNING ${COLUMNS.split(',')
           .map((column) => `s.${column.trim()}`)
           .join(', ')}`,
-      [jobId, index, segment, worker],
+      [jobId, index, segment, worker, openItemStatuses()],
     );
   }
 
@@ -134,9 +135,9 @@ export class SegmentsRepository {
       const written = await row(
         manager,
         `UPDATE item_segments SET status = 'succeeded', progress = 1, encoded_key = $4, processed_seconds = $5, finished_at = now()
-          WHERE job_id = $1 AND item_index = $2 AND segment = $3 AND status IN ('queued', 'processing')
+          WHERE job_id = $1 AND item_index = $2 AND segment = $3 AND status = ANY($6)
           RETURNING 1`,
-        [jobId, index, segment, ended.encodedKey, ended.processedSeconds],
+        [jobId, index, segment, ended.encodedKey, ended.processedSeconds, openItemStatuses()],
       );
       if (!written) return 'already_ended';
       const open = await row(
@@ -152,8 +153,8 @@ export class SegmentsRepository {
   async failSegment(jobId: string, index: number, segment: number): Promise<void> {
     await this.db.query(
       `UPDATE item_segments SET status = 'failed' WHERE job_id = $1 AND item_index = $2 AND segment = $3
-          AND status IN ('queued', 'processing')`,
-      [jobId, index, segment],
+          AND status = ANY($4)`,
+      [jobId, index, segment, openItemStatuses()],
     );
   }
 }

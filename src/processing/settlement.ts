@@ -1,4 +1,4 @@
-// How a job ends, from its items' results: pure, so the rules of API.md §4 are unit-tested.
+// How a job ends, from its items' results: pure, so the rules of docs/api-decisions.md §4 are unit-tested.
 import { type ErrorCode, type ErrorObject, toErrorObject } from '../common/errors';
 import type { JobStatus } from '../jobs/job.types';
 import type { JobApi } from '../jobs/job.types';
@@ -79,7 +79,7 @@ export function planItem(
   };
 }
 
-/** How a job ends once every item has: its status, what it costs and its error (API.md §4). */
+/** How a job ends once every item has: its status, what it costs and its error (docs/api-decisions.md §4). */
 export function planJobEnd(
   job: { api: JobApi; requestId: string },
   plans: ItemPlan[],

@@ -6,8 +6,8 @@
 // priced part instead would hand the client a silently cut output, and a source that changed is
 // better submitted again and priced as it is.
 import type { ErrorCode } from '../common/errors';
-import type { JobApi } from '../jobs/job.types';
-import { outputHeight, type Resolution } from '../jobs/output-options';
+import type { JobApi, JobItemRow, JobRow } from '../jobs/job.types';
+import { outputHeight, storedOutput, type Resolution } from '../jobs/output-options';
 import { itemCredits } from '../jobs/pricing';
 
 /** What the submit checked and priced for one item. */
@@ -19,6 +19,18 @@ export interface PricedSource {
   estimatedCredits: number;
   /** The source height the submit probe saw (null for audio or unknown). */
   height: number | null;
+}
+
+/** What the submit checked and priced for an item of a job, for the worker's re-check of the bytes it has. */
+export function pricedSource(job: JobRow, item: JobItemRow): PricedSource {
+  const output = storedOutput(job);
+  return {
+    api: job.api,
+    sourceType: item.source.type,
+    resolution: output.api === 'sdr2hdr' ? output.output.resolution : undefined,
+    estimatedCredits: Number(item.estimated_credits),
+    height: item.height,
+  };
 }
 
 /** What the worker's own probe of the downloaded file says. */

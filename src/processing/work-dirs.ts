@@ -63,6 +63,21 @@ export class WorkDirs implements OnModuleInit, OnApplicationShutdown {
     return mkdtemp(join(this.root, `mediajobs-${name}-`));
   }
 
+  /** A run's folder and everything in it: gone once the run is over. */
+  remove(dir: string): Promise<void> {
+    return rm(dir, { recursive: true, force: true });
+  }
+
+  /** Runs `work` in a fresh folder (see create) that is removed afterwards, also when it throws. */
+  async using<T>(name: string, work: (dir: string) => Promise<T>): Promise<T> {
+    const dir = await this.create(name);
+    try {
+      return await work(dir);
+    } finally {
+      await this.remove(dir);
+    }
+  }
+
   private async removeLeftovers(): Promise<void> {
     const mine = `${PREFIX}${this.host}-`;
     for (const name of await readdir(tmpdir())) {

@@ -1,4 +1,4 @@
-// When a failed delivery is tried again (API.md §6): WEBHOOK_RETRY_SCHEDULE with ±10 % jitter, and
+// When a failed delivery is tried again (docs/api-decisions.md §6): WEBHOOK_RETRY_SCHEDULE with ±10 % jitter, and
 // a receiver's Retry-After on 429/503 honoured up to a cap.
 
 /** A receiver cannot push its next attempt further out than this, whatever its Retry-After says. */

@@ -5,7 +5,7 @@ import type { AllowList, LookupFunction } from '../common/net/safe-url';
 import { parseRetryAfter } from './retry-policy';
 import { signedHeaders } from './signature';
 
-/** A receiver has this long to answer with a 2xx (API.md §6). */
+/** A receiver has this long to answer with a 2xx (docs/api-decisions.md §6). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export type Verdict = 'delivered' | 'retry' | 'gone';

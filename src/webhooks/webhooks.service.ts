@@ -15,7 +15,7 @@ import {
   type EventRow,
 } from './webhooks.repository';
 
-/** How long deliveries are also signed with the secret a rotation replaced (API.md §6). */
+/** How long deliveries are also signed with the secret a rotation replaced (docs/api-decisions.md §6). */
 export const SECRET_OVERLAP_SECONDS = 24 * 3600;
 
 export interface WebhookEndpointView {

@@ -1,4 +1,4 @@
-// A submit storm against a small balance (API.md §2 step 8, §4 "Credits"): 1,000 submits at once,
+// A submit storm against a small balance (docs/api-decisions.md §2 step 8, §4 "Credits"): 1,000 submits at once,
 // on an account whose credits cover exactly N jobs and whose plan limits nothing but money. Each
 // submit behaves like the official client: its own Idempotency-Key, and a retry (same key, backoff)
 // of a retryable answer. Exactly N jobs are accepted, every other submit ends as the 402

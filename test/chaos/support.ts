@@ -19,7 +19,7 @@ export interface PlanLimits {
   usdPerCredit?: number;
 }
 
-/** Inserts a plan row with these limits (the plans table of API.md §3) and returns its id. */
+/** Inserts a plan row with these limits (the plans table of docs/api-decisions.md §3) and returns its id. */
 export async function createPlan(api: TestApi, limits: PlanLimits): Promise<string> {
   const id = `chaos_${randomBytes(6).toString('hex')}`;
   await api.app.get(DataSource).query(

@@ -1,4 +1,4 @@
-// The operator surface (API.md §8): /v1/admin/* behind X-Admin-Token, and the command line
+// The operator surface (docs/api-decisions.md §8): /v1/admin/* behind X-Admin-Token, and the command line
 // (`npm run admin -- …`) built into dist/, run as an operator would run it.
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';

@@ -1,4 +1,4 @@
-// Authentication as a client meets it (spec §5, API.md §3): the six auth codes over real HTTP,
+// Authentication as a client meets it (docs/spec/specification.txt §5, docs/api-decisions.md §3): the six auth codes over real HTTP,
 // how keys are stored, rotation, cross-account isolation and revocation across API instances.
 import { CredentialsVersion } from '../../src/auth/credentials-version';
 import { createHash } from 'node:crypto';
@@ -8,7 +8,7 @@ import { expectError, sleep } from './helpers';
 
 const KEY_FORMAT = /^mjk_[0-9A-Za-z]{32,}$/;
 
-describe('authentication (spec §5)', () => {
+describe('authentication (docs/spec/specification.txt §5)', () => {
   let api: TestApi;
   let db: DataSource;
 

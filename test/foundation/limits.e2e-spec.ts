@@ -1,11 +1,11 @@
-// Request-rate limits (spec §8, API.md §1–§3): per account by plan in 1-second windows kept in
+// Request-rate limits (docs/spec/specification.txt §8, docs/api-decisions.md §1–§3): per account by plan in 1-second windows kept in
 // Redis (so they hold across API instances), per IP for unauthenticated traffic, and the 429
 // envelope with its headers. Bursts start at the beginning of a second so they fit one window;
 // a burst that still straddles two windows is run again.
 import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
 import { alignToSecond, expectError, sleep } from './helpers';
 
-const FREE_LIMIT = 5; // API.md §3: free = 5 requests/s
+const FREE_LIMIT = 5; // docs/api-decisions.md §3: free = 5 requests/s
 
 interface Burst {
   responses: JsonResponse[];

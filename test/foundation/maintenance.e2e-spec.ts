@@ -1,4 +1,4 @@
-// Maintenance mode (API.md §2, §8). It is global to the database, so this file keeps the switch
+// Maintenance mode (docs/api-decisions.md §2, §8). It is global to the database, so this file keeps the switch
 // on for as short a time as it can and always switches it off again: other test files share the
 // test database (and, without --runInBand, run at the same time).
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
@@ -51,7 +51,7 @@ describe('maintenance mode', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(115);
     expect(retryAfter).toBeLessThanOrEqual(120);
 
-    // Authentication still comes first (API.md §2): a request without a key learns that, not the maintenance.
+    // Authentication still comes first (docs/api-decisions.md §2): a request without a key learns that, not the maintenance.
     expectError(api, await call(api, 'GET', '/v1/account/credits'), 'missing_api_key');
     // Operators keep working, and so do the operational endpoints.
     const admin = await call(api, 'GET', `/v1/admin/accounts/${account.accountId}`, { admin: true });

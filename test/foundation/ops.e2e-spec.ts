@@ -1,4 +1,4 @@
-// Operations (issue 2, API.md §8): health, Prometheus metrics, request ids on every response, logs
+// Operations (issue 2, docs/api-decisions.md §8): health, Prometheus metrics, request ids on every response, logs
 // that never carry secrets (captured from the built API run as a real process), and unexpected
 // exceptions that reach the client as a bare internal_error.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { ApiKeysRepository } from '../../src/auth/api-keys.repository';
 import { CATALOGUE } from '../../src/common/errors/catalogue';
-import { REDACTED_PATHS } from '../../src/common/logger';
+import { REDACTING_FORMATTERS } from '../../src/common/logger';
 import { sendError } from '../../src/common/http/error-response';
 import { RouteTable } from '../../src/common/http/route-table';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
@@ -218,10 +218,30 @@ describe('logs (the built API, run as a process, its output captured)', () => {
     const createdKey = await send('POST', '/v1/account/api-keys', { 'x-api-key': realKey }, { scopes: ['audio'] });
     secrets.newKey = createdKey.body.key;
     secrets.newKeyBody = String(createdKey.body.key).slice('mjk_'.length);
+    // Credentials put in the query string by mistake, under every name (and spelling) the service accepts
+    // for one in a header, the query or a body: none may be logged with the URL.
+    const inQuery: Record<string, string> = {
+      'X-Admin-Token': 'query-admin-token-3f9a1c',
+      'x-api-key': 'query-api-key-77d0e2',
+      admin_token: 'query-admin-token-b81f40',
+      license_key: 'mjl_query-license-key-5c2e',
+      password: 'query-password-e4a917',
+      New_Password: 'query-new-password-20c6',
+      'X-License-Token': 'query-license-token-9d3b',
+      'x-csrf-token': 'query-csrf-token-61fa',
+      mj_session: 'query-session-cookie-0b7e',
+      signature: 'query-asset-signature-a5d8',
+    };
+    for (const [name, value] of Object.entries(inQuery)) secrets[`query ${name}`] = value;
+    const query = Object.entries(inQuery)
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .join('&');
+    await send('GET', `/v1/account/credits?${query}`, { 'x-api-key': realKey });
+    await send('GET', `/v1/no-such-route?${query}`, {});
   });
 
   it('the requests were answered as expected (so the lines below are about real traffic)', () => {
-    expect(sent.map((request) => request.status)).toEqual([201, 200, 401, 200, 401, 201]);
+    expect(sent.map((request) => request.status)).toEqual([201, 200, 401, 200, 401, 201, 200, 404]);
     for (const request of sent) expect(request.id).toMatch(/^req_/);
   });
 
@@ -244,42 +264,53 @@ describe('logs (the built API, run as a process, its output captured)', () => {
     const lines = (stdout + stderr).split('\n').filter((line) => line.trim());
     // The process did log (start-up lines at least), so the check below reads real output.
     expect(lines.length).toBeGreaterThan(0);
-    for (const [name, secret] of Object.entries(secrets)) {
-      expect(secret.length).toBeGreaterThan(8);
-      expect([name, lines.some((line) => line.includes(secret))]).toEqual([name, false]);
-    }
+    for (const secret of Object.values(secrets)) expect(secret.length).toBeGreaterThan(8);
+    const logged = Object.entries(secrets).filter(([, secret]) => lines.some((line) => line.includes(secret)));
+    expect(logged.map(([name]) => name)).toEqual([]);
   });
 });
 
 describe('the redaction configuration of the logger', () => {
-  it('a request logged with its headers shows [redacted] for every secret header', () => {
+  it('a request logged with its headers and body shows [redacted] for every credential, in any spelling', () => {
     const lines: string[] = [];
-    const logger = pino(
-      { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-      { write: (line: string) => lines.push(line) },
-    );
+    const logger = pino({ formatters: REDACTING_FORMATTERS }, { write: (line: string) => lines.push(line) });
     logger.info({
       req: {
         id: 'req_x',
         headers: {
           'x-api-key': 'mjk_secretsecretsecretsecretsecretsecret',
-          'x-admin-token': 'admin-secret-token',
+          'X-Admin-Token': 'admin-secret-token',
           'x-license-token': 'license-secret-token',
+          'x-csrf-token': 'csrf-secret-token',
           authorization: 'Bearer bearer-secret',
           cookie: 'session=cookie-secret',
           'user-agent': 'curl/8',
+        },
+        body: {
+          email: 'a@example.com',
+          password: 'password-secret',
+          license_key: 'mjl_secret',
+          newPassword: 'x-secret',
         },
       },
     });
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toMatch(/secret/);
-    expect(JSON.parse(lines[0]).req.headers).toEqual({
+    const { req } = JSON.parse(lines[0]);
+    expect(req.headers).toEqual({
       'x-api-key': '[redacted]',
-      'x-admin-token': '[redacted]',
+      'X-Admin-Token': '[redacted]',
       'x-license-token': '[redacted]',
+      'x-csrf-token': '[redacted]',
       authorization: '[redacted]',
       cookie: '[redacted]',
       'user-agent': 'curl/8',
+    });
+    expect(req.body).toEqual({
+      email: 'a@example.com',
+      password: '[redacted]',
+      license_key: '[redacted]',
+      newPassword: '[redacted]',
     });
   });
 });

@@ -1,4 +1,4 @@
-// Redis or Postgres unreachable (issue 2, API.md §1): the API answers a 503 service_unavailable
+// Redis or Postgres unreachable (issue 2, docs/api-decisions.md §1): the API answers a 503 service_unavailable
 // envelope quickly instead of hanging or crashing, readiness reports it, liveness does not, and the
 // API recovers by itself. The real servers stay up: each API here reaches its dependency through a
 // loopback proxy that the test takes down and brings back.

@@ -1,4 +1,4 @@
-// Which error wins when several things are wrong at once (API.md §2). One submit is made wrong in
+// Which error wins when several things are wrong at once (docs/api-decisions.md §2). One submit is made wrong in
 // every way, then the causes are removed one at a time, first to last: each answer must name the
 // earliest cause still present. The map of where each step lives is in src/auth/access.guard.ts.
 import { mkdtemp } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { alignToSecond } from '../foundation/helpers';
 // 'nowhere' does not.
 const REGION = 'order';
 
-describe('order of checks at submit (API.md §2)', () => {
+describe('order of checks at submit (docs/api-decisions.md §2)', () => {
   let api: TestApi;
   let db: DataSource;
   let admin: AdminService;

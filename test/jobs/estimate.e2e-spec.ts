@@ -88,7 +88,7 @@ describe('POST /v1/{api}/jobs/estimate', () => {
       accepted: true,
       error: null,
     });
-    // 2 s of 640×360 at the default preset: MEDIA.md's speed (≈ 0.65 s a second) plus the item's overhead.
+    // 2 s of 640×360 at the default preset: docs/media.md's speed (≈ 0.65 s a second) plus the item's overhead.
     expect(response.body.items[0].estimated_seconds).toBe(3);
     expect(response.body.estimated_seconds).toBe(6);
     expect(await footprint(account.accountId)).toEqual({ jobs: 0, movements: 0, reserved: 0 });

@@ -1,4 +1,4 @@
-// Every submit-time and processing code from its real cause (API.md §5), cancel and retention.
+// Every submit-time and processing code from its real cause (docs/api-decisions.md §5), cancel and retention.
 import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -212,7 +212,7 @@ describe('the end of a job whose items end on different workers', () => {
     expect(await eventsOf(jobId)).toEqual(['job.succeeded']);
   });
 
-  it('the concurrency limit counts jobs, not items (API.md §4)', async () => {
+  it('the concurrency limit counts jobs, not items (docs/api-decisions.md §4)', async () => {
     const limited = await createAccountOnPlan(api, { requestsPerSecond: 100, concurrentJobs: 2 }, { credits: 1000 });
     const limitedUpload = await upload(
       api,

@@ -1,4 +1,4 @@
-// Segment-parallel sdr2hdr (SEGMENT_SECONDS, API.md §11): the real API, two worker processes, real
+// Segment-parallel sdr2hdr (SEGMENT_SECONDS, docs/api-decisions.md §11): the real API, two worker processes, real
 // ffmpeg. A long item is cut at keyframes, its segments are encoded by both workers and joined without
 // re-encoding; the result is indistinguishable from a single pass (frame count, HDR10, one HEVC Main10
 // stream, audio once, luma SSIM), billed once; a cancel stops every segment; a segment whose worker

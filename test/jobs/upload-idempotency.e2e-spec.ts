@@ -1,4 +1,4 @@
-// Issue 12 item 14: Idempotency-Key on POST /v1/uploads (API.md §1: every POST). The same key with the
+// Issue 12 item 14: Idempotency-Key on POST /v1/uploads (docs/api-decisions.md §1: every POST). The same key with the
 // same bytes answers the first upload again (one upload, Idempotent-Replayed); other bytes under the
 // key are idempotency_conflict; a failed upload leaves the key free for the retry.
 import { mkdtemp } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The plugin licence API (API.md §7, spec §7.9) as a plugin sees it: activation with a device limit,
+// The plugin licence API (docs/api-decisions.md §7, docs/spec/specification.txt §7.9) as a plugin sees it: activation with a device limit,
 // Ed25519 tokens verifiable with only the public key, offline grace, and every license_error code.
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { DataSource } from 'typeorm';

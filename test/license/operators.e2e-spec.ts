@@ -1,4 +1,4 @@
-// Issuing and revoking licences (API.md §8): /v1/admin/licenses behind X-Admin-Token, and the
+// Issuing and revoking licences (docs/api-decisions.md §8): /v1/admin/licenses behind X-Admin-Token, and the
 // operator CLI built into dist/, run as an operator would run it.
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';

@@ -1,4 +1,4 @@
-// The metrics endpoints (issue 15, API.md §11): the worker's own /metrics port, METRICS_TOKEN on API
+// The metrics endpoints (issue 15, docs/api-decisions.md §11): the worker's own /metrics port, METRICS_TOKEN on API
 // and worker, and the scrape-time gauges of the API (queue depth per region, open holds) against a
 // job that stays queued (no worker consumes its region; its heartbeat is written by hand).
 import { mkdtemp } from 'node:fs/promises';

@@ -102,7 +102,7 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     [swift, origin] = await Promise.all([startSwift(), startMediaOrigin()]);
     bucket = `mj-e2e-${process.pid}`;
     const env = swift.env(bucket, PREFIX);
-    // The bucket does not exist yet: the API creates it at start-up (API.md §11).
+    // The bucket does not exist yet: the API creates it at start-up (docs/api-decisions.md §11).
     stack = await startStack({ REGION: 's3-e2e', ALLOW_PRIVATE_URLS: '127.0.0.1', ...env });
     api = stack.api;
     const settings = api.config.storage;

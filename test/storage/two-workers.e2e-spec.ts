@@ -110,7 +110,7 @@ describe('API and two worker processes sharing only the object store', () => {
     expect(money.problems).toEqual([]);
     expect(money.chargedTotal).toBe(job.billing.estimated_credits);
 
-    // Which worker ran each item (API.md §11 items[i].worker): with three items and two idle
+    // Which worker ran each item (docs/api-decisions.md §11 items[i].worker): with three items and two idle
     // workers, both take part.
     const ranOn = job.items.map((item: { worker: string | null }) => item.worker);
     expect(ranOn.every((worker: string | null) => typeof worker === 'string')).toBe(true);

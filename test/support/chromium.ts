@@ -1,5 +1,5 @@
 // Debian's Chromium, headless, through playwright-core: the one launch every browser test uses
-// (TOOLCHAIN.md's flags; passing --user-data-dir in args is refused, so the profile is a parameter).
+// (the flags that work with Debian's Chromium; passing --user-data-dir in args is refused, so the profile is a parameter).
 import { existsSync } from 'node:fs';
 import { chromium, type BrowserContext } from 'playwright-core';
 

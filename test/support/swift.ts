@@ -1,4 +1,4 @@
-// A private OpenStack Swift with the s3api middleware on loopback (../shared/STORAGE.md): its own
+// A private OpenStack Swift with the s3api middleware on loopback (docs/operations.md, "S3-compatible stores"): its own
 // temp folder, free ports and four server processes, so every storage test runs against a real S3
 // implementation (real signatures, real multipart) and parallel runs never meet. `npm run swift`
 // (scripts/swift.js) starts one by hand and prints the S3_* settings for it.

@@ -1677,10 +1677,22 @@ export interface components {
              */
             resolution?: "source" | "720p" | "1080p" | "2160p";
             /**
-             * @description Mastering display peak luminance (cd/m²).
+             * @description Mastering display peak luminance (cd/m²): the ST 2086 metadata, and the peak `expand` reaches. PQ only: refused with `transfer: "hlg"` (HLG is relative to the display and has no mastering peak).
              * @default 1000
              */
             peak_nits?: number;
+            /**
+             * @description Where the SDR light goes. `reference` (default): ITU-R BT.2408 placement, SDR 100 % white at 203 cd/m², the picture looks as the SDR source did (graphics and skin where BT.2408 puts them). `expand`: inverse tone mapping (ITU-R BT.2446-1 Method C): everything up to 50 % SDR signal stays exactly where `reference` puts it (18 % grey at 24 cd/m²), the top half is expanded so SDR white reaches `peak_nits` (HLG: 1000 cd/m²). Same price.
+             * @default reference
+             * @enum {string}
+             */
+            mapping?: "reference" | "expand";
+            /**
+             * @description `pq` (default): HDR10, SMPTE ST 2084 with ST 2086 mastering metadata and measured MaxCLL/MaxFALL. `hlg`: BT.2100 Hybrid Log-Gamma (HEVC Main10, BT.2020, arib-std-b67), SDR white at 75 % signal for `reference`; scene-referred, so it takes no `peak_nits`. Same price.
+             * @default pq
+             * @enum {string}
+             */
+            transfer?: "pq" | "hlg";
             /**
              * @default mp4
              * @enum {string}
@@ -1731,6 +1743,29 @@ export interface components {
             /** @example upl_0Qx3cA1b2C3d4E5f6G7h8i9 */
             upload_id: string;
         };
+        OutputLightResponse: {
+            /**
+             * @description Where the SDR light went (output.mapping).
+             * @example expand
+             * @enum {string}
+             */
+            mapping: "reference" | "expand";
+            /**
+             * @description ST 2086 mastering display peak (cd/m²); null for HLG.
+             * @example 1000
+             */
+            mastering_peak_nits: number | null;
+            /**
+             * @description MaxCLL (cd/m²): the decoded picture's brightest pixel, max(R,G,B), over the whole item; null for HLG.
+             * @example 987
+             */
+            max_cll: number | null;
+            /**
+             * @description MaxFALL (cd/m²): the brightest frame-average of max(R,G,B) over the whole item; null for HLG.
+             * @example 212
+             */
+            max_fall: number | null;
+        };
         VideoOutputMediaResponse: {
             /** @enum {string} */
             codec: "hevc";
@@ -1741,9 +1776,9 @@ export interface components {
             /** @example 1080 */
             height: number;
             /** @enum {string} */
-            hdr: "HDR10";
+            hdr: "HDR10" | "HLG";
             /** @enum {string} */
-            transfer: "smpte2084";
+            transfer: "smpte2084" | "arib-std-b67";
             /** @enum {string} */
             primaries: "bt2020";
             /**
@@ -1752,6 +1787,8 @@ export interface components {
              * @enum {string}
              */
             quality?: "fast" | "balanced" | "best";
+            /** @description Where the light went and how bright the picture is, measured. Absent on jobs made before it. */
+            light?: components["schemas"]["OutputLightResponse"];
         };
         AudioOutputMediaResponse: {
             /**
@@ -7128,14 +7165,17 @@ export const maintenanceResponseObjectValues: ReadonlyArray<FlattenedDeepRequire
 export const blockedContentResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BlockedContentResponse"]["object"]> = ["blocked_content"];
 export const unblockedContentResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UnblockedContentResponse"]["object"]> = ["blocked_content"];
 export const sdr2HdrOutputDtoResolutionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["resolution"]> = ["source", "720p", "1080p", "2160p"];
+export const sdr2HdrOutputDtoMappingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["mapping"]> = ["reference", "expand"];
+export const sdr2HdrOutputDtoTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["transfer"]> = ["pq", "hlg"];
 export const sdr2HdrOutputDtoContainerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["container"]> = ["mp4", "mov"];
 export const sdr2HdrOutputDtoQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["quality"]> = ["fast", "balanced", "best"];
 export const urlSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UrlSourceResponse"]["type"]> = ["url"];
 export const uploadSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadSourceResponse"]["type"]> = ["upload"];
+export const outputLightResponseMappingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OutputLightResponse"]["mapping"]> = ["reference", "expand"];
 export const videoOutputMediaResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["codec"]> = ["hevc"];
 export const videoOutputMediaResponseProfileValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["profile"]> = ["main10"];
-export const videoOutputMediaResponseHdrValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["hdr"]> = ["HDR10"];
-export const videoOutputMediaResponseTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["transfer"]> = ["smpte2084"];
+export const videoOutputMediaResponseHdrValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["hdr"]> = ["HDR10", "HLG"];
+export const videoOutputMediaResponseTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["transfer"]> = ["smpte2084", "arib-std-b67"];
 export const videoOutputMediaResponsePrimariesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["primaries"]> = ["bt2020"];
 export const videoOutputMediaResponseQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["quality"]> = ["fast", "balanced", "best"];
 export const itemOutputResponseContainerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemOutputResponse"]["container"]> = ["mp4", "mov", "wav", "m4a"];
@@ -7195,6 +7235,8 @@ export const schemaDefaults = {
     "Sdr2HdrOutputDto": {
         "resolution": "source",
         "peak_nits": 1000,
+        "mapping": "reference",
+        "transfer": "pq",
         "container": "mp4",
         "quality": "balanced"
     },

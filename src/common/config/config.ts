@@ -1,9 +1,11 @@
-// Configuration from the environment (API.md §10), parsed and validated once at start-up.
+// Configuration from the environment (docs/api-decisions.md §10), parsed and validated once at start-up.
 // A bad value stops the process with a message naming the variable and what is allowed.
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
+import { parseSigningKey } from '../../license/license-token';
 
 export interface AppConfig {
   nodeEnv: string;
@@ -51,6 +53,12 @@ export interface AppConfig {
   workerStaleJobSeconds: number;
   maxQueueDepth: number;
   ipRateLimitPerSecond: number;
+  /**
+   * TRUST_PROXY: the reverse proxies (addresses, CIDRs, or proxy-addr's `loopback`, `linklocal`,
+   * `uniquelocal`) whose X-Forwarded-For is believed; empty = none. The client address it yields is
+   * what every per-IP limit counts and what /metrics' loopback rule judges.
+   */
+  trustProxy: string[];
   /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
   licenseRateLimitPerSecond: number;
   logLevel: string;
@@ -163,6 +171,17 @@ export function parseConfig(env: Env = process.env): AppConfig {
     );
   }
   const dashboard = dashboardConfig(env, publicBaseUrl);
+  const trustProxy = list(env, 'TRUST_PROXY');
+  for (const entry of trustProxy) {
+    try {
+      // Fastify's own parser of trustProxy, so what passes here is exactly what it will trust.
+      compileTrust(entry);
+    } catch {
+      throw new ConfigError(
+        `TRUST_PROXY must list proxy addresses or CIDRs (comma-separated, e.g. 10.0.0.0/8,::1); got "${entry}".`,
+      );
+    }
+  }
   return {
     nodeEnv,
     port,
@@ -196,6 +215,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     workerStaleJobSeconds: int(env, 'WORKER_STALE_JOB_SECONDS', 60, 1, 86_400),
     maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
+    trustProxy,
     licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),
     logLevel,
     logFormat,
@@ -203,12 +223,39 @@ export function parseConfig(env: Env = process.env): AppConfig {
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     assetUrlSecret,
-    licenseSigningKey: env.LICENSE_SIGNING_KEY || null,
+    licenseSigningKey: licenseSigningKey(env),
     ...dashboard,
   };
 }
 
-/** STORAGE_BACKEND and, for s3, the bucket and how to reach it (API.md §11). */
+/** LICENSE_SIGNING_KEY when set, checked here so that a bad one stops start-up like any other setting. */
+function licenseSigningKey(env: Env): string | null {
+  const value = env.LICENSE_SIGNING_KEY || null;
+  if (value === null) return null;
+  try {
+    parseSigningKey(value);
+  } catch (error) {
+    throw new ConfigError(
+      `LICENSE_SIGNING_KEY must be base64 of a PKCS#8 DER Ed25519 private key: ${(error as Error).message}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * What the API process needs beyond every process's settings (createHttpApp checks it first): in
+ * production a licence signing key, since tokens signed with a key made at start-up die with the process.
+ */
+export function checkApiConfig(config: AppConfig): void {
+  if (config.nodeEnv === 'production' && !config.licenseSigningKey) {
+    throw new ConfigError(
+      'LICENSE_SIGNING_KEY must be set in production (base64 of a PKCS#8 DER Ed25519 private key); ' +
+        'without it licence tokens could not be verified after a restart.',
+    );
+  }
+}
+
+/** STORAGE_BACKEND and, for s3, the bucket and how to reach it (docs/api-decisions.md §11). */
 function storageConfig(env: Env): AppConfig['storage'] {
   const backend = env.STORAGE_BACKEND || 'local';
   if (backend === 'local') return { backend };
@@ -307,12 +354,16 @@ export function loadConfigOrExit(): AppConfig {
   try {
     return parseConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
+    exitOnConfigError(error);
     throw error;
   }
+}
+
+/** A ConfigError ends the process with its one line and exit code 78 (EX_CONFIG); anything else returns. */
+export function exitOnConfigError(error: unknown): void {
+  if (!(error instanceof ConfigError)) return;
+  process.stderr.write(`Configuration error: ${error.message}\n`);
+  process.exit(78);
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -8,7 +8,7 @@ const s3 = {
   AWS_SECRET_ACCESS_KEY: 'secret',
 };
 
-describe('storage configuration (API.md §11)', () => {
+describe('storage configuration (docs/api-decisions.md §11)', () => {
   test('the local folder is the default', () => {
     expect(parseConfig({}).storage).toEqual({ backend: 'local' });
   });

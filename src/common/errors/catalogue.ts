@@ -363,7 +363,7 @@ export const CATALOGUE = {
     'The offline grace period has ended. Validate online, then retry.',
   ),
 
-  // Added beyond the specification (API.md §1 allows additions for cases the catalogue does not cover).
+  // Added beyond the specification (docs/api-decisions.md §1 allows additions for cases the catalogue does not cover).
   route_not_found: entry(
     'invalid_request_error',
     404,

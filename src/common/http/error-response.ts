@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { ApiError, toErrorObject } from '../errors/api-error';
 import { CATALOGUE } from '../errors/catalogue';
@@ -60,18 +62,33 @@ export function sendClientError(error: NodeJS.ErrnoException, socket: Socket, do
       : new ApiError('invalid_parameter', {
           message: 'The HTTP request is malformed (request line or headers) and could not be read.',
         });
-  const requestId = newId('req');
-  const body = JSON.stringify({ error: toErrorObject(apiError.code, { requestId, docsUrl }, apiError) });
-  const status = CATALOGUE[apiError.code].status;
   // A response to HEAD has no body (the parser may have read the method before it failed).
   const raw = (error as { rawPacket?: Buffer }).rawPacket;
   const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${status === 413 ? 'Content Too Large' : 'Bad Request'}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
-    );
-  }
+  writeEnvelopeAndClose(socket, apiError, docsUrl, { withBody: !head });
   socket.destroy(error);
+}
+
+/**
+ * The envelope written straight to a socket no route will answer (Node's parser refused the request,
+ * or it is a CONNECT), with `Connection: close`; the caller then ends the socket.
+ */
+export function writeEnvelopeAndClose(
+  socket: Duplex,
+  apiError: ApiError,
+  docsUrl: string,
+  options: { withBody?: boolean } = {},
+): void {
+  if (!socket.writable) return;
+  const requestId = newId('req');
+  const body = JSON.stringify({ error: toErrorObject(apiError.code, { requestId, docsUrl }, apiError) });
+  const status = CATALOGUE[apiError.code].status;
+  const extra = Object.entries(apiError.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${options.withBody === false ? '' : body}`,
+  );
 }

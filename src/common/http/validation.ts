@@ -72,7 +72,7 @@ export function strippedKeyPath(value: unknown): string | null {
  */
 /**
  * A body sent as a form or as text/plain, kept unparsed (src/http-app.ts). Refused with 415 here, at the
- * request-shape step (API.md §2), rather than at parse time: parsing runs before the access guard, so a
+ * request-shape step (docs/api-decisions.md §2), rather than at parse time: parsing runs before the access guard, so a
  * refusal there would answer a cross-origin form post (the classic CSRF) with 415 instead of the
  * 403 `csrf_check_failed` the session check owes it, and an unauthenticated caller with 415 before 401.
  */

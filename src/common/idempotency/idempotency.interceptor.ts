@@ -27,7 +27,7 @@ export class IdempotentReplay {
   ) {}
 }
 
-// Shape errors are not stored (API.md §1): the client fixes the body and may reuse the key.
+// Shape errors are not stored (docs/api-decisions.md §1): the client fixes the body and may reuse the key.
 const VALIDATION_CODES = new Set([
   'missing_parameter',
   'invalid_parameter',
@@ -38,7 +38,7 @@ const VALIDATION_CODES = new Set([
 const REPLAYED_HEADERS = ['location'];
 
 /**
- * Idempotency-Key on every authenticated POST (API.md §1): the first request claims the key, its
+ * Idempotency-Key on every authenticated POST (docs/api-decisions.md §1): the first request claims the key, its
  * outcome is stored for 24 h and replayed for the same body; a different body is
  * idempotency_conflict, a request still running is resource_locked. 5xx, retryable errors and
  * validation failures are not stored, so a retry really runs again. A handler marked

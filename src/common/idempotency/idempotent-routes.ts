@@ -1,4 +1,4 @@
-// Idempotency-Key is taken on POST routes only (API.md §1), so the interceptor is attached to each
+// Idempotency-Key is taken on POST routes only (docs/api-decisions.md §1), so the interceptor is attached to each
 // POST route at start-up instead of being global: every other request (a job read) then skips Nest's
 // interceptor pipeline (rxjs) altogether, which a global interceptor costs even when it does nothing.
 import { RequestMethod, type INestApplication } from '@nestjs/common';

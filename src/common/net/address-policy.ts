@@ -1,4 +1,4 @@
-// Which IP addresses a user-supplied URL may reach (API.md §4, §6): only public unicast, unless the
+// Which IP addresses a user-supplied URL may reach (docs/api-decisions.md §4, §6): only public unicast, unless the
 // operator exempts a host or network with ALLOW_PRIVATE_URLS.
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';

@@ -1,5 +1,5 @@
 // Checks a user-supplied URL before anything connects to it: scheme, credentials, and every address
-// its host resolves to (API.md §4 source URLs, §6 webhook URLs).
+// its host resolves to (docs/api-decisions.md §4 source URLs, §6 webhook URLs).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { type AddressPolicy, createAddressPolicy } from './address-policy';

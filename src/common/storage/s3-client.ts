@@ -1,5 +1,5 @@
 // The one S3 client of a process, with the settings every S3-compatible store here needs
-// (../shared/STORAGE.md): explicit endpoint and path style, checksums only when required (streamed
+// (docs/operations.md, "S3-compatible stores"): explicit endpoint and path style, checksums only when required (streamed
 // bodies otherwise go "aws-chunked", which Swift and radosgw refuse), bounded timeouts so an outage
 // fails a call instead of hanging it, and Content-MD5 on DeleteObjects (Swift requires it).
 import { S3Client } from '@aws-sdk/client-s3';

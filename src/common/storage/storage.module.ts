@@ -17,7 +17,7 @@ export function createStorage(config: AppConfig): Storage {
 export class StorageModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(@Inject(STORAGE) private readonly storage: Storage) {}
 
-  /** The folder or bucket exists before the first request or job (API.md §11: created when missing). */
+  /** The folder or bucket exists before the first request or job (docs/api-decisions.md §11: created when missing). */
   async onApplicationBootstrap(): Promise<void> {
     await this.storage.prepare();
   }

@@ -2,6 +2,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrorObjectOrNull } from '../../docs/api-success';
 import { QUALITY_CHOICES } from '../../media/quality-presets';
+import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
 import { JOB_APIS, JOB_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
@@ -35,16 +36,48 @@ const ApiItemSource = () =>
     },
   });
 
+export class OutputLightResponse {
+  @ApiProperty({ enum: MAPPINGS, example: 'expand', description: 'Where the SDR light went (output.mapping).' })
+  mapping: string;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1000,
+    description: 'ST 2086 mastering display peak (cd/m²); null for HLG.',
+  })
+  mastering_peak_nits: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 987,
+    description:
+      "MaxCLL (cd/m²): the decoded picture's brightest pixel, max(R,G,B), over the whole item; null for HLG.",
+  })
+  max_cll: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 212,
+    description: 'MaxFALL (cd/m²): the brightest frame-average of max(R,G,B) over the whole item; null for HLG.',
+  })
+  max_fall: number | null;
+}
+
 export class VideoOutputMediaResponse {
   @ApiProperty({ enum: ['hevc'] }) codec: 'hevc';
   @ApiProperty({ enum: ['main10'] }) profile: 'main10';
   @ApiProperty({ type: 'integer', example: 1920 }) width: number;
   @ApiProperty({ type: 'integer', example: 1080 }) height: number;
-  @ApiProperty({ enum: ['HDR10'] }) hdr: 'HDR10';
-  @ApiProperty({ enum: ['smpte2084'] }) transfer: 'smpte2084';
+  @ApiProperty({ enum: ['HDR10', 'HLG'] }) hdr: 'HDR10' | 'HLG';
+  @ApiProperty({ enum: ['smpte2084', 'arib-std-b67'] }) transfer: 'smpte2084' | 'arib-std-b67';
   @ApiProperty({ enum: ['bt2020'] }) primaries: 'bt2020';
   @ApiPropertyOptional({ enum: QUALITY_CHOICES, example: 'balanced', description: 'Absent on jobs made before it.' })
   quality?: string;
+  @ApiPropertyOptional({
+    type: OutputLightResponse,
+    description: 'Where the light went and how bright the picture is, measured. Absent on jobs made before it.',
+  })
+  light?: OutputLightResponse;
 }
 
 export class AudioOutputMediaResponse {

@@ -3,6 +3,8 @@ import { Transform, Type } from 'class-transformer';
 import { ListQuery } from '../../common/pagination';
 import { JOB_STATUSES, type JobStatus } from '../job.types';
 import { QUALITY_CHOICES, QUALITY_DESCRIPTION, type Quality } from '../../media/quality-presets';
+import { MAPPINGS, TRANSFERS, type Mapping, type Transfer } from '../../media/hdr-mapping';
+import { MAPPING_DESCRIPTION, TRANSFER_DESCRIPTION } from '../output-options';
 import {
   AUDIO_CONTAINERS,
   OUTPUT_DEFAULTS,
@@ -27,6 +29,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 
@@ -96,13 +99,38 @@ export class Sdr2HdrOutputDto {
     default: OUTPUT_DEFAULTS.sdr2hdr.peak_nits,
     minimum: 400,
     maximum: 10000,
-    description: 'Mastering display peak luminance (cd/m²).',
+    description:
+      'Mastering display peak luminance (cd/m²): the ST 2086 metadata, and the peak `expand` reaches. ' +
+      'PQ only: refused with `transfer: "hlg"` (HLG is relative to the display and has no mastering peak).',
   })
   @IsOptional()
   @IsInt()
   @Min(400)
   @Max(10000)
+  @ValidateBy({
+    name: 'peakOnlyWithPq',
+    validator: {
+      validate: (_value: unknown, args) => (args?.object as Sdr2HdrOutputDto | undefined)?.transfer !== 'hlg',
+      defaultMessage: () =>
+        'peak_nits applies to PQ (HDR10) only; HLG is relative to the display, so an HLG picture has no mastering ' +
+        'peak (expand reaches the HLG reference display\'s 1000 cd/m²). Omit peak_nits, or use transfer "pq"',
+    },
+  })
   peak_nits?: number;
+
+  @ApiPropertyOptional({ enum: MAPPINGS, default: OUTPUT_DEFAULTS.sdr2hdr.mapping, description: MAPPING_DESCRIPTION })
+  @IsOptional()
+  @IsIn(MAPPINGS)
+  mapping?: Mapping;
+
+  @ApiPropertyOptional({
+    enum: TRANSFERS,
+    default: OUTPUT_DEFAULTS.sdr2hdr.transfer,
+    description: TRANSFER_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsIn(TRANSFERS)
+  transfer?: Transfer;
 
   @ApiPropertyOptional({ enum: VIDEO_CONTAINERS, default: OUTPUT_DEFAULTS.sdr2hdr.container })
   @IsOptional()

@@ -1,0 +1,164 @@
+// The one way an item ends in a worker, whichever use case ran it (one pass, a failed segment, the
+// join, or the queue giving up): its output stored, then the item, its asset and — with its job's
+// last item — the job's status, settlement and outbox event ended through the job lifecycle in one
+// transaction. An outage of PostgreSQL or Redis at that moment is waited out: the work is done, and
+// throwing it away would run the item again.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { randomBase62 } from '../common/ids';
+import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
+import {
+  JobLifecycle,
+  type EndedItem,
+  type ItemEnding as LifecycleEnding,
+  type ItemsEnded,
+} from '../jobs/job-lifecycle';
+import { openItemStatuses } from '../jobs/job-lifecycle';
+import type { JobItemRow, JobRow } from '../jobs/job.types';
+import type { ItemClock } from './item-timings';
+import type { MadeOutput, RunItemResult } from './media-runner';
+import { OUTAGE_POLICIES, retryThroughOutage, type OutagePolicies } from './outage-retry';
+import { planItem, planJobEnd, type ItemResult } from './settlement';
+
+export const STORE_FAILED = 'The object store did not answer; the item may be retried.';
+
+type Asset = NonNullable<LifecycleEnding['asset']>;
+
+/** How an item's ending went: ended here (succeeded or failed), or found ended elsewhere (its output dropped). */
+export interface ItemEnded {
+  outcome: 'succeeded' | 'failed' | 'ended_elsewhere';
+  /** The size of the output this ending stored (null: none). */
+  outputBytes: number | null;
+}
+
+@Injectable()
+export class ItemEnding {
+  private readonly logger = new Logger(ItemEnding.name);
+
+  constructor(
+    private readonly lifecycle: JobLifecycle,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(OUTAGE_POLICIES) private readonly outages: OutagePolicies,
+  ) {}
+
+  /**
+   * Ends one item with what its run made. An output is stored first (the object store's outage is
+   * the item's upstream_error, retryable), and dropped again when the item turns out to have ended
+   * elsewhere meanwhile (cancelled, or a duplicate unit ended it first). `clock` times the stages.
+   */
+  async end(job: JobRow, item: JobItemRow, result: RunItemResult, clock?: ItemClock): Promise<ItemEnded> {
+    const timed = <T>(stage: 'store' | 'end', work: () => Promise<T>) => (clock ? clock.time(stage, work) : work());
+    const asset = result.ok ? await timed('store', () => this.store(job, item.index, result)) : null;
+    const itemResult: ItemResult = !result.ok
+      ? { index: item.index, ok: false, code: result.code, message: result.message }
+      : !asset
+        ? { index: item.index, ok: false, code: 'upstream_error', message: STORE_FAILED }
+        : { index: item.index, ok: true, processedSeconds: result.processedSeconds, outputHeight: result.outputHeight };
+    const { itemsEnded } = await timed('end', () =>
+      retryThroughOutage(() => this.endItems(job, [item], [itemResult], asset), this.outages.dependency, {
+        onRetry: (error) =>
+          this.logger.warn(
+            { job_id: job.id, item: item.index, err: error },
+            'dependency unavailable while ending an item; trying again',
+          ),
+      }),
+    );
+    if (!itemsEnded.includes(item.index)) {
+      if (asset) await this.storage.remove(asset.storageKey);
+      return { outcome: 'ended_elsewhere', outputBytes: asset?.sizeBytes ?? null };
+    }
+    return { outcome: itemResult.ok ? 'succeeded' : 'failed', outputBytes: asset?.sizeBytes ?? null };
+  }
+
+  /**
+   * Ends items that cannot be processed at all (the queue gave up on them; all open items when
+   * `indexes` is omitted): failed with `code`, and the job with them when they were its last.
+   * Whether the job ended.
+   */
+  async fail(jobId: string, code: 'upstream_error' | 'processing_failed', indexes?: number[]): Promise<boolean> {
+    const claimed = await this.lifecycle.claim(jobId);
+    if (!claimed) return false;
+    const open = openItemStatuses();
+    const failing = claimed.items.filter(
+      (item) => open.includes(item.status) && (!indexes || indexes.includes(item.index)),
+    );
+    const results = failing.map((item): ItemResult => ({ index: item.index, ok: false, code }));
+    const { jobEnded } = await this.endItems(claimed.job, failing, results, null);
+    return jobEnded;
+  }
+
+  /** Puts an output into storage under a key of its own run; null when the object store stayed down. */
+  private async store(job: JobRow, index: number, output: MadeOutput): Promise<Asset | null> {
+    const storageKey = outputKey(job.account_id, job.id, index, output.container, randomBase62(8));
+    try {
+      // Moved, not copied, when the local backend's folder is on the same file system (see writeFile).
+      const stored = await retryThroughOutage(
+        () => this.storage.writeFile(storageKey, output.path),
+        this.outages.store,
+      );
+      const { container, contentType, media } = output;
+      return { storageKey, sizeBytes: stored.sizeBytes, container, contentType, media };
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      this.logger.warn({ job_id: job.id, index, err: error }, 'could not store an output');
+      return null;
+    }
+  }
+
+  /**
+   * Ends items with their results; what the job costs, once its last item ends, comes from settlement.ts.
+   * The call that ends the job logs its one "job ended" line (ids, counts, status, code, credits; no secret).
+   */
+  private async endItems(
+    job: JobRow,
+    items: JobItemRow[],
+    results: ItemResult[],
+    asset: Asset | null,
+  ): Promise<ItemsEnded> {
+    const context = { api: job.api, requestId: job.request_id };
+    const endings = items.map((item): LifecycleEnding => {
+      const plan = planItem(
+        context,
+        { index: item.index, estimatedCredits: Number(item.estimated_credits) },
+        results.find((result) => result.index === item.index),
+        this.config.docsUrl,
+      );
+      const { status, chargedCredits, processedSeconds, error } = plan;
+      return {
+        index: item.index,
+        status,
+        chargedCredits,
+        processedSeconds,
+        error,
+        asset: status === 'succeeded' ? asset : null,
+      };
+    });
+    let ending: ReturnType<typeof planJobEnd> | undefined;
+    let endedItems: EndedItem[] = [];
+    const outcome = await this.lifecycle.endItems(job, endings, (ended) => {
+      endedItems = ended;
+      ending = planJobEnd(context, ended, this.config.docsUrl);
+      return ending;
+    });
+    if (outcome.jobEnded && ending) {
+      this.logger.log(
+        {
+          job_id: job.id,
+          request_id: job.request_id,
+          api: job.api,
+          items: endedItems.length,
+          failed_items: endedItems.filter((item) => item.status === 'failed').length,
+          status: ending.status,
+          code: ending.error?.code ?? null,
+          duration_ms: job.started_at ? Date.now() - job.started_at.getTime() : null,
+          processed_seconds: ending.processedSeconds,
+          held_credits: Number(job.estimated_credits),
+          charged_credits: ending.chargedCredits,
+        },
+        'job ended',
+      );
+    }
+    return outcome;
+  }
+}

@@ -1,0 +1,80 @@
+// The end of a segmented item: its encoded segments joined without re-encoding (the MediaRunner's
+// concat), the source's audio muxed once, and the item ended through ItemEnding as a one-pass item
+// would be. Run by the unit that ended the item's last segment.
+import { Inject, Injectable } from '@nestjs/common';
+import { join } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
+import { STORAGE, type Storage } from '../../../common/storage/storage';
+import { JobLifecycle } from '../../../jobs/job-lifecycle';
+import { storedOutput } from '../../../jobs/output-options';
+import { ItemEnding } from '../../item-ending';
+import { jobDeadline, timeLeftMs } from '../../job-deadline';
+import { MEDIA_RUNNER, type MediaRunner } from '../../media-runner';
+import { SegmentFiles } from '../../segment-files';
+import { SegmentsRepository, type SegmentRow } from '../../segments.repository';
+import { WorkDirs } from '../../work-dirs';
+import { openItem } from '../open-item';
+
+export interface JoinItemCommand {
+  jobId: string;
+  index: number;
+  signal: AbortSignal;
+}
+
+@Injectable()
+export class JoinItem {
+  constructor(
+    private readonly lifecycle: JobLifecycle,
+    private readonly segments: SegmentsRepository,
+    private readonly files: SegmentFiles,
+    private readonly ending: ItemEnding,
+    private readonly workDirs: WorkDirs,
+    @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Infrastructure failures throw (BullMQ runs the last segment's unit again, which joins again). */
+  async execute({ jobId, index, signal }: JoinItemCommand): Promise<void> {
+    const opened = await openItem(this.lifecycle, jobId, index);
+    if (!opened) return;
+    const { job, item } = opened;
+    const output = storedOutput(job);
+    if (output.api !== 'sdr2hdr') throw new Error(`join of a ${output.api} item`);
+    const segments = await this.segments.list(jobId, index);
+    const deadline = jobDeadline(job, this.config);
+    await this.workDirs.using(`${jobId}-${index}-join`, async (workDir) => {
+      const parts: string[] = [];
+      for (const segment of segments) parts.push(await this.encodedPart(segment, workDir, signal));
+      const first = segments[0];
+      let audio: { path: string; codec: string } | null = null;
+      if (first.audio_key && first.audio_codec) {
+        const path = await this.storage.localFile(first.audio_key, join(workDir, 'audio.mov'), signal);
+        if (!path) throw new Error(`${jobId}/${index}: the source's audio is gone`);
+        audio = { path, codec: first.audio_codec };
+      }
+      const joined = await this.runner.join({
+        parts,
+        audio,
+        outputPath: join(workDir, `out-${index}`),
+        output: output.output,
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+      });
+      if (signal.aborted) return;
+      await this.ending.end(job, item, joined);
+      await this.files.remove(jobId, index);
+    });
+  }
+
+  private async encodedPart(segment: SegmentRow, workDir: string, signal: AbortSignal): Promise<string> {
+    const part = segment.encoded_key
+      ? await this.storage.localFile(segment.encoded_key, join(workDir, `enc-${segment.segment}.mp4`), signal)
+      : null;
+    if (!part)
+      throw new Error(
+        `segment ${segment.segment} of ${segment.job_id}/${segment.item_index}: its encoded part is gone`,
+      );
+    return part;
+  }
+}
