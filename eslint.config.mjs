@@ -1,8 +1,76 @@
-// Lint rules (docs/development.md): promises are awaited or handled, switches are exhaustive, === only.
+// Lint rules (docs/development.md): promises are awaited or handled, switches are exhaustive, === only,
+// and imports point the way docs/architecture.md says ("Dependencies"): an arrow the wrong way fails lint.
+import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
+/** Globs of every file under src/ but those in the given folders or top-level files (zone targets). */
+const srcExcept = (...names) => [`./src/!(${names.join('|')})/**/*`, `./src/!(${names.join('|')})`];
+
+const why = (rule) => `${rule} (docs/architecture.md, "Dependencies").`;
+
+/** import/no-restricted-paths zones: `target` files may not import from `from`. */
+const DEPENDENCY_ZONES = [
+  {
+    target: './src/billing',
+    from: './src',
+    except: ['./billing', './common', './metrics'],
+    message: why('billing is a leaf: it imports only src/common and src/metrics'),
+  },
+  {
+    target: './src/webhooks',
+    from: './src',
+    except: ['./webhooks', './common', './metrics', './auth', './docs'],
+    message: why('webhooks is a leaf: no feature module (jobs, billing, processing, …) is imported by it'),
+  },
+  {
+    target: './src/jobs',
+    from: ['./src/processing', './src/account', './src/admin', './src/members', './src/license'],
+    message: why('jobs imports billing and webhooks, never processing or the account-side modules'),
+  },
+  {
+    target: './src/processing',
+    from: ['./src/account', './src/admin', './src/members', './src/license', './src/auth', './src/docs'],
+    message: why('processing imports jobs, billing, webhooks and media, nothing of the HTTP side'),
+  },
+  {
+    target: srcExcept('processing', 'worker.module.ts'),
+    from: './src/processing',
+    message: why('only the worker module (src/worker.module.ts) imports processing'),
+  },
+  {
+    // The API runs ffprobe at submit (media/probe.ts); encoding, speech detection and output checks
+    // are the worker's, so only processing (and media itself) may import them.
+    target: srcExcept('processing', 'media'),
+    from: [
+      './src/media/pipelines.ts',
+      './src/media/vad.ts',
+      './src/media/mediainfo.ts',
+      './src/media/cpu-set.ts',
+      './src/media/index.ts',
+    ],
+    message: why('the API process never loads ffmpeg pipelines: only processing imports them'),
+  },
+  {
+    target: './src/common',
+    from: './src',
+    except: ['./common'],
+    message: why('src/common imports nothing from a feature module'),
+  },
+];
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'sdk/**', 'coverage/**', 'scripts/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-bench/**',
+      'node_modules/**',
+      'sdk/**',
+      'coverage/**',
+      'scripts/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -13,6 +81,14 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { import: importPlugin },
+    settings: { 'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } } },
+    rules: {
+      'import/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: DEPENDENCY_ZONES }],
     },
   },
   // Tests and benchmarks read arbitrary JSON bodies.

@@ -19,13 +19,13 @@ const run = promisify(execFile);
 const TO_SDR =
   'zscale=tin=smpte2084:pin=bt2020:min=bt2020nc:rin=tv:t=bt709:p=bt709:m=bt709:r=tv:npl=203,format=yuv420p';
 
-interface Encode {
+export interface Encode {
   wallSeconds: number;
   cpuSeconds: number;
 }
 
 /** Runs ffmpeg under bash so that `times` reports the child's user + system CPU seconds. */
-function encode(args: string[]): Promise<Encode> {
+export function encode(args: string[]): Promise<Encode> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn('bash', ['-c', 'ffmpeg "$@" && times', 'ffmpeg', ...args], {

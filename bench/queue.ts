@@ -8,7 +8,7 @@ import { Test } from '@nestjs/testing';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { writeFile } from 'node:fs/promises';
-import { AppModule } from '../src/app.module';
+import { WorkerModule } from '../src/worker.module';
 import { parseConfig } from '../src/common/config/config';
 import { JobQueue } from '../src/jobs/job-queue';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest } from '../src/processing/media-runner';
@@ -131,7 +131,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
   });
   const runner = new TrivialRunner();
   const worker = await Test.createTestingModule({
-    imports: [AppModule.forWorker(config)],
+    imports: [WorkerModule.forRoot(config)],
   })
     .overrideProvider(MEDIA_RUNNER)
     .useValue(runner)
@@ -147,7 +147,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     LOG_LEVEL: 'warn',
   });
   const layerWorker = await Test.createTestingModule({
-    imports: [AppModule.forWorker(layerConfig)],
+    imports: [WorkerModule.forRoot(layerConfig)],
   })
     .overrideProvider(ProcessingRepository)
     .useValue({ openItems: async () => [0], staleOpenJobs: async () => [], purgeExpired: async () => [] })

@@ -17,6 +17,7 @@ import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
 import { benchSegments } from './segments';
+import { benchHdr } from './hdr';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -33,6 +34,7 @@ const BENCHES: Record<string, Bench> = {
   storage: (context) => benchStorage(context),
   'storage-upload': (context) => benchStorage(context, true),
   segments: async (context) => [await benchSegments(context)],
+  hdr: benchHdr,
   docs: async (context) => [await benchDocs(context)],
 };
 

@@ -8,10 +8,11 @@ async function bootstrap(): Promise<void> {
   const app = await createHttpApp(config);
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
   const msg = `mediajobs API listening on ${config.publicBaseUrl}`;
+  const dashboard = `${config.publicBaseUrl}/dashboard`;
   process.stdout.write(
     config.logFormat === 'pretty'
-      ? `${msg} (docs: ${config.docsUrl})\n`
-      : `${JSON.stringify({ level: 30, msg, docs: config.docsUrl })}\n`,
+      ? `${msg}\n  dashboard: ${dashboard}\n  docs: ${config.docsUrl}\n`
+      : `${JSON.stringify({ level: 30, msg, dashboard, docs: config.docsUrl })}\n`,
   );
 }
 

@@ -2,14 +2,14 @@
 // Start several to scale.
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
+import { WorkerModule } from './worker.module';
 import { loadConfigOrExit } from './common/config/config';
 import { createLogger, NestPinoLogger } from './common/logger';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config, 'worker', { buffered: true });
-  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config), { bufferLogs: true });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
   app.useLogger(new NestPinoLogger(logger));
   // SIGTERM: processors finish or hand back their jobs before the process exits.
   app.enableShutdownHooks();

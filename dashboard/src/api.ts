@@ -6,6 +6,7 @@ import {
   createApiKeyDtoScopesValues,
   createWebhookEndpointDtoEventsValues,
   jobResponseStatusValues,
+  ledgerEntryResponseKindValues,
   schemaDefaults,
   type components,
 } from '../../sdk/src/generated/openapi';
@@ -127,6 +128,10 @@ export type List<T> = Omit<Schemas['JobResponseList'], 'data'> & { data: T[] };
 export type Credits = Schemas['CreditBalanceResponse'];
 export type Usage = Schemas['UsageResponse'];
 export type Account = Schemas['OwnAccountResponse'];
+export type LedgerEntry = Schemas['LedgerEntryResponse'];
+export type LedgerKind = LedgerEntry['kind'];
+export const LEDGER_KINDS = ledgerEntryResponseKindValues;
+export type MonthlySpend = Schemas['MonthlySpendResponse'];
 
 export const SCOPES = createApiKeyDtoScopesValues;
 /** A key; `key` (the secret) only in the answers to create and rotate. */

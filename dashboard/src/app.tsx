@@ -2,6 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { api, ApiFailure, onSessionEnded, setCsrfToken, type Session } from './api';
 import { Layout } from './layout';
 import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/auth';
+import { BillingPage } from './pages/billing';
 import { JobPage } from './pages/job';
 import { JobsPage } from './pages/jobs';
 import { KeysPage } from './pages/keys';
@@ -24,6 +25,7 @@ const PUBLIC_PAGES: Record<string, (props: { onSignedIn: (session: Session) => v
 function signedInPage(path: string): ReactNode {
   if (path === '/') return <OverviewPage />;
   if (path === '/keys') return <KeysPage />;
+  if (path === '/billing') return <BillingPage />;
   if (path === '/jobs') return <JobsPage />;
   if (path === '/jobs/new') return <NewJobPage />;
   const job = match('/jobs/:api/:id', path);

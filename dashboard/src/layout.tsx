@@ -6,6 +6,7 @@ import { ErrorNotice } from './ui';
 
 const NAV: { to: string; label: string; ownerOnly?: boolean }[] = [
   { to: '/', label: 'Overview' },
+  { to: '/billing', label: 'Billing' },
   { to: '/keys', label: 'API keys' },
   { to: '/jobs', label: 'Jobs' },
   { to: '/jobs/new', label: 'New job' },
@@ -71,7 +72,6 @@ export function Layout({ children }: { children: ReactNode }) {
           <a href="/docs" target="_blank" rel="noreferrer">
             API reference
           </a>
-          <br />
           <a href="/docs/errors.html" target="_blank" rel="noreferrer">
             Error codes
           </a>

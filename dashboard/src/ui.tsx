@@ -2,26 +2,35 @@
 import { useCallback, useEffect, useId, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiFailure, type ErrorObject } from './api';
 import { STATUS_LABELS } from './format';
+import { errorWording } from './outcomes';
 
-const FAMILY_TITLES: Record<string, string> = {
-  auth_error: 'Not allowed',
-  billing_error: 'Billing stopped this',
-  rate_limit_error: 'Limit reached',
-  invalid_request_error: 'Check the request',
-  resource_error: 'Not possible',
-  processing_error: 'Processing failed',
-  server_error: 'The service had a problem',
-  license_error: 'Licence problem',
-};
-
-/** An error envelope for a person: what happened in words, then its code, field and reference link. */
+/**
+ * An error envelope for a person: what happened in words, then its code, field and reference link.
+ * Title and colour come from the catalogue's family (outcomes.ts), never from the HTTP status.
+ */
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
   const envelope: ErrorObject | null = error instanceof ApiFailure ? error.error : isErrorObject(error) ? error : null;
   const message = envelope?.message ?? (error instanceof Error ? error.message : 'Something went wrong. Try again.');
+  const wording = errorWording(envelope);
+  // insufficient_credits names the operator's top-up page when there is one (BILLING_TOPUP_URL).
+  const topup = envelope?.details?.topup_url;
   return (
-    <div className="notice notice-error" role="alert">
-      <p className="notice-title">{title ?? (envelope ? (FAMILY_TITLES[envelope.type] ?? 'Error') : 'Error')}</p>
+    <div
+      className={`notice notice-${wording.tone}`}
+      role={wording.failure === false ? 'status' : 'alert'}
+      data-family={envelope?.type}
+    >
+      <p className="notice-title">{title ?? wording.title}</p>
       <p>{message}</p>
+      {envelope?.retryable && <p>This can work if you try again.</p>}
+      {typeof topup === 'string' && /^https?:\/\//.test(topup) && (
+        <p>
+          <a href={topup} target="_blank" rel="noopener noreferrer">
+            Buy credits
+          </a>{' '}
+          (opens your provider’s top-up page)
+        </p>
+      )}
       {envelope && (
         <p className="notice-meta">
           Code <code>{envelope.code}</code>
@@ -35,7 +44,7 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
           <a href={envelope.doc_url} target="_blank" rel="noreferrer">
             What {envelope.code} means
           </a>{' '}
-          · request <code>{envelope.request_id}</code>
+          · request <code className="id">{envelope.request_id}</code>
         </p>
       )}
     </div>
@@ -123,6 +132,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  dismissLabel,
   danger,
   busy,
   onConfirm,
@@ -132,6 +142,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** What the other button keeps ("Keep job"): never a bare "Cancel" beside "Cancel job". */
+  dismissLabel: string;
   danger?: boolean;
   busy?: boolean;
   onConfirm: () => void;
@@ -151,7 +163,7 @@ export function ConfirmDialog({
       <div>{children}</div>
       <div className="actions">
         <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
+          {dismissLabel}
         </button>
         <button type="button" className={danger ? 'danger' : 'primary'} onClick={onConfirm} disabled={busy}>
           {confirmLabel}

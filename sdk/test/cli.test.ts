@@ -91,6 +91,12 @@ describe('mediajobs CLI', () => {
     const quality = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--quality', 'ultra'], env);
     assert.equal(quality.code, 2);
     assert.match(quality.stderr, /^usage_error: --quality must be fast, balanced or best/);
+    const mapping = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--mapping', 'brighter'], env);
+    assert.equal(mapping.code, 2);
+    assert.match(mapping.stderr, /^usage_error: --mapping must be reference or expand/);
+    const transfer = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--transfer', 'dv'], env);
+    assert.equal(transfer.code, 2);
+    assert.match(transfer.stderr, /^usage_error: --transfer must be pq or hlg/);
     assert.equal(server?.requests.length, 0);
   });
 
@@ -150,7 +156,20 @@ describe('mediajobs CLI', () => {
       return envelope(404, 'invalid_request_error', 'route_not_found', false);
     });
     const { code, stdout, stderr } = await run(
-      ['convert', input, '--to', output, '--resolution', '1080p', '--quality', 'best'],
+      [
+        'convert',
+        input,
+        '--to',
+        output,
+        '--resolution',
+        '1080p',
+        '--quality',
+        'best',
+        '--mapping',
+        'expand',
+        '--transfer',
+        'hlg',
+      ],
       env,
     );
     assert.equal(code, 0, stderr);
@@ -174,7 +193,7 @@ describe('mediajobs CLI', () => {
     assert.deepEqual(JSON.parse(String(estimated?.body)).inputs, [{ upload_id: 'upl_1' }]);
     assert.deepEqual(JSON.parse(String(submit?.body)), {
       inputs: [{ upload_id: 'upl_1' }],
-      output: { resolution: '1080p', container: 'mp4', quality: 'best' },
+      output: { resolution: '1080p', container: 'mp4', quality: 'best', mapping: 'expand', transfer: 'hlg' },
     });
   });
 

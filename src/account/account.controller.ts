@@ -1,9 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Readable } from 'node:stream';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, MembersOnly, RequireScope } from '../auth/auth.decorators';
 import { ApiKeysService, type ApiKeyView } from '../auth/api-keys.service';
-import { BillingService, type CreditBalance, type DailyUsage, type LedgerEntry } from '../billing/billing.service';
+import {
+  BillingService,
+  type CreditBalance,
+  type DailyUsage,
+  type LedgerEntry,
+  type MonthlySpend,
+} from '../billing/billing.service';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
 import { AccountService } from './account.service';
@@ -14,6 +23,11 @@ import {
   ApiKeyWithSecretResponse,
   CreditBalanceResponse,
   LedgerEntryResponse,
+  ledgerFilter,
+  LedgerFilterQuery,
+  LedgerQuery,
+  MonthlySpendQuery,
+  MonthlySpendResponse,
   OwnAccountResponse,
   PatchOwnAccountDto,
   UsageQuery,
@@ -29,6 +43,7 @@ export class AccountController {
     private readonly billing: BillingService,
     private readonly keys: ApiKeysService,
     private readonly accounts: AccountService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -65,17 +80,56 @@ export class AccountController {
   @RequireScope('account')
   @ApiOperation({ summary: 'Credit balance, reservations, spend and quota of this period' })
   @ApiErrorResponses('auth', 'rate')
-  credits(@Caller() caller: AuthContext): Promise<CreditBalance> {
-    return this.billing.credits(caller.accountId);
+  async credits(@Caller() caller: AuthContext): Promise<CreditBalance & { topup_url: string | null }> {
+    // Where credits come from: the operator's page (BILLING_TOPUP_URL), or null (the operator adds them).
+    return { ...(await this.billing.credits(caller.accountId)), topup_url: this.config.billingTopupUrl };
+  }
+
+  @Get('monthly-spend')
+  @RequireScope('account')
+  @ApiOperation({ summary: 'Credits charged per UTC calendar month (default the last 6), beside the spend cap' })
+  @ApiResponse({ status: 200, type: MonthlySpendResponse })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  monthlySpend(@Caller() caller: AuthContext, @Query() query: MonthlySpendQuery): Promise<MonthlySpend> {
+    return this.billing.monthlySpend(caller.accountId, query.months ?? 6);
   }
 
   @Get('ledger')
   @RequireScope('account')
-  @ApiOperation({ summary: 'Every credit movement (grant, authorise, capture, release), newest first' })
+  @ApiOperation({
+    summary: 'Every credit movement (grant, authorise, capture, release), newest first; filter by kind and time',
+  })
   @ApiPage(LedgerEntryResponse)
   @ApiErrorResponses('auth', 'rate', 'invalid')
-  ledger(@Caller() caller: AuthContext, @Query() query: ListQuery): Promise<ListResponse<LedgerEntry>> {
-    return this.billing.ledger(caller.accountId, query.limit, query.starting_after);
+  ledger(@Caller() caller: AuthContext, @Query() query: LedgerQuery): Promise<ListResponse<LedgerEntry>> {
+    return this.billing.ledger(caller.accountId, ledgerFilter(query), query.limit, query.starting_after);
+  }
+
+  @Get('ledger/export')
+  @RequireScope('account')
+  @ApiOperation({
+    summary: 'The ledger as a CSV download: every entry the same filters keep, newest first, in one file (no paging)',
+  })
+  @ApiProduces('text/csv')
+  @ApiResponse({
+    status: 200,
+    description:
+      'CSV (RFC 4180, CRLF lines): created_at, id, kind, credits, balance_after, reserved_after, job_id, reason. Cells that a spreadsheet would read as a formula start with an apostrophe.',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  })
+  @ApiErrorResponses('auth', 'rate', 'invalid')
+  async exportLedger(
+    @Caller() caller: AuthContext,
+    @Query() query: LedgerFilterQuery,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const lines = await this.billing.ledgerCsv(caller.accountId, ledgerFilter(query));
+    const day = new Date().toISOString().slice(0, 10);
+    await reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="mediajobs-ledger-${caller.accountId}-${day}.csv"`)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(lines));
   }
 
   @Post('api-keys')

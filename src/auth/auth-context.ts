@@ -1,7 +1,9 @@
-import type { MemberRole } from './roles';
-
+// Who is calling and what they may reach: the scopes of API keys and the roles of dashboard members.
 export const SCOPES = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'] as const;
 export type Scope = (typeof SCOPES)[number];
+
+export const MEMBER_ROLES = ['owner', 'developer', 'viewer'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 export interface PlanLimits {
   id: string;

@@ -1,7 +1,6 @@
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext, Scope } from './auth-context';
-import { MEMBER_ROLES, type MemberRole } from './roles';
+import { MEMBER_ROLES, type AuthContext, type MemberRole, type Scope } from './auth-context';
 
 /**
  * How a route is reached: `api_key` (the default) needs a key with the route's scope, or a dashboard

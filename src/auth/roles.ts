@@ -1,10 +1,7 @@
 // What a dashboard member may do. A signed-in member acts through the same routes as an API key;
 // the role decides which: owners everything, developers every API-key scope, viewers reads only.
 import { ApiError } from '../common/errors';
-import { SCOPES, type Scope } from './auth-context';
-
-export const MEMBER_ROLES = ['owner', 'developer', 'viewer'] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
+import { SCOPES, type MemberRole, type Scope } from './auth-context';
 
 /** Every role reaches every scope; a viewer is then held to reads (see `mayChange`). */
 export function scopesOf(_role: MemberRole): Scope[] {

@@ -62,7 +62,8 @@ export class SessionAuthenticator {
     }
     if (!READ_METHODS.has(request.method)) this.checkCrossSite(request, session);
     if (Date.now() - session.lastSeenAt.getTime() > this.touchIntervalMs) {
-      // Best effort: a lost touch only makes the idle expiry come a little earlier.
+      // Not awaited, and its failure dropped on purpose: the request must neither wait for nor fail on
+      // a last-seen write, and a lost one only makes the idle expiry come up to a minute earlier.
       this.sessions.touch(session.id).catch(() => undefined);
     }
     return {

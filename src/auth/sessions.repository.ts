@@ -3,9 +3,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import type { PlanLimits } from './auth-context';
+import type { MemberRole, PlanLimits } from './auth-context';
 import { PLAN_COLUMNS, planLimitsOf } from './plan-limits';
-import type { MemberRole } from './roles';
 
 /** A live session with who it belongs to: one indexed read per dashboard request. */
 export interface ActiveSession {

@@ -3,7 +3,15 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { row } from '../common/database/sql';
 import { newId } from '../common/ids';
 
-export type LedgerKind = 'grant' | 'authorise' | 'capture' | 'release';
+export const LEDGER_KINDS = ['grant', 'authorise', 'capture', 'release'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/** Which entries a ledger read keeps: one kind, and created in [createdGte, createdLt). */
+export interface LedgerFilter {
+  kind?: LedgerKind;
+  createdGte?: Date;
+  createdLt?: Date;
+}
 
 export interface LedgerRow {
   id: string;
@@ -115,11 +123,35 @@ export class BillingRepository {
     );
   }
 
-  async ledger(accountId: string, limit: number, startingAfter?: string): Promise<LedgerRow[]> {
+  /** Newest first, after the `startingAfter` id, narrowed by `filter`. */
+  async ledger(accountId: string, filter: LedgerFilter, limit: number, startingAfter?: string): Promise<LedgerRow[]> {
     return this.db.query(
       `SELECT id, kind, credits, job_id, reason, balance_after, reserved_after, created_at FROM credit_ledger
-        WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-      [accountId, startingAfter ?? null, limit],
+        WHERE account_id = $1 AND ($2::text IS NULL OR id < $2)
+          AND ($4::text IS NULL OR kind = $4)
+          AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
+        ORDER BY id DESC LIMIT $3`,
+      [
+        accountId,
+        startingAfter ?? null,
+        limit,
+        filter.kind ?? null,
+        filter.createdGte ?? null,
+        filter.createdLt ?? null,
+      ],
+    );
+  }
+
+  /** Credits captured in each of the last `months` UTC calendar months (this one included), zero-filled, oldest first. */
+  async capturedPerMonth(accountId: string, months: number): Promise<{ month: string; credits: string }[]> {
+    return this.db.query(
+      `SELECT to_char(m.month, 'YYYY-MM') AS month, COALESCE(SUM(l.credits), 0) AS credits
+         FROM generate_series(date_trunc('month', now() AT TIME ZONE 'UTC') - ($2::int - 1) * interval '1 month',
+                              date_trunc('month', now() AT TIME ZONE 'UTC'), interval '1 month') AS m (month)
+         LEFT JOIN credit_ledger l ON l.account_id = $1 AND l.kind = 'capture'
+              AND l.created_at >= m.month AT TIME ZONE 'UTC' AND l.created_at < (m.month + interval '1 month') AT TIME ZONE 'UTC'
+        GROUP BY m.month ORDER BY m.month`,
+      [accountId, months],
     );
   }
 }

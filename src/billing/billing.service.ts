@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors';
 import { toList, type ListResponse } from '../common/pagination';
 import { billingPeriod } from './billing-period';
-import { BillingRepository, type LedgerRow } from './billing.repository';
+import { BillingRepository, type LedgerFilter, type LedgerRow } from './billing.repository';
+import { ledgerCsvHeader, ledgerCsvRow } from './ledger-csv';
 import { PROCESSING_USAGE, type ProcessingUsage } from './processing-usage';
 
 export interface CreditBalance {
@@ -22,6 +23,16 @@ export interface CreditBalance {
   /** The plan's limits, for showing current use against them. */
   limits: { requests_per_second: number; concurrent_jobs: number; max_output_height: number; apis: string[] };
 }
+
+/** Credits charged per UTC calendar month, against the spend cap (the dashboard's billing page). */
+export interface MonthlySpend {
+  object: 'monthly_spend';
+  months: { month: string; charged_credits: number; charged_usd: number }[];
+  spend_limit_usd: number | null;
+}
+
+/** Ledger rows read per query while exporting: the export streams, whatever the ledger's length. */
+const EXPORT_BATCH = 1000;
 
 /** Credits charged per UTC day, from the ledger's captures (the dashboard's 30-day chart). */
 export interface DailyUsage {
@@ -110,6 +121,23 @@ export class BillingService {
   }
 
   /** USD at the account's current price per credit, like `spent_usd`. */
+  async monthlySpend(accountId: string, months: number): Promise<MonthlySpend> {
+    const row = await this.repository.balance(accountId);
+    if (!row) throw new Error(`account ${accountId} vanished`);
+    const rate = Number(row.usd_per_credit);
+    const perMonth = await this.repository.capturedPerMonth(accountId, months);
+    return {
+      object: 'monthly_spend',
+      months: perMonth.map((month) => ({
+        month: month.month,
+        charged_credits: Number(month.credits),
+        charged_usd: usd(Number(month.credits), rate),
+      })),
+      spend_limit_usd: row.spend_limit_usd === null ? null : Number(row.spend_limit_usd),
+    };
+  }
+
+  /** USD at the account's current price per credit, like `spent_usd`. */
   async dailyUsage(accountId: string, days: number, usdPerCredit: number): Promise<DailyUsage> {
     const perDay = await this.repository.capturedPerDay(accountId, days);
     const rows = perDay.map((day) => ({
@@ -126,9 +154,33 @@ export class BillingService {
     };
   }
 
-  async ledger(accountId: string, limit = 20, startingAfter?: string): Promise<ListResponse<LedgerEntry>> {
-    const rows = await this.repository.ledger(accountId, limit + 1, startingAfter);
+  async ledger(
+    accountId: string,
+    filter: LedgerFilter,
+    limit = 20,
+    startingAfter?: string,
+  ): Promise<ListResponse<LedgerEntry>> {
+    const rows = await this.repository.ledger(accountId, filter, limit + 1, startingAfter);
     return toList(rows.map(toLedgerEntry), limit, (entry) => entry.id);
+  }
+
+  /**
+   * Every entry `filter` keeps, newest first, as CSV lines: read a batch at a time, so memory stays flat
+   * whatever the ledger's length. The first batch is read before anything is returned, so a database
+   * failure is still an error response, not a truncated file.
+   */
+  async ledgerCsv(accountId: string, filter: LedgerFilter): Promise<AsyncIterable<string>> {
+    const first = await this.repository.ledger(accountId, filter, EXPORT_BATCH);
+    const repository = this.repository;
+    return (async function* () {
+      yield ledgerCsvHeader();
+      let batch = first;
+      while (batch.length > 0) {
+        yield batch.map((row) => ledgerCsvRow(toLedgerEntry(row))).join('');
+        if (batch.length < EXPORT_BATCH) return;
+        batch = await repository.ledger(accountId, filter, EXPORT_BATCH, batch[batch.length - 1].id);
+      }
+    })();
   }
 }
 

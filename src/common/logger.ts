@@ -89,6 +89,18 @@ export function registerRequestLog(fastify: FastifyInstance, logger: Logger): vo
 }
 
 /**
+ * Nest's own start-up narration (about 120 lines: each module initialised, each controller and every
+ * route mapped) is at debug level, so that a start-up shows what a person needs: where the API listens.
+ */
+const NEST_START_UP_CONTEXTS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
+/**
  * Nest's logger interface over pino, so framework and `new Logger(Context)` lines are JSON lines of
  * the same stream. Accepts both forms our code uses: `(message, context)` and `({ err, … }, message, context)`.
  */
@@ -96,7 +108,7 @@ export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    this.write(NEST_START_UP_CONTEXTS.has(String(params.at(-1))) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

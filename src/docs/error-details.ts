@@ -64,8 +64,14 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
     fields: [
       { name: 'required_credits', type: 'integer', description: 'The estimate of this job.', spec: true },
       { name: 'available_credits', type: 'integer', description: 'Balance minus what open jobs hold.', spec: true },
+      {
+        name: 'topup_url',
+        type: 'string',
+        description: "Where to buy credits: the operator's page (BILLING_TOPUP_URL); absent when none is configured.",
+        optional: true,
+      },
     ],
-    example: { required_credits: 130, available_credits: 42 },
+    example: { required_credits: 130, available_credits: 42, topup_url: 'https://billing.mediajobs.example/topup' },
   },
   spend_limit_exceeded: {
     fields: [

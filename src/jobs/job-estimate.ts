@@ -3,6 +3,7 @@ import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import type { NewJobItem } from './jobs.repository';
+import type { OutputPicture } from './output-options';
 import { itemWork, jobProcessingSeconds } from './processing-time';
 import type { DeclaredSource } from './sources.service';
 
@@ -13,6 +14,9 @@ export interface JobEstimateItem {
   duration_seconds: number;
   width: number | null;
   height: number | null;
+  /** What the item will produce (never upscaled); null for audio. */
+  output_width: number | null;
+  output_height: number | null;
   estimated_credits: number;
   estimated_usd: number;
   /** Processing time of this item on one idle worker (src/jobs/processing-time.ts). */
@@ -50,7 +54,11 @@ export function toJobEstimate(
     workers: number;
     /** SEGMENT_SECONDS: which items the workers encode in segments, and how many. */
     segmentSeconds: number;
-    items: (Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource; processingSeconds: number })[];
+    items: (Omit<NewJobItem, 'source'> & {
+      source: ItemSource | DeclaredSource;
+      processingSeconds: number;
+      picture: OutputPicture;
+    })[];
   },
   error: ErrorObject | null,
 ): JobEstimate {
@@ -76,6 +84,7 @@ export function toJobEstimate(
       duration_seconds: item.durationSeconds,
       width: item.width,
       height: item.height,
+      ...item.picture,
       estimated_credits: item.estimatedCredits,
       estimated_usd: usd(item.estimatedCredits, usdPerCredit),
       estimated_seconds: item.processingSeconds,

@@ -1,5 +1,6 @@
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
+import { outputPicture, storedOutput } from './output-options';
 import type { BillingState, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
 
 export interface JobItemView {
@@ -9,6 +10,9 @@ export interface JobItemView {
   duration_seconds: number;
   width: number | null;
   height: number | null;
+  /** What the item produces (never upscaled); null for audio. */
+  output_width: number | null;
+  output_height: number | null;
   estimated_credits: number;
   charged_credits: number;
   output: (Record<string, unknown> & { url: string; expires_at: string }) | null;
@@ -66,6 +70,7 @@ export function toJobView(
       duration_seconds: Number(item.duration_seconds),
       width: item.width,
       height: item.height,
+      ...outputPicture(storedOutput(job), item),
       estimated_credits: Number(item.estimated_credits),
       charged_credits: Number(item.charged_credits),
       output: item.output

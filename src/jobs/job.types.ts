@@ -1,10 +1,9 @@
 import { types } from 'pg';
 import type { ErrorObject } from '../common/errors';
+import type { JobApi } from './job-api';
 import type { OutputOptions } from './output-options';
 
-/** The job kinds (docs/api-decisions.md §4): each has its own path, scope, output options and price. */
-export const JOB_APIS = ['sdr2hdr', 'audio'] as const;
-export type JobApi = (typeof JOB_APIS)[number];
+export { JOB_APIS, type JobApi } from './job-api';
 
 export const TERMINAL_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 'cancelled'] as const;
 /** Every status a job can be in, in the order of its life: the one list the API's validation and document use. */

@@ -14,7 +14,14 @@ import { jobLocation, toJobView, type JobView } from './job-view';
 import type { ItemSource, JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
-import { outputHeight, RESOLUTIONS, resolveOutput, type JobOutput, type RequestedOutput } from './output-options';
+import {
+  outputHeight,
+  outputPicture,
+  RESOLUTIONS,
+  resolveOutput,
+  type JobOutput,
+  type RequestedOutput,
+} from './output-options';
 import { itemCredits } from './pricing';
 import { itemProcessingSeconds } from './processing-time';
 import { QUALITY_PRESETS } from '../media/quality-presets';
@@ -102,6 +109,7 @@ export class JobsService {
         items: items.map((item) => ({
           ...item,
           processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
+          picture: outputPicture(job, item),
         })),
       },
       refusal &&

@@ -155,8 +155,17 @@ export class SubmitLimits {
         ? availableCredits(account) >= request.estimatedCredits
         : await authoriseHold(manager, caller.accountId, holdFor, request.estimatedCredits);
     if (!covered) {
+      const topup = this.config.billingTopupUrl;
       throw new ApiError('insufficient_credits', {
-        details: { required_credits: request.estimatedCredits, available_credits: availableCredits(account) },
+        details: {
+          required_credits: request.estimatedCredits,
+          available_credits: availableCredits(account),
+          ...(topup ? { topup_url: topup } : {}),
+        },
+        // Where to buy credits, when the operator has a page for it (BILLING_TOPUP_URL).
+        ...(topup && {
+          message: `Your available credits do not cover the estimated cost of this job. Buy credits at ${topup}, or submit a shorter job.`,
+        }),
       });
     }
   }

@@ -1,11 +1,11 @@
 // What a job produces, per API (docs/api-decisions.md §4): the allowed values and the defaults, in one place. The
 // submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
 // price and the media runner all read the same typed options and never apply a default again.
-import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
+import { DEFAULT_PEAK_NITS, outputSize } from '../media/ffmpeg-args';
 import type { Mapping, Transfer } from '../media/hdr-mapping';
 import { DEFAULT_QUALITY, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
-import type { JobApi } from './job.types';
+import type { JobApi } from './job-api';
 
 export const RESOLUTIONS = { '720p': 720, '1080p': 1080, '2160p': 2160 } as const;
 export type Resolution = keyof typeof RESOLUTIONS | 'source';
@@ -129,6 +129,23 @@ export function storedOutput(job: { api: JobApi; output_options: OutputOptions }
     return { api: 'sdr2hdr', output: output as Sdr2HdrOutput };
   }
   return { api: job.api, output: job.output_options } as JobOutput;
+}
+
+export type OutputPicture =
+  { output_width: number; output_height: number } | { output_width: null; output_height: null };
+
+/**
+ * The picture an item will produce, as the worker encodes it (src/media/ffmpeg-args.ts outputSize):
+ * the requested lines on the short side, never upscaling the source; null without a picture (audio).
+ */
+export function outputPicture(job: JobOutput, source: { width: number | null; height: number | null }): OutputPicture {
+  if (job.api !== 'sdr2hdr' || !source.width || !source.height) return { output_width: null, output_height: null };
+  const { resolution } = job.output;
+  const size = outputSize(
+    { width: source.width, height: source.height },
+    resolution === 'source' ? undefined : RESOLUTIONS[resolution],
+  );
+  return { output_width: size.width, output_height: size.height };
 }
 
 /** The height of the output: the requested tier, never upscaling the source. */

@@ -37,8 +37,8 @@ export class ProbeSlots {
       const result = this.inSlot(controller.signal, () => work(controller.signal)).finally(() => {
         if (this.shared.get(key) === run) this.shared.delete(key);
       });
-      // Every caller awaits `result` below; this only keeps a run whose callers all left from being
-      // reported as an unhandled rejection.
+      // Every caller awaits `result` below and gets its error; this only keeps a run whose callers all
+      // left from being reported as an unhandled rejection (its error has no one left to tell).
       result.catch(() => undefined);
       run = { result, callers: 0, controller };
       this.shared.set(key, run);

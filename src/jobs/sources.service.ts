@@ -98,7 +98,11 @@ export class SourcesService {
       // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
       const proxied = await withPinnedProxy(
         url,
-        { allow: this.config.allowPrivateUrls, timeoutMs: URL_PROBE_TIMEOUT_MS },
+        {
+          allow: this.config.allowPrivateUrls,
+          timeoutMs: URL_PROBE_TIMEOUT_MS,
+          explainAllowList: this.config.nodeEnv !== 'production',
+        },
         (localUrl) => this.prober.probe(localUrl, api, URL_PROBE_TIMEOUT_MS, probeSignal),
       );
       if (!proxied.ok) {

@@ -1,6 +1,8 @@
 // Licence tokens: compact JWS (RFC 7515) signed with EdDSA over Ed25519, using only node:crypto.
 // Pure functions, so the signing and the strict verification are unit-tested without a server.
-import { createHash, createPrivateKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, sign, verify, type KeyObject } from 'node:crypto';
+
+export { parseSigningKey } from '../common/crypto/ed25519-private-key';
 
 /** Explicit typing (RFC 8725 §3.11): a licence token can never be mistaken for another JWT. */
 export const LICENSE_TOKEN_TYP = 'mj-license+jwt';
@@ -56,20 +58,6 @@ export function publicJwkOf(publicKey: KeyObject): Ed25519PublicJwk {
     .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
     .digest('base64url');
   return { kty: 'OKP', crv: 'Ed25519', x, kid, alg: 'EdDSA', use: 'sig' };
-}
-
-/** Reads LICENSE_SIGNING_KEY: base64 of a PKCS#8 DER Ed25519 private key (what scripts/dev-setup.js writes). */
-export function parseSigningKey(base64: string): KeyObject {
-  const der = Buffer.from(base64.trim(), 'base64');
-  let key: KeyObject;
-  try {
-    key = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
-  } catch {
-    throw new Error('it is not base64 of a PKCS#8 DER private key');
-  }
-  if (key.asymmetricKeyType !== 'ed25519')
-    throw new Error(`it is a ${key.asymmetricKeyType ?? 'unknown'} key, not Ed25519`);
-  return key;
 }
 
 export function signLicenseToken(claims: LicenseTokenClaims, privateKey: KeyObject, kid: string): string {

@@ -272,10 +272,10 @@ describe('buildHdrFilter', () => {
 
   it('expand: matrix (and size) to 16-bit R′G′B′, the LUT, matrix to BT.2020 Y′CbCr', () => {
     expect(
-      buildHdrFilter(video, 288, { mapping: 'expand', transfer: 'pq', lutPath: '/work/item/out.mp4.expand.cube' }),
+      buildHdrFilter(video, 288, { mapping: 'expand', transfer: 'pq', lutPath: '/jobs/item/out.mp4.expand.cube' }),
     ).toBe(
       'zscale=w=360:h=288:tin=smpte170m:t=smpte170m:pin=bt470bg:p=bt470bg:min=bt470bg:m=gbr:rin=pc:r=pc,format=gbrp16le,' +
-        'lut3d=file=/work/item/out.mp4.expand.cube:interp=tetrahedral,' +
+        'lut3d=file=/jobs/item/out.mp4.expand.cube:interp=tetrahedral,' +
         'zscale=tin=smpte2084:t=smpte2084:pin=bt2020:p=bt2020:min=gbr:m=bt2020nc:rin=pc:r=tv,format=yuv420p10le',
     );
     expect(buildHdrFilter(video, undefined, { mapping: 'expand', transfer: 'hlg', lutPath: '/w/l.cube' })).toContain(

@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
-import type { MemberRole } from '../auth/roles';
+import type { MemberRole } from '../auth/auth-context';
 
 export interface MemberRow {
   id: string;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { MemberRole } from '../auth/roles';
+import type { MemberRole } from '../auth/auth-context';
 import { generateToken, hashToken, isWellFormedToken } from '../auth/session-token';
 import { SessionsService } from '../auth/sessions.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';

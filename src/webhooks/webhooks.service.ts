@@ -121,7 +121,10 @@ export class WebhooksService {
     events: JobEvent[] = [...JOB_EVENTS],
   ): Promise<WebhookEndpointView> {
     // Only resolves the name (an IP literal not even that): nothing is connected to at registration.
-    const check = await checkUrl(url, { allow: this.config.allowPrivateUrls });
+    const check = await checkUrl(url, {
+      allow: this.config.allowPrivateUrls,
+      explainAllowList: this.config.nodeEnv !== 'production',
+    });
     if (!check.ok) throw new ApiError('invalid_url', { param: 'url', message: check.reason });
     const secret = generateSecret();
     const created = await this.repository.insertEndpoint({

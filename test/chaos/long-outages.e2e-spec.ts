@@ -26,7 +26,7 @@ import {
   spawnWorker,
   timedCall,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-long-outage';
 const OUTAGE_MS = Number(process.env.CHAOS_OUTAGE_SECONDS ?? 60) * 1000;

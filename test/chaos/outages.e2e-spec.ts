@@ -28,7 +28,7 @@ import {
   WebhookSink,
   type TimedResponse,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-outage';
 /** Every request must come back within this, outage or not. */

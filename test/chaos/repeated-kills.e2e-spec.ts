@@ -17,7 +17,7 @@ import {
   spawnWorker,
   timedCall,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-repeated-kills';
 const KILLS = 5;

@@ -22,7 +22,7 @@ import {
   sleep,
   spawnWorker,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-store';
 const GRANT = 2000;

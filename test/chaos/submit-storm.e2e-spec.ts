@@ -12,10 +12,10 @@ import { AdminService } from '../../src/admin/admin.service';
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { JobsRepository } from '../../src/jobs/jobs.repository';
 import { clipOfDuration } from '../fixtures/media';
-import { expectError, sleep } from '../foundation/helpers';
+import { expectError, sleep } from '../support/error-checks';
 import { call, startApi, type JsonResponse, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { countByStatus, createAccountOnPlan, listAll, markRegionHealthy } from './support';
+import { countByStatus, createAccountOnPlan, listAll, markRegionHealthy } from '../support/chaos-accounts';
 
 // No worker serves this region: accepted jobs stay queued and keep their holds.
 const REGION = 'chaos-storm';

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminService } from '../../src/admin/admin.service';
 import { clipOfDuration } from '../fixtures/media';
-import { alignToSecond, expectError, sleep } from '../foundation/helpers';
+import { alignToSecond, expectError, sleep } from '../support/error-checks';
 import { call, startApi, type JsonResponse, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { countByStatus, createAccountOnPlan, listAll, markRegionHealthy } from './support';
+import { countByStatus, createAccountOnPlan, listAll, markRegionHealthy } from '../support/chaos-accounts';
 
 // No worker serves this region: accepted jobs stay queued, so they keep counting as running.
 const REGION = 'chaos-two';

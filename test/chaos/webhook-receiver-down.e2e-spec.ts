@@ -21,7 +21,7 @@ import {
   WebhookSink,
   type SinkAnswer,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-webhook';
 /** Nine attempts over about 55 s: refused ones while the port is closed, a 500, a reset, the 2xx, spares. */

@@ -19,7 +19,7 @@ import {
   spawnWorker,
   timedCall,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-kill';
 const JOBS = 20;

@@ -15,7 +15,7 @@ import {
   spawnWorker,
   timedCall,
   type WorkerProcess,
-} from './support-processes';
+} from '../support/processes';
 
 const REGION = 'chaos-leftovers';
 

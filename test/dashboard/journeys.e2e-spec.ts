@@ -9,11 +9,11 @@ import { readMediainfoHdr } from '../../src/media/mediainfo';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, type TestApi } from '../support/app';
 import { startStack } from '../support/worker';
-import { startReceiver, verify, type Receiver } from '../webhooks/support';
-import { activate, validate } from '../license/support';
+import { startReceiver, verify, type Receiver } from '../support/webhook-receiver';
+import { activate, validate } from '../support/licenses';
 import { checkPage, openBrowser, type DashboardBrowser } from './browser';
 import { linkIn, startSmtp, type TestSmtp } from './mail';
-import { PASSWORD, uniqueEmail } from './session';
+import { PASSWORD, uniqueEmail } from '../support/dashboard-session';
 
 const REGION = 'dashboard';
 

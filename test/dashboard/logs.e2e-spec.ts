@@ -2,11 +2,11 @@
 // invited, choose passwords, sign in (rightly and wrongly), reset them and act with their sessions:
 // no password, session token, CSRF token or set-password link appears in any line.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
-import { waitUntil } from '../foundation/helpers';
+import { ensureBuilt, ROOT } from '../support/dist-build';
+import { waitUntil } from '../support/error-checks';
 import { freePort } from '../support/app';
 import { linkIn, startSmtp, type TestSmtp } from './mail';
-import { uniqueEmail } from './session';
+import { uniqueEmail } from '../support/dashboard-session';
 
 describe('dashboard secrets never reach the logs', () => {
   let child: ChildProcessWithoutNullStreams;

@@ -9,7 +9,7 @@ import { upload } from '../support/jobs';
 import { sdrMp4 } from '../fixtures/media';
 import { checkPage, openBrowser, type DashboardBrowser } from './browser';
 import { linkIn, startSmtp, type TestSmtp } from './mail';
-import { asMember, PASSWORD, redeem, signIn, uniqueEmail, type TestSession } from './session';
+import { asMember, PASSWORD, redeem, signIn, uniqueEmail, type TestSession } from '../support/dashboard-session';
 
 describe('dashboard security in a browser', () => {
   let smtp: TestSmtp;

@@ -4,10 +4,18 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from '../foundation/dist-build';
-import { expectError } from '../foundation/helpers';
+import { ensureBuilt, runScript } from '../support/dist-build';
+import { expectError } from '../support/error-checks';
 import { linkIn, startSmtp, type TestSmtp } from './mail';
-import { asMember, PASSWORD, redeem, sameOrigin, signIn, uniqueEmail, type TestSession } from './session';
+import {
+  asMember,
+  PASSWORD,
+  redeem,
+  sameOrigin,
+  signIn,
+  uniqueEmail,
+  type TestSession,
+} from '../support/dashboard-session';
 
 describe('dashboard sessions', () => {
   let smtp: TestSmtp;
@@ -95,7 +103,7 @@ describe('dashboard sessions', () => {
   });
 
   it('the admin CLI creates the first owner and prints owner_invite_url (the mail carries the same link); password-link prints a fresh one', async () => {
-    const cli = ensureBuilt('dist/src/admin/cli.js');
+    const cli = ensureBuilt('dist/src/admin-cli.js');
     const email = uniqueEmail('cli');
     // The CLI reads the same configuration as the API: its links name this API, its mail goes to this SMTP server.
     const saved = { SMTP_URL: process.env.SMTP_URL, PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL };

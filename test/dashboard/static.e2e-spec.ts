@@ -2,7 +2,7 @@
 // for good and index.html revalidated, a strict Content-Security-Policy on every response, gzip,
 // `/` and `/login` lead to the app, and the first load stays within its JavaScript budget.
 import { startApi, type TestApi } from '../support/app';
-import { expectError } from '../foundation/helpers';
+import { expectError } from '../support/error-checks';
 import { DASHBOARD_CSP } from '../../src/dashboard/setup-dashboard';
 
 /** The budget of the issue: the first load transfers at most 250 KB of compressed JavaScript. */

@@ -1,9 +1,12 @@
 // The operator surface (docs/api-decisions.md §8): /v1/admin/* behind X-Admin-Token, and the command line
 // (`npm run admin -- …`) built into dist/, run as an operator would run it.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from './dist-build';
-import { expectError } from './helpers';
+import { ensureBuilt, ROOT, runScript } from '../support/dist-build';
+import { expectError } from '../support/error-checks';
 
 const ALL_SCOPES = ['sdr2hdr', 'audio', 'account', 'keys', 'webhooks'];
 let cli = '';
@@ -227,9 +230,9 @@ describe('operator API and CLI', () => {
     );
   });
 
-  describe('operator CLI (dist/src/admin/cli.js)', () => {
+  describe('operator CLI (src/admin-cli.ts, built to dist/src/admin-cli.js)', () => {
     beforeAll(() => {
-      cli = ensureBuilt('dist/src/admin/cli.js');
+      cli = ensureBuilt('dist/src/admin-cli.js');
     }, 180_000);
 
     it('create-account prints the account and a first mjk_ key that authenticates against the API', async () => {
@@ -289,6 +292,22 @@ describe('operator API and CLI', () => {
       expect(result.stderr).toMatch(/^error: /);
       expect(result.stderr).toContain('Usage: npm run admin -- <command>');
       expect(result.stdout).toBe('');
+    });
+
+    it('runs as `npm run admin -- <command>`, the entry beside main.ts and worker.ts', async () => {
+      expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.admin).toBe(
+        'node dist/src/admin-cli.js',
+      );
+      const account = await createAccount(api);
+      const result = spawnSync('npm', ['run', '--silent', 'admin', '--', 'show-account', account.accountId], {
+        cwd: ROOT,
+        env: process.env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ object: 'account', id: account.accountId });
     });
 
     it('an operation the service refuses exits 1 with the error code', async () => {

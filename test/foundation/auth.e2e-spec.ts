@@ -4,7 +4,7 @@ import { CredentialsVersion } from '../../src/auth/credentials-version';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { expectError, sleep } from './helpers';
+import { expectError, sleep } from '../support/error-checks';
 
 const KEY_FORMAT = /^mjk_[0-9A-Za-z]{32,}$/;
 

@@ -2,8 +2,8 @@
 // an expiry no later than its own — otherwise 403 insufficient_scope and nothing changes. A dashboard
 // session is a member, not a key: an owner may create any key, a viewer none.
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { asMember, redeem, PASSWORD, uniqueEmail } from '../dashboard/session';
-import { expectError } from './helpers';
+import { asMember, redeem, PASSWORD, uniqueEmail } from '../support/dashboard-session';
+import { expectError } from '../support/error-checks';
 
 const inHours = (hours: number) => new Date(Date.now() + hours * 3600_000).toISOString();
 

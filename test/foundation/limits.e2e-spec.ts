@@ -3,7 +3,7 @@
 // envelope with its headers. Bursts start at the beginning of a second so they fit one window;
 // a burst that still straddles two windows is run again.
 import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
-import { alignToSecond, expectError, sleep } from './helpers';
+import { alignToSecond, expectError, sleep } from '../support/error-checks';
 
 const FREE_LIMIT = 5; // docs/api-decisions.md §3: free = 5 requests/s
 

@@ -3,7 +3,7 @@
 // test database (and, without --runInBand, run at the same time).
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { expectError, waitUntil } from './helpers';
+import { expectError, waitUntil } from '../support/error-checks';
 
 /** Each instance re-reads the switch every second; allow for that query and our polling. */
 const PROPAGATION_BUDGET_MS = 1200;

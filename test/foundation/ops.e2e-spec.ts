@@ -11,8 +11,8 @@ import { REDACTING_FORMATTERS } from '../../src/common/logger';
 import { sendError } from '../../src/common/http/error-response';
 import { RouteTable } from '../../src/common/http/route-table';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, ROOT } from './dist-build';
-import { expectError, waitUntil } from './helpers';
+import { ensureBuilt, ROOT } from '../support/dist-build';
+import { expectError, waitUntil } from '../support/error-checks';
 
 /** The value of one series of a counter in Prometheus text format (0 when absent). */
 function counterValue(metrics: string, name: string, labels: Record<string, string>): number {

@@ -4,7 +4,7 @@
 // loopback proxy that the test takes down and brings back.
 import { call, createAccount, startApi, type JsonResponse, type TestAccount, type TestApi } from '../support/app';
 import { TcpProxy } from '../support/tcp-proxy';
-import { expectError, sleep, waitUntil } from './helpers';
+import { expectError, sleep, waitUntil } from '../support/error-checks';
 
 const FAST_MS = 5000;
 

@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../src/common/redis/redis.module';
 import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
-import { alignToSecond, expectError } from './helpers';
+import { alignToSecond, expectError } from '../support/error-checks';
 
 /** The names of the commands `redis` sends while `work` runs. */
 async function commandsDuring(redis: Redis, work: () => Promise<unknown>): Promise<string[]> {

@@ -1,7 +1,7 @@
 // A bad configuration stops the built API before it serves anything: one clear line on stderr naming
 // the variable and what is allowed, exit code 78 (EX_CONFIG), no stack trace — for every variable.
 import { spawn } from 'node:child_process';
-import { ensureBuilt, ROOT } from './dist-build';
+import { ensureBuilt, ROOT } from '../support/dist-build';
 
 interface Exit {
   code: number | null;

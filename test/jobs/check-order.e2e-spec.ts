@@ -9,7 +9,7 @@ import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { sdrMp4 } from '../fixtures/media';
-import { alignToSecond } from '../foundation/helpers';
+import { alignToSecond } from '../support/error-checks';
 
 // No worker serves these regions: heartbeats are written by hand, so 'order' counts as healthy and
 // 'nowhere' does not.

@@ -10,7 +10,7 @@ import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
-import { groupProcesses, pollUntil, spawnWorker } from '../chaos/support-processes';
+import { groupProcesses, pollUntil, spawnWorker } from '../support/processes';
 
 const exec = promisify(execFile);
 

@@ -9,7 +9,7 @@ import { AdminService } from '../../src/admin/admin.service';
 import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { expectError } from '../foundation/helpers';
+import { expectError } from '../support/error-checks';
 import { randomBytesFile, sdrMp4, speechWav } from '../fixtures/media';
 
 // No worker consumes this region's queue, so a submitted job stays queued (and counts as running).
@@ -68,6 +68,9 @@ describe('POST /v1/{api}/jobs/estimate', () => {
       duration_seconds: expect.closeTo(2, 1),
       width: 640,
       height: 360,
+      // 720p asked of a 640×360 source: produced at its own size (never upscaled).
+      output_width: 640,
+      output_height: 360,
       estimated_credits: 2, // 2 s at up to 720p: 1 credit a second
       estimated_usd: 0.01, // pro: 0.006 USD a credit, to the cent
       estimated_seconds: expect.any(Number),

@@ -9,7 +9,7 @@ import { planJobEnd } from '../../src/processing/settlement';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { credits, upload } from '../support/jobs';
-import { createAccountOnPlan, markRegionHealthy } from '../chaos/support';
+import { createAccountOnPlan, markRegionHealthy } from '../support/chaos-accounts';
 
 const REGION = 'item-end';
 

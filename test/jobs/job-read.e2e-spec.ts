@@ -88,6 +88,8 @@ describe('job read', () => {
         duration_seconds: 12.345,
         width: 1920,
         height: 1080,
+        output_width: 1920,
+        output_height: 1080,
         estimated_credits: 4500000000,
         charged_credits: 4500000000,
         output: {
@@ -108,6 +110,8 @@ describe('job read', () => {
         duration_seconds: 1.5,
         width: null,
         height: null,
+        output_width: null,
+        output_height: null,
         estimated_credits: 4500000001,
         charged_credits: 0,
         output: null,

@@ -82,6 +82,8 @@ describe('job lifecycle with real ffmpeg', () => {
       color_space: 'bt2020nc',
       color_transfer: 'smpte2084',
       color_primaries: 'bt2020',
+      // The container's own mdcv and clli boxes (mastering display, content light level), which ffprobe reads.
+      side_data_list: [{}, {}],
     });
 
     // Range requests on the signed link; a tampered link is asset_not_found.

@@ -8,7 +8,7 @@ import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { startMediaOrigin } from '../support/media-origin';
-import { waitUntil } from '../foundation/helpers';
+import { waitUntil } from '../support/error-checks';
 import { clipOfDuration, sdrMp4 } from '../fixtures/media';
 
 // No worker consumes this region's queue, so submitted jobs stay queued and keep their holds; the

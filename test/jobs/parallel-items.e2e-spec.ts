@@ -6,7 +6,7 @@ import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
-import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../chaos/support-processes';
+import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../support/processes';
 
 const GRANT = 10_000;
 

@@ -8,8 +8,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sdrMp4 } from '../fixtures/media';
-import { markRegionHealthy } from '../chaos/support';
-import { sleep } from '../chaos/support-processes';
+import { markRegionHealthy } from '../support/chaos-accounts';
+import { sleep } from '../support/processes';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { startMediaOrigin, type MediaOrigin } from '../support/media-origin';
 

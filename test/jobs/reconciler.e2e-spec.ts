@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bullConnection, mediaQueueName } from '../../src/common/queues';
 import { sdrMp4 } from '../fixtures/media';
-import { createAccountOnPlan, markRegionHealthy } from '../chaos/support';
+import { createAccountOnPlan, markRegionHealthy } from '../support/chaos-accounts';
 import { call, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startWorker, type TestWorker } from '../support/worker';

@@ -5,7 +5,7 @@ import { createAccount, call, type TestAccount } from '../support/app';
 import { upload } from '../support/jobs';
 import { startStack } from '../support/worker';
 import { sdrMp4 } from '../fixtures/media';
-import { expectError } from '../foundation/helpers';
+import { expectError } from '../support/error-checks';
 
 describe('request bodies', () => {
   let stack: Awaited<ReturnType<typeof startStack>>;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
+import { ensureBuilt, ROOT } from '../support/dist-build';
 import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
 import { credits, upload, waitForJob } from '../support/jobs';
 import { TcpProxy } from '../support/tcp-proxy';

@@ -9,15 +9,17 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
+import { readHdrMetadata } from '../../src/media/hdr-metadata';
 import { readMediainfoHdr } from '../../src/media/mediainfo';
 import { convertSdrToHdr } from '../../src/media/pipelines';
 import { probeMedia } from '../../src/media/probe';
 import { QUALITY_PRESETS } from '../../src/media/quality-presets';
 import { keyframedSdrMp4 } from '../fixtures/media';
+import { decodedLightLevels } from '../support/hdr-light';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
-import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../chaos/support-processes';
+import { auditMoney, pollUntil, sleep, type WorkerProcess } from '../support/processes';
 
 const exec = promisify(execFile);
 const GRANT = 10_000;
@@ -87,10 +89,10 @@ describe('segment-parallel sdr2hdr', () => {
     fleet.ffmpegRunning(worker, new RegExp(`mediajobs-${jobId}-0-s(\\d+)-`));
   const outboxEvents = (jobId: string) => fleet.outboxEvents(jobId);
 
-  async function submit(region: string, uploadId: string): Promise<string> {
+  async function submit(region: string, uploadId: string, output?: object): Promise<string> {
     const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
       key: account.apiKey,
-      body: { inputs: [{ upload_id: uploadId }], region },
+      body: { inputs: [{ upload_id: uploadId }], region, output },
     });
     expect(submitted.status).toBe(202);
     return submitted.body.job_id as string;
@@ -177,6 +179,60 @@ describe('segment-parallel sdr2hdr', () => {
     expect(await outboxEvents(jobId)).toEqual(['job.succeeded']);
     await expectSegmentsGone(jobId);
   }, 400_000);
+
+  it.each([
+    ['expand to PQ 1000', { mapping: 'expand', peak_nits: 1000 }, 'smpte2084'],
+    ['expand to HLG', { mapping: 'expand', transfer: 'hlg' }, 'arib-std-b67'],
+  ] as const)(
+    'segmented %s is seamless: same frames, one HEVC stream with its tags, SSIM ≥ 0.995 against one pass, the whole item’s light',
+    async (label, output, transferTag) => {
+      const region = `seg-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+      await twoWorkers(region);
+      const source = await keyframedSdrMp4({ width: 640, height: 360, seconds: 6, audio: false });
+      const jobId = await submit(region, await upload(api, account.apiKey, source), output);
+      const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, undefined, 240_000);
+      expect(job).toMatchObject({ status: 'succeeded' });
+      expect((await segmentRows(jobId)).length).toBeGreaterThanOrEqual(2);
+
+      const file = await download(job.items[0].output.url, `${jobId}.mp4`);
+      expect(await frameCount(file)).toBe(await frameCount(source));
+      const [video, ...more] = await streams(file);
+      expect(more).toEqual([]);
+      expect(video).toMatchObject({ codec_name: 'hevc', profile: 'Main 10', color_transfer: transferTag });
+
+      const probed = await probeMedia(source, { api: 'sdr2hdr' });
+      if (!probed.ok) throw new Error(probed.message);
+      const single = join(dir, `${jobId}-single.mp4`);
+      const transfer = 'transfer' in output ? output.transfer : 'pq';
+      const onePass = await convertSdrToHdr({
+        input: source,
+        output: single,
+        container: 'mp4',
+        probe: probed.probe,
+        mapping: output.mapping,
+        transfer,
+        ...QUALITY_PRESETS.balanced,
+      });
+      expect(onePass.ok).toBe(true);
+      expect(await lumaSsim(file, single)).toBeGreaterThanOrEqual(0.995);
+
+      const light = job.items[0].output.video.light;
+      if (transfer === 'hlg') {
+        expect(light).toEqual({ mapping: 'expand', mastering_peak_nits: null, max_cll: null, max_fall: null });
+        return;
+      }
+      // The whole item's levels (the brightest segment's), in the view, the boxes and the SEI alike.
+      const decoded = await decodedLightLevels(file, 640, 360);
+      expect(Math.abs(light.max_cll / decoded.maxCll - 1)).toBeLessThan(0.05);
+      expect(Math.abs(light.max_fall / decoded.maxFall - 1)).toBeLessThan(0.05);
+      expect(await readHdrMetadata(file)).toEqual({
+        levels: { maxCll: light.max_cll, maxFall: light.max_fall },
+        peakNits: 1000,
+      });
+      expect(await readMediainfoHdr(file)).toMatchObject({ maxCll: `${light.max_cll} cd/m2` });
+    },
+    400_000,
+  );
 
   it('cancel stops every running segment within seconds; charged 0, released once; segments removed', async () => {
     const region = 'seg-cancel';

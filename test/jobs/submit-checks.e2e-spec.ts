@@ -104,6 +104,18 @@ describe('job submission: request shape, account state and upload checks', () =>
     }
   });
 
+  it('outside production, a loopback source refused with invalid_url names the setting that allows it', async () => {
+    const account = await createAccount(api, { credits: 1000 });
+    const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ source_url: 'http://127.0.0.1:8080/clip.mp4' }] },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'invalid_url', param: 'inputs[0].source_url' });
+    expect(response.body.error.message).toContain('private, loopback or link-local address');
+    expect(response.body.error.message).toContain('ALLOW_PRIVATE_URLS=127.0.0.1,::1');
+  });
+
   it('an unknown upload id is asset_not_found', async () => {
     const account = await createAccount(api, { credits: 1000 });
     const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {

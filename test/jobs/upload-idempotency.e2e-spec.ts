@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { expectError } from '../foundation/helpers';
+import { expectError } from '../support/error-checks';
 
 describe('Idempotency-Key on uploads', () => {
   let api: TestApi;

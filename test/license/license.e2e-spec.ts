@@ -3,8 +3,16 @@
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, startApi, type TestApi } from '../support/app';
-import { expectError, sleep } from '../foundation/helpers';
-import { activate, activeSeats, deactivate, decodeToken, entitlements, issueLicense, validate } from './support';
+import { expectError, sleep } from '../support/error-checks';
+import {
+  activate,
+  activeSeats,
+  deactivate,
+  decodeToken,
+  entitlements,
+  issueLicense,
+  validate,
+} from '../support/licenses';
 
 describe('plugin licences', () => {
   let api: TestApi;

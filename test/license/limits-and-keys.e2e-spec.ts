@@ -3,9 +3,9 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { call, freePort, startApi, type JsonResponse, type TestApi } from '../support/app';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
-import { alignToSecond, expectError, waitUntil } from '../foundation/helpers';
-import { activate, entitlements, issueLicense } from './support';
+import { ensureBuilt, ROOT } from '../support/dist-build';
+import { alignToSecond, expectError, waitUntil } from '../support/error-checks';
+import { activate, entitlements, issueLicense } from '../support/licenses';
 
 /** Runs `fire` inside one 1-second rate-limit window (again when the window rolled over mid-burst). */
 async function inOneWindow(fire: () => Promise<JsonResponse[]>): Promise<JsonResponse[]> {

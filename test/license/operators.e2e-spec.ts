@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from '../foundation/dist-build';
-import { expectError } from '../foundation/helpers';
-import { activate } from './support';
+import { ensureBuilt, runScript } from '../support/dist-build';
+import { expectError } from '../support/error-checks';
+import { activate } from '../support/licenses';
 
 const inDays = (days: number) => new Date(Date.now() + days * 86400 * 1000).toISOString();
 
@@ -126,10 +126,10 @@ describe('operators issue and revoke licences', () => {
     expect(count[0].n).toBe(0);
   });
 
-  describe('operator CLI (dist/src/admin/cli.js)', () => {
+  describe('operator CLI (dist/src/admin-cli.js)', () => {
     let cli = '';
     beforeAll(() => {
-      cli = ensureBuilt('dist/src/admin/cli.js');
+      cli = ensureBuilt('dist/src/admin-cli.js');
     }, 180_000);
 
     it('create-license prints the licence and an mjl_ key that activates; revoke-license stops it', async () => {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { neutralLight, SDR_GREY_18_SIGNAL, type Mapping, type Transfer } from '../../src/media/hdr-mapping';
 import { readHdrMetadata } from '../../src/media/hdr-metadata';
 import { readMediainfoHdr } from '../../src/media/mediainfo';
+import { bandOf, LEGEND_HEIGHT, renderLightMap } from '../../src/media/light-map';
 import type { ProbeResult } from '../../src/media/media.types';
 import { convertSdrToHdr, type SdrToHdrSuccess } from '../../src/media/pipelines';
 import { probeMedia } from '../../src/media/probe';
@@ -124,4 +125,58 @@ describe('sdr2hdr light (real ffmpeg, HDR test card)', () => {
     },
     120_000,
   );
+
+  it('draws a light map: the source frame beside the output in cd/m² bands, reference and expand visibly apart', async () => {
+    const card = await lightPatternMp4();
+    const pixelAt = async (png: string, x: number, y: number) => {
+      const { stdout } = await exec(
+        'ffmpeg',
+        ['-v', 'error', '-i', png, '-vf', `crop=1:1:${x}:${y}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+        {
+          encoding: 'buffer',
+        },
+      );
+      return [...stdout.subarray(0, 3)];
+    };
+    // The band's colour, give or take the rounding of 16-bit LUT output to 8-bit RGB.
+    const band = (nits: number) => {
+      const hex = bandOf(nits).colour;
+      return [0, 2, 4].map((at) => expect.closeTo(parseInt(hex.slice(at, at + 2), 16), -0.5));
+    };
+    const white = LIGHT_PATTERN.white;
+    const grey = LIGHT_PATTERN.grey18;
+    const colours: Record<string, number[]> = {};
+    for (const [name, options] of [
+      ['reference', { mapping: 'reference' }],
+      ['expand', { mapping: 'expand', peakNits: 1000 }],
+    ] as const) {
+      const result = await convert(`map-${name}`, options);
+      const png = join(out, `map-${name}.png`);
+      const run = await renderLightMap({
+        source: card,
+        output: result.outputPath,
+        png,
+        transfer: 'pq',
+        width: result.width,
+        height: result.height,
+        durationSeconds: 1,
+      });
+      expect(run.status).toBe('succeeded');
+      const { stdout } = await exec('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'stream=width,height',
+        '-of',
+        'csv=p=0',
+        png,
+      ]);
+      expect(stdout.trim()).toBe(`${2 * result.width},${result.height + LEGEND_HEIGHT}`);
+      colours[name] = await pixelAt(png, result.width + white.x + white.w / 2, white.y + white.h / 2);
+      // 18 % grey sits in the same band for both (BT.2408 placement below expand's knee).
+      expect(await pixelAt(png, result.width + grey.x + grey.w / 2, grey.y + grey.h / 2)).toEqual(band(23.7));
+    }
+    expect(colours.reference).toEqual(band(203));
+    expect(colours.expand).toEqual(band(1000));
+  }, 120_000);
 });

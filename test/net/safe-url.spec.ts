@@ -126,3 +126,21 @@ describe('checkUrl', () => {
     await expect(checkUrl('http://metadata.test/', { allow: policy, lookup })).resolves.toMatchObject({ ok: false });
   });
 });
+
+describe('the refusal of a private address', () => {
+  it('names ALLOW_PRIVATE_URLS when asked to explain the allow list (outside production)', async () => {
+    const result = await checkUrl('http://127.0.0.1:8080/clip.mp4', { allow: [], explainAllowList: true });
+    expect(result).toMatchObject({ ok: false, refusal: 'private_address' });
+    expect(!result.ok && result.reason).toBe(
+      'The URL points to a private, loopback or link-local address, which is not allowed. ' +
+        'For local development, allow it with the setting ALLOW_PRIVATE_URLS (e.g. ALLOW_PRIVATE_URLS=127.0.0.1,::1).',
+    );
+  });
+
+  it('says nothing of the setting otherwise (production)', async () => {
+    const result = await checkUrl('http://127.0.0.1:8080/clip.mp4', { allow: [] });
+    expect(!result.ok && result.reason).toBe(
+      'The URL points to a private, loopback or link-local address, which is not allowed.',
+    );
+  });
+});

@@ -1,19 +1,20 @@
 // Logs (issue 15): a worker process logs one line when a job starts and one when it ends (ids, api,
 // items, status, code, duration, credits) and each webhook attempt's outcome, never a secret; a terminal
 // gets readable lines (pino-pretty) and production JSON; a migration run prints one line per migration.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MIGRATIONS } from '../../migrations';
 import { parseConfig } from '../../src/common/config/config';
-import { killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../chaos/support-processes';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
+import { killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../support/processes';
+import { ensureBuilt, ROOT } from '../support/dist-build';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { adminQuery } from '../support/global-setup';
-import { registerEndpoint, startReceiver, type Receiver } from '../webhooks/support';
+import { registerEndpoint, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { clipOfDuration } from '../fixtures/media';
 
 const exec = promisify(execFile);
@@ -147,18 +148,72 @@ describe('log format', () => {
     );
   });
 
-  it('`npm run dev` (scripts/dev-run.js) asks for pretty logs on a terminal, JSON through a pipe', async () => {
+  it('`npm run dev` (scripts/dev-run.js) asks for readable logs on a terminal and through a pipe; LOG_FORMAT set by hand wins', async () => {
     // `env` as the one command concurrently runs: it prints the environment the API and worker would get.
     const probe = ['--raw', 'env'];
     const piped = await exec(process.execPath, [join(ROOT, 'scripts/dev-run.js'), ...probe], {
-      env: { ...process.env, LOG_FORMAT: '' },
+      env: { ...process.env, LOG_FORMAT: '', FORCE_COLOR: '' },
     });
-    expect(piped.stdout).not.toContain('LOG_FORMAT=pretty');
+    expect(piped.stdout).toContain('LOG_FORMAT=pretty');
+    expect(piped.stdout).not.toMatch(/^FORCE_COLOR=1$/m); // no colour codes into a file or a pipe
     // `script` gives the command a pseudo-terminal, as a developer's shell would.
     const command = [process.execPath, join(ROOT, 'scripts/dev-run.js'), ...probe].join(' ');
     const tty = await exec('script', ['-qec', command, '/dev/null'], { env: { ...process.env, LOG_FORMAT: '' } });
     expect(tty.stdout).toContain('LOG_FORMAT=pretty');
+    const chosen = await exec(process.execPath, [join(ROOT, 'scripts/dev-run.js'), ...probe], {
+      env: { ...process.env, LOG_FORMAT: 'json' },
+    });
+    expect(chosen.stdout).toContain('LOG_FORMAT=json');
   });
+
+  /** What the built API prints from its start until it listens, with the environment `npm run dev` gives it. */
+  async function startUpOutput(logLevel: string): Promise<string> {
+    const main = ensureBuilt('dist/src/main.js');
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const child = spawn(process.execPath, [main], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_FORMAT: 'pretty',
+        LOG_LEVEL: logLevel,
+        FORCE_COLOR: '',
+      },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await pollUntil('the API to listen', () => output.includes('listening on') || child.exitCode !== null, 60_000);
+      // Whatever follows the listening line at once belongs to the start-up too.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    return output;
+  }
+
+  it('the API starts with a short, readable start-up: where it listens, the dashboard and the docs; routes at debug', async () => {
+    const info = await startUpOutput('info');
+    const lines = info.trimEnd().split('\n');
+    expect(info).toMatch(/mediajobs API listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(info).toMatch(/dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard/);
+    expect(info).toMatch(/docs: http:\/\/127\.0\.0\.1:\d+\/docs/);
+    expect(info).not.toContain('Mapped {');
+    expect(info).not.toMatch(/^\{"level"/m);
+    expect(lines.length).toBeLessThanOrEqual(10);
+
+    const debug = await startUpOutput('debug');
+    expect(debug.match(/Mapped \{/g)?.length ?? 0).toBeGreaterThan(50);
+  }, 180_000);
 });
 
 describe('migration output', () => {

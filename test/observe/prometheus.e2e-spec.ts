@@ -7,12 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../chaos/support-processes';
+import { killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../support/processes';
 import { call, createAccount, freePort, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { privateDatabase } from '../support/private-database';
 import { dashboardExpressions, startPrometheus, type PromSample, type TestPrometheus } from '../support/prometheus';
-import { registerEndpoint, startReceiver, type Receiver } from '../webhooks/support';
+import { registerEndpoint, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { clipOfDuration, sdrMp4 } from '../fixtures/media';
 
 const TOKEN = 'prometheus-test-token-9b2c41';

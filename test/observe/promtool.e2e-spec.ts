@@ -10,7 +10,7 @@ import '../../src/metrics/http-metrics';
 import '../../src/metrics/job-metrics';
 import { metricsRegistry } from '../../src/metrics/registry';
 import { registerSnapshotReader, unregisterSnapshotReader } from '../../src/metrics/system-gauges';
-import { ROOT } from '../foundation/dist-build';
+import { ROOT } from '../support/dist-build';
 import { dashboardExpressions, PROMTOOL } from '../support/prometheus';
 
 const exec = promisify(execFile);

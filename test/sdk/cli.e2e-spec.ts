@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestApi } from '../support/app';
-import { ensureBuilt, runScript } from '../foundation/dist-build';
+import { ensureBuilt, runScript } from '../support/dist-build';
 import { probeVideoStream } from '../support/media-checks';
 import { startStack } from '../support/worker';
 import { buildSdk, runCli, type CliRun } from './support';
@@ -142,7 +142,7 @@ describe('the mediajobs CLI against the real service', () => {
     'README quick start: create-account --credits, set the key, convert — with no MEDIAJOBS_BASE_URL (the default)',
     async () => {
       // 1. An operator creates an account with credits (npm run admin -- create-account …).
-      const admin = await runScript(ensureBuilt('dist/src/admin/cli.js'), [
+      const admin = await runScript(ensureBuilt('dist/src/admin-cli.js'), [
         'create-account',
         '--name',
         'Quick start',

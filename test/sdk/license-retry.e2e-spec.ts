@@ -4,7 +4,7 @@
 // errors page says how.
 import { rmSync } from 'node:fs';
 import { startApi, type TestApi } from '../support/app';
-import { issueLicense } from '../license/support';
+import { issueLicense } from '../support/licenses';
 import { buildSdk, loadSdk, RecordingProxy, type Sdk } from './support';
 
 describe('the official client retries offline_grace_expired', () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { eventually, startReceiver, verify, type Receiver } from '../webhooks/support';
+import { eventually, startReceiver, verify, type Receiver } from '../support/webhook-receiver';
 import { buildSdk, loadSdk } from './support';
 
 // A region with a heartbeat and no worker: a job submitted there stays queued until cancelled.

@@ -22,7 +22,7 @@ import { credits, upload, waitForJob } from '../support/jobs';
 import { startMediaOrigin, type MediaOrigin } from '../support/media-origin';
 import { startSwift, type SwiftServer } from '../support/swift';
 import { startStack } from '../support/worker';
-import { expectError } from '../foundation/helpers';
+import { expectError } from '../support/error-checks';
 import { sdrMp4 } from '../fixtures/media';
 
 const PREFIX = 'mj-e2e/';

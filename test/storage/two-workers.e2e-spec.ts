@@ -4,33 +4,23 @@
 // charged exactly once; the workers' folders are empty again afterwards. A long item's segments travel
 // between the two workers through the bucket, and none is left there once the item ends.
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { createS3Client } from '../../src/common/storage/s3-client';
-import { auditMoney, killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../chaos/support-processes';
+import { auditMoney, killAllWorkers, pollUntil, snapshotApp, spawnWorker } from '../support/processes';
 import { keyframedSdrMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
+import { decodedFrameCount } from '../support/media-checks';
 import { startSwift, type SwiftServer } from '../support/swift';
 
 const REGION = 's3-two';
 const GRANT = 500;
 const PREFIX = 'two/';
-const exec = promisify(execFile);
 
 /** Frames of the first video stream (decoded and counted by ffprobe). */
-async function frameCount(file: string): Promise<number> {
-  const { stdout } = await exec(process.env.FFPROBE_PATH || 'ffprobe', [
-    ...['-v', 'error', '-count_frames', '-select_streams', 'v:0'],
-    ...['-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', file],
-  ]);
-  return Number(stdout.trim());
-}
-
 describe('API and two worker processes sharing only the object store', () => {
   let swift: SwiftServer;
   let api: TestApi;
@@ -148,7 +138,7 @@ describe('API and two worker processes sharing only the object store', () => {
     expect(download.status).toBe(200);
     const output = join(scratch, 'joined.mp4');
     await writeFile(output, Buffer.from(await download.arrayBuffer()));
-    expect(await frameCount(output)).toBe(await frameCount(source));
+    expect(await decodedFrameCount(output)).toBe(await decodedFrameCount(source));
 
     const money = await auditMoney(api, account.apiKey, [job], GRANT);
     expect(money.problems).toEqual([]);

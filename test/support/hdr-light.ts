@@ -84,3 +84,20 @@ export async function patchLuminance(
   }
   return sum / n;
 }
+
+/** Luminance (cd/m²) of every pixel of one row of the last frame. */
+export async function rowLuminance(
+  file: string,
+  row: number,
+  width: number,
+  transfer: 'pq' | 'hlg',
+): Promise<number[]> {
+  // Two rows: a 4:2:0 picture cannot be cropped to one; the first is the one asked for.
+  const { frames } = await decodeFloatRgb(file, `crop=${width}:2:0:${row},`, width, 2);
+  const frame = frames[frames.length - 1];
+  const n = width * 2;
+  return Array.from({ length: width }, (_, i) => {
+    const signals: Rgb = [frame[2 * n + i], frame[i], frame[n + i]];
+    return bt2020Luminance(transfer === 'pq' ? (signals.map(pqDecode) as Rgb) : hlgDecodeDisplayLight(signals));
+  });
+}

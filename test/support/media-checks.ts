@@ -18,3 +18,15 @@ export async function probeVideoStream(file: string): Promise<Record<string, str
   ]);
   return JSON.parse(stdout).streams[0];
 }
+
+/**
+ * Frames a decoder reads from a file's first video stream. JSON, not csv: an HDR10 file's stream carries
+ * side data (its `clli`/`mdcv` boxes), which ffprobe's csv writer prints as extra lines.
+ */
+export async function decodedFrameCount(file: string): Promise<number> {
+  const { stdout } = await exec(process.env.FFPROBE_PATH || 'ffprobe', [
+    ...['-v', 'error', '-count_frames', '-select_streams', 'v:0'],
+    ...['-show_entries', 'stream=nb_read_frames', '-of', 'json', file],
+  ]);
+  return Number(JSON.parse(stdout).streams[0].nb_read_frames);
+}

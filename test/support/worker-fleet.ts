@@ -1,4 +1,4 @@
-// The real API and worker processes (from a snapshot of the built app, test/chaos/support-processes.ts)
+// The real API and worker processes (from a snapshot of the built app, test/support/processes.ts)
 // sharing one storage folder: for tests where a job's items or segments spread over several workers.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,14 +6,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { workersKey } from '../../src/common/queues';
-import {
-  groupProcesses,
-  killAllWorkers,
-  pollUntil,
-  snapshotApp,
-  spawnWorker,
-  type WorkerProcess,
-} from '../chaos/support-processes';
+import { groupProcesses, killAllWorkers, pollUntil, snapshotApp, spawnWorker, type WorkerProcess } from './processes';
 import { startApi, type TestApi } from './app';
 
 export interface WorkerFleet {

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { AppModule } from '../../src/app.module';
+import { WorkerModule } from '../../src/worker.module';
 import { parseConfig, type AppConfig } from '../../src/common/config/config';
 import { startApi, type TestApi } from './app';
 
@@ -13,7 +13,7 @@ export interface TestWorker {
 /** A real worker (queue consumer, heartbeat, reconciler) in the test process, with the test env. */
 export async function startWorker(overrides: Record<string, string> = {}): Promise<TestWorker> {
   const config = parseConfig({ ...process.env, ...overrides });
-  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config), {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: false,
   });
   await app.init();

@@ -16,7 +16,7 @@ import {
   verify,
   waitForDelivery,
   type Receiver,
-} from './support';
+} from '../support/webhook-receiver';
 
 describe('webhook delivery', () => {
   let api: TestApi;

@@ -1,7 +1,7 @@
 // The webhook API (scope `webhooks`): endpoint registry with its URL rule, secrets shown only on
 // create and rotate, the event log, and tenant isolation. No worker: nothing is sent here.
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
-import { deleteRegisteredEndpoints, emitEvent, registerEndpoint } from './support';
+import { deleteRegisteredEndpoints, emitEvent, registerEndpoint } from '../support/webhook-receiver';
 
 describe('webhook endpoints and events API', () => {
   let api: TestApi;
@@ -75,6 +75,12 @@ describe('webhook endpoints and events API', () => {
       // An IP literal is judged without any connection: no wait on an unroutable address.
       expect(Date.now() - started).toBeLessThan(1000);
     }
+    // Outside production the refusal of a private address names the setting that allows it.
+    const loopback = await call(api, 'POST', '/v1/webhook-endpoints', {
+      key: account.apiKey,
+      body: { url: 'http://[::1]:8080/' },
+    });
+    expect(loopback.body.error.message).toContain('ALLOW_PRIVATE_URLS');
     const missing = await call(api, 'POST', '/v1/webhook-endpoints', { key: account.apiKey, body: {} });
     expect(missing.body.error).toMatchObject({ code: 'missing_parameter', param: 'url' });
     const badEvent = await call(api, 'POST', '/v1/webhook-endpoints', {

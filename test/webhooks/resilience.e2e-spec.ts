@@ -13,7 +13,7 @@ import {
   verify,
   waitForDelivery,
   type Receiver,
-} from './support';
+} from '../support/webhook-receiver';
 
 const ENV = { REGION: 'wh-resilience', ALLOW_PRIVATE_URLS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '0,1,1,1' };
 

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, isRunning, type Job, type JobApi } from '../api';
 import { formatBytes, formatCredits, formatNumber, formatSeconds, formatTime } from '../format';
+import { ENDING_HEADINGS } from '../outcomes';
 import { Link } from '../router';
 import { useCanChange } from '../session';
 import { ConfirmDialog, ErrorNotice, Loading, PageTitle, Progress, StatusBadge, useAction, useLoad } from '../ui';
@@ -42,6 +43,7 @@ export function JobPage({ api: jobApi, id }: { api: JobApi; id: string }) {
         open={confirming}
         title="Cancel this job?"
         confirmLabel="Cancel job"
+        dismissLabel="Keep job"
         danger
         busy={cancel.busy}
         onConfirm={() => void cancel.run()}
@@ -51,6 +53,13 @@ export function JobPage({ api: jobApi, id }: { api: JobApi; id: string }) {
       </ConfirmDialog>
     </>
   );
+}
+
+/** "1920×1080 → 1280×720": the source's picture and the one produced (audio: none). */
+function picture(item: Job['items'][number]): string {
+  if (!item.width || !item.height) return '—';
+  const source = `${item.width}×${item.height}`;
+  return item.output_width && item.output_height ? `${source} → ${item.output_width}×${item.output_height}` : source;
 }
 
 function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean; onCancel: () => void }) {
@@ -81,7 +90,7 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
 
       {job.error && (
         <section aria-labelledby="error-heading">
-          <h2 id="error-heading">Why it {job.status === 'cancelled' ? 'was cancelled' : 'failed'}</h2>
+          <h2 id="error-heading">{ENDING_HEADINGS[job.status] ?? 'Error'}</h2>
           <ErrorNotice error={job.error} />
           {job.error.details && (
             <details>
@@ -112,7 +121,7 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
 
       <section aria-labelledby="items-heading">
         <h2 id="items-heading">Inputs and outputs</h2>
-        <table>
+        <table className="stack">
           <caption className="visually-hidden">Items of the job</caption>
           <thead>
             <tr>
@@ -120,7 +129,7 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
               <th scope="col">Status</th>
               <th scope="col">Source</th>
               <th scope="col">Duration</th>
-              <th scope="col">Size</th>
+              <th scope="col">Picture (source → output)</th>
               <th scope="col">Credits (charged / estimated)</th>
               <th scope="col">Output</th>
             </tr>
@@ -128,8 +137,8 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
           <tbody>
             {job.items.map((item) => (
               <tr key={item.index}>
-                <td>{item.index}</td>
-                <td>
+                <td data-label="#">{item.index}</td>
+                <td data-label="Status">
                   <StatusBadge status={item.status} />
                   {item.error && (
                     <>
@@ -140,19 +149,26 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
                     </>
                   )}
                 </td>
-                <td>
-                  <code>{item.source.type === 'url' ? item.source.url : item.source.upload_id}</code>
+                <td data-label="Source">
+                  {item.source.type === 'url' ? (
+                    <code>{item.source.url}</code>
+                  ) : (
+                    <code className="id">{item.source.upload_id}</code>
+                  )}
                 </td>
-                <td>{formatSeconds(item.duration_seconds)}</td>
-                <td>{item.width && item.height ? `${item.width}×${item.height}` : '—'}</td>
-                <td>
+                <td data-label="Duration">{formatSeconds(item.duration_seconds)}</td>
+                <td data-label="Picture">{picture(item)}</td>
+                <td data-label="Credits">
                   {formatNumber(item.charged_credits)} / {formatNumber(item.estimated_credits)}
                 </td>
-                <td>
+                <td data-label="Output">
                   {item.output ? (
-                    <a href={item.output.url} download>
-                      Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
-                    </a>
+                    <>
+                      <a href={item.output.url} download>
+                        Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
+                      </a>
+                      {item.output.video && <div className="hint">{describeLight(item.output.video)}</div>}
+                    </>
                   ) : (
                     '—'
                   )}
@@ -181,4 +197,18 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
       )}
     </>
   );
+}
+
+type VideoOutput = NonNullable<NonNullable<Job['items'][number]['output']>['video']>;
+
+/** One line on what was made: HDR10 or HLG, the mapping, and the measured light (MaxCLL / MaxFALL). */
+function describeLight(video: VideoOutput): string {
+  const light = video.light;
+  const parts: string[] = [video.hdr];
+  if (light) parts.push(light.mapping === 'expand' ? 'expanded highlights' : 'BT.2408 reference white');
+  if (typeof light?.max_cll === 'number' && typeof light.max_fall === 'number') {
+    parts.push(`MaxCLL ${light.max_cll} cd/m², MaxFALL ${light.max_fall} cd/m² (measured)`);
+  }
+  if (typeof light?.mastering_peak_nits === 'number') parts.push(`mastered for ${light.mastering_peak_nits} cd/m²`);
+  return parts.join(' · ');
 }

@@ -84,7 +84,7 @@ export function JobsPage() {
         </EmptyState>
       ) : (
         <>
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">{jobApi} jobs</caption>
             <thead>
               <tr>
@@ -99,16 +99,16 @@ export function JobsPage() {
             <tbody>
               {jobs.data.data.map((job) => (
                 <tr key={job.job_id}>
-                  <td>
+                  <td data-label="Job">
                     <Link to={`/jobs/${job.api}/${job.job_id}`}>
-                      <code>{job.job_id}</code>
+                      <code className="id">{job.job_id}</code>
                     </Link>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge status={job.status} />
                     {job.error && <span className="hint"> {job.error.code}</span>}
                   </td>
-                  <td>
+                  <td data-label="Progress">
                     {isRunning(job.status) ? (
                       <Progress
                         label={`Progress of ${job.job_id}`}
@@ -120,11 +120,11 @@ export function JobsPage() {
                       '—'
                     )}
                   </td>
-                  <td>{job.items.length}</td>
-                  <td>
+                  <td data-label="Inputs">{job.items.length}</td>
+                  <td data-label="Credits">
                     {formatNumber(job.billing.charged_credits)} / {formatNumber(job.billing.estimated_credits)}
                   </td>
-                  <td>{formatTime(job.created_at)}</td>
+                  <td data-label="Created">{formatTime(job.created_at)}</td>
                 </tr>
               ))}
             </tbody>

@@ -103,7 +103,7 @@ export function KeysPage() {
           {canChange ? 'Create one above, then send it as X-API-Key.' : 'Ask a developer or owner to create one.'}
         </EmptyState>
       ) : (
-        <table>
+        <table className="stack">
           <caption className="visually-hidden">API keys of this account</caption>
           <thead>
             <tr>
@@ -121,23 +121,23 @@ export function KeysPage() {
               const status = keyStatus(key);
               return (
                 <tr key={key.id}>
-                  <td>
-                    <code>{key.prefix}…</code>
+                  <td data-label="Key">
+                    <code className="id">{key.prefix}…</code>
                   </td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>
+                  <td data-label="Scopes">{key.scopes.join(', ')}</td>
+                  <td data-label="Status">
                     <StatusBadge status={status} />
                     {status === 'active' && key.revoked_at && (
                       <span className="hint"> until {formatTime(key.revoked_at)}</span>
                     )}
                   </td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
-                  <td>{key.expires_at ? formatTime(key.expires_at) : 'never'}</td>
+                  <td data-label="Created">{formatTime(key.created_at)}</td>
+                  <td data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
+                  <td data-label="Expires">{key.expires_at ? formatTime(key.expires_at) : 'never'}</td>
                   {canChange && (
-                    <td className="actions">
-                      {status === 'active' && !key.revoked_at && (
-                        <>
+                    <td data-label="Actions">
+                      <div className="actions">
+                        {status === 'active' && !key.revoked_at && (
                           <button
                             type="button"
                             onClick={() => setRotating(key)}
@@ -145,16 +145,19 @@ export function KeysPage() {
                           >
                             Rotate
                           </button>
+                        )}
+                        {status === 'active' && (
+                          // A key in a rotation's grace period can still be revoked now (as with the CLI).
                           <button
                             type="button"
                             className="danger"
                             onClick={() => setRevoking(key)}
-                            aria-label={`Revoke key ${key.prefix}`}
+                            aria-label={`${key.revoked_at ? 'Revoke now' : 'Revoke'} key ${key.prefix}`}
                           >
-                            Revoke
+                            {key.revoked_at ? 'Revoke now' : 'Revoke'}
                           </button>
-                        </>
-                      )}
+                        )}
+                      </div>
                     </td>
                   )}
                 </tr>
@@ -167,20 +170,25 @@ export function KeysPage() {
         open={revoking !== null}
         title={`Revoke key ${revoking?.prefix ?? ''}…?`}
         confirmLabel="Revoke key"
+        dismissLabel="Keep key"
         danger
         busy={revoke.busy}
         onConfirm={() => revoking && void revoke.run(revoking)}
         onCancel={() => setRevoking(null)}
       >
         <p>
-          Every request with this key answers <code>revoked_api_key</code> from now on, on every server. This cannot be
-          undone.
+          Every request with this key answers <code>revoked_api_key</code> from now on, on every server
+          {revoking?.revoked_at ? (
+            <> (instead of from {formatTime(revoking.revoked_at)}, when its grace period ends)</>
+          ) : null}
+          . This cannot be undone.
         </p>
       </ConfirmDialog>
       <ConfirmDialog
         open={rotating !== null}
         title={`Rotate key ${rotating?.prefix ?? ''}…?`}
         confirmLabel="Rotate key"
+        dismissLabel="Keep key as it is"
         busy={rotate.busy}
         onConfirm={() => rotating && void rotate.run(rotating)}
         onCancel={() => setRotating(null)}
@@ -201,12 +209,17 @@ export function KeysPage() {
   );
 }
 
+/** A picked day (YYYY-MM-DD) as the moment a key expires: its start, 00:00 UTC. */
+function expiryOf(day: string): string {
+  return new Date(`${day}T00:00:00Z`).toISOString();
+}
+
 function CreateKey({ onCreated }: { onCreated: (key: ApiKey) => void }) {
   const [scopes, setScopes] = useState<string[]>([...SCOPES]);
   const [expires, setExpires] = useState('');
   const create = useAction(async () => {
     const key = await api<ApiKey>('POST', '/v1/account/api-keys', {
-      body: { scopes, ...(expires ? { expires_at: new Date(`${expires}T00:00:00Z`).toISOString() } : {}) },
+      body: { scopes, ...(expires ? { expires_at: expiryOf(expires) } : {}) },
     });
     setExpires('');
     onCreated(key);
@@ -229,7 +242,18 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKey) => void }) {
         onChange={setScopes}
         describe={(scope) => SCOPE_HELP[scope]}
       />
-      <Field id="expires" label="Expires on (optional, UTC)" type="date" value={expires} onChange={setExpires} />
+      <Field
+        id="expires"
+        label="Expires (optional)"
+        type="date"
+        value={expires}
+        onChange={setExpires}
+        hint={
+          expires
+            ? `The key stops working at ${formatTime(expiryOf(expires))}: the start of that day, not its end.`
+            : 'Leave empty for a key that does not expire. A key expires at 00:00 UTC of the day you pick.'
+        }
+      />
       <button type="submit" className="primary" disabled={create.busy || scopes.length === 0}>
         Create key
       </button>

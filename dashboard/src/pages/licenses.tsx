@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, type License, type List } from '../api';
-import { formatDate, formatTime } from '../format';
+import { formatTime } from '../format';
 import { useCanChange } from '../session';
 import {
   ConfirmDialog,
@@ -55,7 +55,7 @@ export function LicensesPage() {
               <dt>Plan</dt>
               <dd>{license.plan}</dd>
               <dt>Expires</dt>
-              <dd>{formatDate(license.expires_at)}</dd>
+              <dd>{formatTime(license.expires_at)}</dd>
               <dt>Seats</dt>
               <dd>
                 <Progress
@@ -69,7 +69,7 @@ export function LicensesPage() {
             {license.devices.length === 0 ? (
               <p className="empty-inline">No device is activated: install the plugin and enter the licence key.</p>
             ) : (
-              <table>
+              <table className="stack">
                 <caption className="visually-hidden">Devices on licence {license.key_prefix}</caption>
                 <thead>
                   <tr>
@@ -83,14 +83,14 @@ export function LicensesPage() {
                 <tbody>
                   {license.devices.map((device) => (
                     <tr key={device.activation_id}>
-                      <td>{device.name ?? 'unnamed device'}</td>
-                      <td>
+                      <td data-label="Device">{device.name ?? 'unnamed device'}</td>
+                      <td data-label="Device id">
                         <code>{device.device_id}</code>
                       </td>
-                      <td>{formatTime(device.first_seen_at)}</td>
-                      <td>{formatTime(device.last_seen_at)}</td>
+                      <td data-label="Activated">{formatTime(device.first_seen_at)}</td>
+                      <td data-label="Last seen">{formatTime(device.last_seen_at)}</td>
                       {canChange && (
-                        <td>
+                        <td data-label="Actions">
                           <button
                             type="button"
                             className="danger"
@@ -113,6 +113,7 @@ export function LicensesPage() {
         open={target !== null}
         title={`Deactivate ${target?.device.name ?? target?.device.device_id ?? ''}?`}
         confirmLabel="Deactivate device"
+        dismissLabel="Keep device"
         danger
         busy={deactivate.busy}
         onConfirm={() => target && void deactivate.run(target)}

@@ -46,7 +46,8 @@ export function NewJobPage() {
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
 
   const apis = credits.data?.limits?.apis ?? ['sdr2hdr', 'audio'];
-  const output = jobApi === 'sdr2hdr' ? sdr2hdr : audio;
+  // HLG has no mastering peak: the API refuses one, so the form does not send it.
+  const output = jobApi === 'sdr2hdr' ? (sdr2hdr.transfer === 'hlg' ? withoutPeak(sdr2hdr) : sdr2hdr) : audio;
   const uploadId = upload.phase === 'done' ? upload.upload.upload_id : null;
   const body = uploadId ? { inputs: [{ upload_id: uploadId }], output, metadata: { source: 'dashboard' } } : null;
   const bodyKey = body ? `${jobApi}:${JSON.stringify(body)}` : '';
@@ -75,7 +76,10 @@ export function NewJobPage() {
     event.preventDefault();
     setDragging(false);
     const file = event.dataTransfer.files[0];
-    if (file) start(file);
+    if (!file) return;
+    // The file input shows what was dropped too (else it keeps saying "No file chosen").
+    if (fileInput.current) fileInput.current.files = event.dataTransfer.files;
+    start(file);
   };
 
   if (!canChange) {
@@ -173,6 +177,7 @@ export function NewJobPage() {
               <label htmlFor="resolution">Resolution</label>
               <select
                 id="resolution"
+                aria-describedby="resolution-hint"
                 value={sdr2hdr.resolution}
                 onChange={(event) =>
                   setSdr2hdr({ ...sdr2hdr, resolution: event.target.value as Sdr2HdrOptions['resolution'] })
@@ -183,15 +188,45 @@ export function NewJobPage() {
                 <option value="1080p">1080p</option>
                 <option value="2160p">2160p</option>
               </select>
+              <p id="resolution-hint" className="hint">
+                Lines of the short side. Never upscaled: a smaller source keeps its own size, and is priced for it.
+              </p>
             </div>
             <div className="field">
-              <label htmlFor="peak-nits">Mastering peak (cd/m², 400–10000)</label>
+              <label htmlFor="mapping">Highlights</label>
+              <select
+                id="mapping"
+                value={sdr2hdr.mapping}
+                onChange={(event) =>
+                  setSdr2hdr({ ...sdr2hdr, mapping: event.target.value as Sdr2HdrOptions['mapping'] })
+                }
+              >
+                <option value="reference">Reference (default): looks like the SDR source, white at 203 cd/m²</option>
+                <option value="expand">Expand: shadows and mid-tones kept, highlights brightened up to the peak</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="transfer">HDR format</label>
+              <select
+                id="transfer"
+                value={sdr2hdr.transfer}
+                onChange={(event) =>
+                  setSdr2hdr({ ...sdr2hdr, transfer: event.target.value as Sdr2HdrOptions['transfer'] })
+                }
+              >
+                <option value="pq">HDR10 (PQ, default): absolute light levels, for streaming and TVs</option>
+                <option value="hlg">HLG: relative to each display, for broadcast; no mastering peak</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="peak-nits">Mastering peak (cd/m², 400–10000; HDR10 only)</label>
               <input
                 id="peak-nits"
                 type="number"
                 min={400}
                 max={10000}
                 step={1}
+                disabled={sdr2hdr.transfer === 'hlg'}
                 value={sdr2hdr.peak_nits}
                 onChange={(event) => setSdr2hdr({ ...sdr2hdr, peak_nits: Number(event.target.value) })}
               />
@@ -267,6 +302,7 @@ export function NewJobPage() {
                 {formatCredits(estimate.data.estimated_credits)} ({formatUsd(estimate.data.estimated_usd)}) for{' '}
                 {formatSeconds(estimate.data.duration_seconds)} of media
               </p>
+              {jobApi === 'sdr2hdr' && <EstimatedPictures estimate={estimate.data} asked={sdr2hdr.resolution} />}
               <p className="estimate-time">
                 Processing takes about {formatSeconds(estimate.data.estimated_seconds)} once a worker starts it.
               </p>
@@ -297,6 +333,33 @@ export function NewJobPage() {
         </p>
       </form>
     </>
+  );
+}
+
+const LINES: Record<Sdr2HdrOptions['resolution'], number> = { source: 0, '720p': 720, '1080p': 1080, '2160p': 2160 };
+
+/** What each input will become, saying so when the source is smaller than the resolution asked for. */
+function EstimatedPictures({ estimate, asked }: { estimate: JobEstimate; asked: Sdr2HdrOptions['resolution'] }) {
+  const pictures = estimate.items.filter(
+    (item) => item.width && item.height && item.output_width && item.output_height,
+  );
+  if (pictures.length === 0) return null;
+  return (
+    <ul className="estimate-pictures">
+      {pictures.map((item) => {
+        const shortSide = Math.min(item.width!, item.height!);
+        return (
+          <li key={item.index}>
+            Output {item.output_width}×{item.output_height}
+            {shortSide < LINES[asked]
+              ? ` — the source is ${item.width}×${item.height}, smaller than ${asked}: it keeps its size (never upscaled) and is priced for it.`
+              : item.output_width === item.width && item.output_height === item.height
+                ? ' (the source’s size)'
+                : ` (from ${item.width}×${item.height})`}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -340,4 +403,9 @@ function estimateError(error: unknown): unknown {
     });
   }
   return error;
+}
+
+function withoutPeak(options: Sdr2HdrOptions): Omit<Sdr2HdrOptions, 'peak_nits'> {
+  const { resolution, container, quality, mapping, transfer } = options;
+  return { resolution, container, quality, mapping, transfer };
 }

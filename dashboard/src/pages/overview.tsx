@@ -53,7 +53,8 @@ function Overview({ credits, usage }: { credits: Credits; usage: Usage }) {
       </section>
       {credits.available_credits === 0 && (
         <p className="notice notice-warning" role="status">
-          No credits available: new jobs answer <code>insufficient_credits</code>. Ask your operator for a top-up.
+          No credits available: new jobs answer <code>insufficient_credits</code>.{' '}
+          <Link to="/billing">See where credits come from</Link>.
         </p>
       )}
 

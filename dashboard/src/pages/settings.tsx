@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, type Account, type List, type Member, type Role } from '../api';
+import { api, type Account, type Credits, type List, type Member, type Role } from '../api';
 import { formatTime, formatUsd } from '../format';
 import { useRole, useSession } from '../session';
 import {
@@ -20,7 +20,7 @@ const ROLE_HELP: Record<Role, string> = {
   viewer: 'reads only',
 };
 
-/** Owners only: the monthly spend cap, members and invitations. Two API calls. */
+/** Owners only: the monthly spend cap, members and invitations. Three API calls. */
 export function SettingsPage() {
   const role = useRole();
   if (role !== 'owner') {
@@ -37,7 +37,11 @@ export function SettingsPage() {
 function OwnerSettings() {
   const { session } = useSession();
   const loaded = useLoad('settings', () =>
-    Promise.all([api<Account>('GET', '/v1/account'), api<List<Member>>('GET', '/v1/account/members')]),
+    Promise.all([
+      api<Account>('GET', '/v1/account'),
+      api<List<Member>>('GET', '/v1/account/members'),
+      api<Credits>('GET', '/v1/account/credits'),
+    ]),
   );
   const [invited, setInvited] = useState<Member | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
@@ -72,11 +76,11 @@ function OwnerSettings() {
         !loaded.error && <Loading what="settings" />
       ) : (
         <>
-          <SpendCap account={loaded.data[0]} onSaved={loaded.reload} />
+          <SpendCap account={loaded.data[0]} credits={loaded.data[2]} onSaved={loaded.reload} />
           <section className="card" aria-labelledby="members-heading">
             <h2 id="members-heading">Members</h2>
             {failure ? <ErrorNotice error={failure} /> : null}
-            <table>
+            <table className="stack">
               <caption className="visually-hidden">Members and invitations</caption>
               <thead>
                 <tr>
@@ -90,11 +94,11 @@ function OwnerSettings() {
               <tbody>
                 {loaded.data[1].data.map((member) => (
                   <tr key={member.id}>
-                    <td>
+                    <td data-label="Email">
                       {member.email}
                       {member.id === session.member.id && <span className="hint"> (you)</span>}
                     </td>
-                    <td>
+                    <td data-label="Role">
                       <label className="visually-hidden" htmlFor={`role-${member.id}`}>
                         Role of {member.email}
                       </label>
@@ -109,7 +113,7 @@ function OwnerSettings() {
                         <option value="viewer">viewer</option>
                       </select>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <StatusBadge status={member.status} />
                       {member.status === 'invited' && member.invitation_expires_at && (
                         <span className="hint">
@@ -120,25 +124,29 @@ function OwnerSettings() {
                         </span>
                       )}
                     </td>
-                    <td>{member.last_sign_in_at ? formatTime(member.last_sign_in_at) : 'never'}</td>
-                    <td className="actions">
-                      {member.status === 'invited' && (
+                    <td data-label="Last sign-in">
+                      {member.last_sign_in_at ? formatTime(member.last_sign_in_at) : 'never'}
+                    </td>
+                    <td data-label="Actions">
+                      <div className="actions">
+                        {member.status === 'invited' && (
+                          <button
+                            type="button"
+                            onClick={() => void resend.run(member)}
+                            aria-label={`Resend invitation to ${member.email}`}
+                          >
+                            Resend invitation
+                          </button>
+                        )}
                         <button
                           type="button"
-                          onClick={() => void resend.run(member)}
-                          aria-label={`Resend invitation to ${member.email}`}
+                          className="danger"
+                          onClick={() => setRemoving(member)}
+                          aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
                         >
-                          Resend invitation
+                          {member.status === 'invited' ? 'Withdraw' : 'Remove'}
                         </button>
-                      )}
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => setRemoving(member)}
-                        aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
-                      >
-                        {member.status === 'invited' ? 'Withdraw' : 'Remove'}
-                      </button>
+                      </div>
                     </td>
                   </tr>
                 ))}
@@ -184,7 +192,7 @@ function OwnerSettings() {
               </button>
             </form>
             {invited?.invite_url && (
-              <div className="highlight">
+              <div className="card highlight">
                 <p role="status">
                   Invitation for {invited.email} ({invited.role}) created; it is mailed when the server has SMTP set up.
                 </p>
@@ -202,6 +210,7 @@ function OwnerSettings() {
         open={removing !== null}
         title={`Remove ${removing?.email ?? ''}?`}
         confirmLabel={removing?.status === 'invited' ? 'Withdraw invitation' : 'Remove member'}
+        dismissLabel={removing?.status === 'invited' ? 'Keep invitation' : 'Keep member'}
         danger
         busy={remove.busy}
         onConfirm={() => removing && void remove.run(removing)}
@@ -215,7 +224,7 @@ function OwnerSettings() {
   );
 }
 
-function SpendCap({ account, onSaved }: { account: Account; onSaved: () => void }) {
+function SpendCap({ account, credits, onSaved }: { account: Account; credits: Credits; onSaved: () => void }) {
   const [value, setValue] = useState(account.spend_limit_usd === null ? '' : String(account.spend_limit_usd));
   const [saved, setSaved] = useState<string | null>(null);
   const save = useAction(async (limit: number | null) => {
@@ -238,6 +247,13 @@ function SpendCap({ account, onSaved }: { account: Account; onSaved: () => void 
       </p>
       {save.error ? <ErrorNotice error={save.error} /> : null}
       {saved && <Notice tone="success">{saved}</Notice>}
+      {value !== '' && Number(value) < credits.spent_usd && (
+        <Notice tone="warning">
+          This month's charges are already {formatUsd(credits.spent_usd)}, more than a cap of {formatUsd(Number(value))}
+          . With it, every new job is refused with <code>spend_limit_exceeded</code> until the month resets on{' '}
+          {formatTime(credits.period_resets_at)} or you raise the cap. Jobs already running are not stopped.
+        </Notice>
+      )}
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -47,7 +47,7 @@ export function WebhooksPage() {
       )}
       {created?.secret && (
         <div className="card highlight">
-          <h2>Endpoint added: {created.url}</h2>
+          <h2 className="url">Endpoint added: {created.url}</h2>
           <SecretOnce
             label="Signing secret"
             value={created.secret}
@@ -68,7 +68,7 @@ export function WebhooksPage() {
             : 'A developer or owner can add one. Until then, poll job status with the API.'}
         </EmptyState>
       ) : (
-        <table>
+        <table className="stack">
           <caption className="visually-hidden">Webhook endpoints</caption>
           <thead>
             <tr>
@@ -81,14 +81,14 @@ export function WebhooksPage() {
           <tbody>
             {endpoints.data.data.map((endpoint) => (
               <tr key={endpoint.id}>
-                <td>
+                <td data-label="URL" className="url">
                   <Link to={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
                 </td>
-                <td>{endpoint.events.join(', ')}</td>
-                <td>
+                <td data-label="Events">{endpoint.events.join(', ')}</td>
+                <td data-label="Status">
                   <StatusBadge status={endpoint.status} />
                 </td>
-                <td>{formatTime(endpoint.created_at)}</td>
+                <td data-label="Added">{formatTime(endpoint.created_at)}</td>
               </tr>
             ))}
           </tbody>
@@ -121,6 +121,7 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: WebhookEndpoint) 
         type="url"
         required
         placeholder="https://example.com/hooks/mediajobs"
+        className="wide"
         value={url}
         onChange={setUrl}
       />
@@ -182,7 +183,9 @@ export function WebhookPage({ id }: { id: string }) {
         !endpoint.error && <Loading what="the endpoint" />
       ) : (
         <section className="card" aria-labelledby="endpoint-heading">
-          <h2 id="endpoint-heading">{endpoint.data.url}</h2>
+          <h2 id="endpoint-heading" className="url">
+            {endpoint.data.url}
+          </h2>
           <dl className="facts">
             <dt>Status</dt>
             <dd>
@@ -239,7 +242,7 @@ export function WebhookPage({ id }: { id: string }) {
               : 'Deliveries appear here when jobs end.'}
           </EmptyState>
         ) : (
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">Deliveries to this endpoint, newest first</caption>
             <thead>
               <tr>
@@ -253,16 +256,16 @@ export function WebhookPage({ id }: { id: string }) {
             <tbody>
               {deliveries.data.data.map((delivery) => (
                 <tr key={delivery.id} data-delivery={delivery.id}>
-                  <td>
+                  <td data-label="Event">
                     <code>{delivery.event}</code>
                     <br />
-                    <span className="hint">{delivery.event_id}</span>
+                    <code className="hint id">{delivery.event_id}</code>
                     {delivery.redelivery && <span className="hint"> (redelivery)</span>}
                   </td>
-                  <td>
+                  <td data-label="State">
                     <StatusBadge status={delivery.state} />
                   </td>
-                  <td>
+                  <td data-label="Attempts">
                     {delivery.attempts.length === 0 ? (
                       'not attempted yet'
                     ) : (
@@ -277,9 +280,11 @@ export function WebhookPage({ id }: { id: string }) {
                       </ol>
                     )}
                   </td>
-                  <td>{delivery.state === 'pending' ? formatTime(delivery.next_attempt_at) : '—'}</td>
+                  <td data-label="Next attempt">
+                    {delivery.state === 'pending' ? formatTime(delivery.next_attempt_at) : '—'}
+                  </td>
                   {canChange && (
-                    <td>
+                    <td data-label="Actions">
                       <button
                         type="button"
                         onClick={() => void redeliver.run(delivery)}
@@ -300,6 +305,7 @@ export function WebhookPage({ id }: { id: string }) {
         open={deleting}
         title="Delete this endpoint?"
         confirmLabel="Delete endpoint"
+        dismissLabel="Keep endpoint"
         danger
         busy={remove.busy}
         onConfirm={() => void remove.run()}

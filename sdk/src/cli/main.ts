@@ -24,9 +24,10 @@ const { sdr2hdr: VIDEO, audio: AUDIO } = OUTPUT_OPTIONS;
 export const USAGE = `mediajobs ${VERSION}
 
 Usage:
-  mediajobs convert <file|url> --to out.mp4 [--resolution ${VIDEO.resolution.join('|')}] [--peak-nits ${VIDEO.defaults.peak_nits}] [--quality ${VIDEO.quality.join('|')}] [--force]
+  mediajobs convert <file|url> --to out.mp4 [--resolution ${VIDEO.resolution.join('|')}] [--peak-nits ${VIDEO.defaults.peak_nits}] [--quality ${VIDEO.quality.join('|')}]
+                   [--mapping ${VIDEO.mapping.join('|')}] [--transfer ${VIDEO.transfer.join('|')}] [--force]
   mediajobs audio <file|url> --lufs ${AUDIO.defaults.target_lufs} [--to out.wav] [--force]
-  mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …]
+  mediajobs estimate <sdr2hdr|audio> <file|url> [--resolution …] [--quality …] [--mapping …] [--transfer …]
   mediajobs jobs get <sdr2hdr|audio> <job_id>
   mediajobs jobs list <sdr2hdr|audio> [--limit 10] [--status failed] [--starting-after job_…]
   mediajobs jobs cancel <sdr2hdr|audio> <job_id>

@@ -181,7 +181,7 @@ function refuseOverwrite(to: string, force: boolean | undefined): void {
 }
 
 function sdr2hdrOutput(
-  values: { resolution?: string; 'peak-nits'?: string; quality?: string },
+  values: { resolution?: string; 'peak-nits'?: string; quality?: string; mapping?: string; transfer?: string },
   to: string | undefined,
 ): Sdr2HdrOutput {
   return {
@@ -189,6 +189,8 @@ function sdr2hdrOutput(
     peak_nits: numberArg('peak-nits', values['peak-nits']),
     container: to && extname(to).toLowerCase() === '.mov' ? 'mov' : 'mp4',
     quality: choiceArg('quality', values.quality, VIDEO.quality),
+    mapping: choiceArg('mapping', values.mapping, VIDEO.mapping),
+    transfer: choiceArg('transfer', values.transfer, VIDEO.transfer),
   };
 }
 
@@ -199,6 +201,8 @@ export async function convert(client: MediaJobs, args: string[], io: CliIo): Pro
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
     quality: { type: 'string' },
+    mapping: { type: 'string' },
+    transfer: { type: 'string' },
     force: { type: 'boolean' },
   });
   if (!values.to) throw new UsageError('convert needs --to <output file>');
@@ -232,6 +236,8 @@ export async function estimateCommand(client: MediaJobs, args: string[], io: Cli
     resolution: { type: 'string' },
     'peak-nits': { type: 'string' },
     quality: { type: 'string' },
+    mapping: { type: 'string' },
+    transfer: { type: 'string' },
     lufs: { type: 'string' },
   });
   const api = apiArg(positionals[0]);

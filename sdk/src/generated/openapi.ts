@@ -92,6 +92,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/monthly-spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Credits charged per UTC calendar month (default the last 6), beside the spend cap */
+        get: operations["accountMonthlySpend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/ledger": {
         parameters: {
             query?: never;
@@ -99,8 +116,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every credit movement (grant, authorise, capture, release), newest first */
+        /** Every credit movement (grant, authorise, capture, release), newest first; filter by kind and time */
         get: operations["accountLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/ledger/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger as a CSV download: every entry the same filters keep, newest first, in one file (no paging) */
+        get: operations["accountExportLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1169,6 +1203,36 @@ export interface components {
             running_jobs: number;
             /** @description The plan's limits, to show current use against them. */
             limits: components["schemas"]["PlanLimitsResponse"];
+            /**
+             * @description Where to buy credits: the operator's top-up page. null: credits are added by the operator.
+             * @example https://billing.mediajobs.example/topup
+             */
+            topup_url: string | null;
+        };
+        MonthSpend: {
+            /**
+             * @description The UTC calendar month (YYYY-MM).
+             * @example 2026-11
+             */
+            month: string;
+            /** @example 1230 */
+            charged_credits: number;
+            /**
+             * @description At the account's current price per credit.
+             * @example 7.38
+             */
+            charged_usd: number;
+        };
+        MonthlySpendResponse: {
+            /** @enum {string} */
+            object: "monthly_spend";
+            /** @description One entry per month, oldest first, this month last; 0 without charges. */
+            months: components["schemas"]["MonthSpend"][];
+            /**
+             * @description Today's monthly spend cap in USD (it applies to this month); null: none.
+             * @example 250
+             */
+            spend_limit_usd: number | null;
         };
         LedgerEntryResponse: {
             /** @enum {string} */
@@ -1672,6 +1736,7 @@ export interface components {
         };
         Sdr2HdrOutputDto: {
             /**
+             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
              * @default source
              * @enum {string}
              */
@@ -1850,6 +1915,16 @@ export interface components {
             width: number | null;
             /** @example 1080 */
             height: number | null;
+            /**
+             * @description Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @example 1920
+             */
+            output_width: number | null;
+            /**
+             * @description Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @example 1080
+             */
+            output_height: number | null;
             /** @example 13 */
             estimated_credits: number;
             /** @example 13 */
@@ -1946,6 +2021,16 @@ export interface components {
             width: number | null;
             /** @example 1080 */
             height: number | null;
+            /**
+             * @description Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @example 1920
+             */
+            output_width: number | null;
+            /**
+             * @description Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @example 1080
+             */
+            output_height: number | null;
             /** @example 13 */
             estimated_credits: number;
             /** @example 0.08 */
@@ -3411,7 +3496,8 @@ export interface operations {
                      *           "sdr2hdr",
                      *           "audio"
                      *         ]
-                     *       }
+                     *       },
+                     *       "topup_url": "https://billing.mediajobs.example/topup"
                      *     }
                      */
                     "application/json": components["schemas"]["CreditBalanceResponse"];
@@ -3424,6 +3510,54 @@ export interface operations {
             503: components["responses"]["error_503_6c9f2897"];
         };
     };
+    accountMonthlySpend: {
+        parameters: {
+            query?: {
+                /** @description How many UTC calendar months, this one included. */
+                months?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "monthly_spend",
+                     *       "months": [
+                     *         {
+                     *           "month": "2026-11",
+                     *           "charged_credits": 1230,
+                     *           "charged_usd": 7.38
+                     *         }
+                     *       ],
+                     *       "spend_limit_usd": 250
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MonthlySpendResponse"];
+                };
+            };
+            400: components["responses"]["error_400_176e0217"];
+            401: components["responses"]["error_401_5e8ac4c0"];
+            403: components["responses"]["error_403_31161c7c"];
+            408: components["responses"]["error_408_f4fd3432"];
+            413: components["responses"]["error_413_ef355239"];
+            415: components["responses"]["error_415_60c98bc3"];
+            429: components["responses"]["error_429_7d80f3d3"];
+            500: components["responses"]["error_500_c45ec41a"];
+            503: components["responses"]["error_503_6c9f2897"];
+        };
+    };
     accountLedger: {
         parameters: {
             query?: {
@@ -3431,6 +3565,12 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page (an id); leave out for the first page. */
                 starting_after?: string;
+                /** @description Only entries of this kind. */
+                kind?: "grant" | "authorise" | "capture" | "release";
+                /** @description Only entries created at or after this time (ISO 8601; a bare date is 00:00 UTC). */
+                created_gte?: string;
+                /** @description Only entries created before this time (ISO 8601; a bare date is 00:00 UTC). */
+                created_lt?: string;
             };
             header?: never;
             path?: never;
@@ -3469,6 +3609,46 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerEntryResponseList"];
+                };
+            };
+            400: components["responses"]["error_400_176e0217"];
+            401: components["responses"]["error_401_5e8ac4c0"];
+            403: components["responses"]["error_403_31161c7c"];
+            408: components["responses"]["error_408_f4fd3432"];
+            413: components["responses"]["error_413_ef355239"];
+            415: components["responses"]["error_415_60c98bc3"];
+            429: components["responses"]["error_429_7d80f3d3"];
+            500: components["responses"]["error_500_c45ec41a"];
+            503: components["responses"]["error_503_6c9f2897"];
+        };
+    };
+    accountExportLedger: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this kind. */
+                kind?: "grant" | "authorise" | "capture" | "release";
+                /** @description Only entries created at or after this time (ISO 8601; a bare date is 00:00 UTC). */
+                created_gte?: string;
+                /** @description Only entries created before this time (ISO 8601; a bare date is 00:00 UTC). */
+                created_lt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, CRLF lines): created_at, id, kind, credits, balance_after, reserved_after, job_id, reason. Cells that a spreadsheet would read as a formula start with an apostrophe. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["error_400_176e0217"];
@@ -4736,6 +4916,8 @@ export interface operations {
                      *               "duration_seconds": 12.5,
                      *               "width": 1920,
                      *               "height": 1080,
+                     *               "output_width": 1920,
+                     *               "output_height": 1080,
                      *               "estimated_credits": 13,
                      *               "charged_credits": 13,
                      *               "output": {
@@ -4843,6 +5025,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "charged_credits": 13,
                      *           "output": {
@@ -4945,6 +5129,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "estimated_usd": 0.08,
                      *           "estimated_seconds": 21.4
@@ -5023,6 +5209,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "charged_credits": 13,
                      *           "output": {
@@ -5118,6 +5306,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "charged_credits": 13,
                      *           "output": {
@@ -5222,6 +5412,8 @@ export interface operations {
                      *               "duration_seconds": 12.5,
                      *               "width": 1920,
                      *               "height": 1080,
+                     *               "output_width": 1920,
+                     *               "output_height": 1080,
                      *               "estimated_credits": 13,
                      *               "charged_credits": 13,
                      *               "output": {
@@ -5329,6 +5521,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "charged_credits": 13,
                      *           "output": {
@@ -5431,6 +5625,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "estimated_usd": 0.08,
                      *           "estimated_seconds": 21.4
@@ -5509,6 +5705,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "charged_credits": 13,
                      *           "output": {
@@ -5604,6 +5802,8 @@ export interface operations {
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
                      *           "height": 1080,
+                     *           "output_width": 1920,
+                     *           "output_height": 1080,
                      *           "estimated_credits": 13,
                      *           "charged_credits": 13,
                      *           "output": {
@@ -7117,6 +7317,8 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsV1AccountLedgerGetParametersQueryKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/account/ledger"]["get"]["parameters"]["query"]["kind"]> = ["grant", "authorise", "capture", "release"];
+export const pathsV1AccountLedgerExportGetParametersQueryKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/account/ledger/export"]["get"]["parameters"]["query"]["kind"]> = ["grant", "authorise", "capture", "release"];
 export const pathsV1Sdr2hdrJobsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/sdr2hdr/jobs"]["get"]["parameters"]["query"]["status"]> = ["queued", "processing", "succeeded", "partially_succeeded", "failed", "cancelled"];
 export const pathsV1AudioJobsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/audio/jobs"]["get"]["parameters"]["query"]["status"]> = ["queued", "processing", "succeeded", "partially_succeeded", "failed", "cancelled"];
 export const pathsV1EventsGetParametersQueryTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/events"]["get"]["parameters"]["query"]["type"]> = ["job.succeeded", "job.partially_succeeded", "job.failed", "job.cancelled", "webhook.test"];
@@ -7129,6 +7331,7 @@ export const ownAccountResponseStatusValues: ReadonlyArray<FlattenedDeepRequired
 export const ownAccountResponseSubscription_statusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OwnAccountResponse"]["subscription_status"]> = ["active", "payment_failed", "inactive"];
 export const usageResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageResponse"]["object"]> = ["usage"];
 export const creditBalanceResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreditBalanceResponse"]["object"]> = ["credit_balance"];
+export const monthlySpendResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MonthlySpendResponse"]["object"]> = ["monthly_spend"];
 export const ledgerEntryResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LedgerEntryResponse"]["object"]> = ["ledger_entry"];
 export const ledgerEntryResponseKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LedgerEntryResponse"]["kind"]> = ["grant", "authorise", "capture", "release"];
 export const ledgerEntryResponseListObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LedgerEntryResponseList"]["object"]> = ["list"];

@@ -1,8 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsOptional, Max, Min } from 'class-validator';
 import { SCOPES, type Scope } from '../../auth/auth-context';
-import type { LedgerKind } from '../../billing/billing.repository';
+import { LEDGER_KINDS, type LedgerFilter, type LedgerKind } from '../../billing/billing.repository';
+import { ListQuery } from '../../common/pagination';
 import { SpendLimitUsd } from '../../billing/spend-limit.dto';
 
 export class PatchOwnAccountDto {
@@ -78,9 +79,85 @@ export class CreditBalanceResponse {
   running_jobs: number;
   @ApiProperty({ type: PlanLimitsResponse, description: "The plan's limits, to show current use against them." })
   limits: PlanLimitsResponse;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'https://billing.mediajobs.example/topup',
+    description: "Where to buy credits: the operator's top-up page. null: credits are added by the operator.",
+  })
+  topup_url: string | null;
 }
 
-const LEDGER_KINDS = Object.keys({ grant: 0, authorise: 0, capture: 0, release: 0 } satisfies Record<LedgerKind, 0>);
+/** Which ledger entries: the same filter for a page of them and for the CSV export. */
+export class LedgerFilterQuery {
+  @ApiPropertyOptional({ enum: LEDGER_KINDS, description: 'Only entries of this kind.' })
+  @IsOptional()
+  @IsIn(LEDGER_KINDS)
+  kind?: LedgerKind;
+
+  @ApiPropertyOptional({
+    example: '2026-11-01T00:00:00Z',
+    description: 'Only entries created at or after this time (ISO 8601; a bare date is 00:00 UTC).',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  created_gte?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-12-01T00:00:00Z',
+    description: 'Only entries created before this time (ISO 8601; a bare date is 00:00 UTC).',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  created_lt?: string;
+}
+
+export class LedgerQuery extends IntersectionType(ListQuery, LedgerFilterQuery) {}
+
+export function ledgerFilter(query: LedgerFilterQuery): LedgerFilter {
+  return {
+    kind: query.kind,
+    createdGte: query.created_gte ? new Date(query.created_gte) : undefined,
+    createdLt: query.created_lt ? new Date(query.created_lt) : undefined,
+  };
+}
+
+export class MonthlySpendQuery {
+  @ApiPropertyOptional({
+    description: 'How many UTC calendar months, this one included.',
+    default: 6,
+    minimum: 1,
+    maximum: 24,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(24)
+  months?: number;
+}
+
+class MonthSpend {
+  @ApiProperty({ example: '2026-11', description: 'The UTC calendar month (YYYY-MM).' }) month: string;
+  @ApiProperty({ type: 'integer', example: 1230 }) charged_credits: number;
+  @ApiProperty({ example: 7.38, description: "At the account's current price per credit." }) charged_usd: number;
+}
+
+export class MonthlySpendResponse {
+  @ApiProperty({ enum: ['monthly_spend'] }) object: 'monthly_spend';
+  @ApiProperty({
+    type: [MonthSpend],
+    description: 'One entry per month, oldest first, this month last; 0 without charges.',
+  })
+  months: MonthSpend[];
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 250,
+    description: "Today's monthly spend cap in USD (it applies to this month); null: none.",
+  })
+  spend_limit_usd: number | null;
+}
 
 export class LedgerEntryResponse {
   @ApiProperty({ enum: ['ledger_entry'] }) object: 'ledger_entry';

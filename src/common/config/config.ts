@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
-import { parseSigningKey } from '../../license/license-token';
+import { parseSigningKey } from '../crypto/ed25519-private-key';
 
 export interface AppConfig {
   nodeEnv: string;
@@ -83,6 +83,8 @@ export interface AppConfig {
   signInAttemptsPerMinute: number;
   /** The built dashboard (index.html and assets/), served under /dashboard. */
   dashboardDir: string;
+  /** BILLING_TOPUP_URL: the operator's page where customers buy credits; null: none (credits come from the operator). */
+  billingTopupUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -225,7 +227,15 @@ export function parseConfig(env: Env = process.env): AppConfig {
     assetUrlSecret,
     licenseSigningKey: licenseSigningKey(env),
     ...dashboard,
+    billingTopupUrl: topupUrl(env, nodeEnv),
   };
+}
+
+/** Shown to customers (billing page, insufficient_credits): https only in production, where a link must not be sniffable. */
+function topupUrl(env: Env, nodeEnv: string): string | null {
+  if (!env.BILLING_TOPUP_URL) return null;
+  const protocols = nodeEnv === 'production' ? ['https:'] : ['https:', 'http:'];
+  return url(env, 'BILLING_TOPUP_URL', '', protocols);
 }
 
 /** LICENSE_SIGNING_KEY when set, checked here so that a bad one stops start-up like any other setting. */

@@ -16,6 +16,8 @@ export interface PinnedProxyOptions {
   timeoutMs: number;
   maxRedirects?: number;
   connect?: ConnectFunction;
+  /** Outside production: a private address's refusal names ALLOW_PRIVATE_URLS (CheckUrlOptions). */
+  explainAllowList?: boolean;
 }
 
 /**
@@ -82,7 +84,11 @@ export async function withPinnedProxy<T>(
 ): Promise<ProxyOutcome<T>> {
   const policy = toPolicy(options.allow);
   // Refuse a bad URL before any server or tool starts; every forwarded request checks again.
-  const check = await checkUrl(url, { allow: policy, lookup: options.lookup });
+  const check = await checkUrl(url, {
+    allow: policy,
+    lookup: options.lookup,
+    explainAllowList: options.explainAllowList,
+  });
   if (!check.ok) return { ok: false, code: 'invalid_url', reason: check.reason };
 
   const sourcePath = `/${randomBytes(16).toString('hex')}/source${extensionOf(check.url)}`;

@@ -20,6 +20,8 @@ export type AllowList = readonly string[] | AddressPolicy;
 export interface CheckUrlOptions {
   allow: AllowList;
   lookup?: LookupFunction;
+  /** Outside production: a private address's refusal names the setting that allows it. */
+  explainAllowList?: boolean;
 }
 
 export type UrlRefusal = 'malformed' | 'scheme' | 'credentials' | 'private_address' | 'unreachable';
@@ -36,8 +38,15 @@ const REASONS: Record<UrlRefusal, string> = {
   unreachable: 'The URL is unreachable: its host name could not be resolved.',
 };
 
-function refuse(refusal: UrlRefusal): CheckUrlResult {
-  return { ok: false, refusal, reason: REASONS[refusal] };
+// A developer whose test source is on their own machine learns how to allow it; production says nothing
+// of its configuration.
+const ALLOW_LIST_HINT =
+  'For local development, allow it with the setting ALLOW_PRIVATE_URLS (e.g. ALLOW_PRIVATE_URLS=127.0.0.1,::1).';
+
+function refuse(refusal: UrlRefusal, explainAllowList = false): CheckUrlResult {
+  const reason =
+    refusal === 'private_address' && explainAllowList ? `${REASONS[refusal]} ${ALLOW_LIST_HINT}` : REASONS[refusal];
+  return { ok: false, refusal, reason };
 }
 
 export function toPolicy(allow: AllowList): AddressPolicy {
@@ -79,6 +88,7 @@ export async function checkUrl(raw: string | URL, options: CheckUrlOptions): Pro
   }
 
   const policy = toPolicy(options.allow);
-  if (!addresses.every((address) => policy.allows(hostname, address))) return refuse('private_address');
+  if (!addresses.every((address) => policy.allows(hostname, address)))
+    return refuse('private_address', options.explainAllowList);
   return { ok: true, url, addresses };
 }

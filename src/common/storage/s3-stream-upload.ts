@@ -131,6 +131,8 @@ export async function streamUpload(
     // loop early destroyed the body already (a server request keeps its socket for the answer).
     while (inFlight.size > 0) await Promise.race(inFlight);
     if (uploadId) {
+      // No id (its creation failed): nothing to abort. An abort that fails is dropped on purpose: the
+      // caller gets the failure that stopped the upload, and the sweeper removes the unfinished one.
       const UploadId = await uploadId.catch(() => null);
       if (UploadId) await client.send(new AbortMultipartUploadCommand({ ...target, UploadId })).catch(() => undefined);
     }

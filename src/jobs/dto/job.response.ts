@@ -116,6 +116,22 @@ export class JobItemResponse {
   @ApiProperty({ example: 12.5, description: 'Duration of the source, from its probe.' }) duration_seconds: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1920,
+    description:
+      'Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+  })
+  output_width: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1080,
+    description:
+      'Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+  })
+  output_height: number | null;
   @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;
   @ApiProperty({ type: 'integer', example: 13 }) charged_credits: number;
   @ApiProperty({ type: ItemOutputResponse, nullable: true, description: 'Set when the item succeeded.' })
@@ -207,6 +223,22 @@ export class JobEstimateItemResponse {
   @ApiProperty({ example: 12.5 }) duration_seconds: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1920,
+    description:
+      'Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+  })
+  output_width: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1080,
+    description:
+      'Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+  })
+  output_height: number | null;
   @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;
   @ApiProperty({ example: 0.08 }) estimated_usd: number;
   @ApiProperty({ example: 21.4, description: 'Processing time of this item on one idle worker.' })

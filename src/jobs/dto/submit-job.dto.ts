@@ -89,8 +89,18 @@ export class JobInputDto {
   media?: DeclaredMediaDto;
 }
 
+const RESOLUTION_DESCRIPTION =
+  'What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: ' +
+  'a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p ' +
+  "source gives 1080p at the 1080p price); `source` keeps the source's size. Each item of the estimate and of the " +
+  'job says what it will produce: items[i].output_width and output_height.';
+
 export class Sdr2HdrOutputDto {
-  @ApiPropertyOptional({ enum: RESOLUTION_CHOICES, default: OUTPUT_DEFAULTS.sdr2hdr.resolution })
+  @ApiPropertyOptional({
+    enum: RESOLUTION_CHOICES,
+    default: OUTPUT_DEFAULTS.sdr2hdr.resolution,
+    description: RESOLUTION_DESCRIPTION,
+  })
   @IsOptional()
   @IsIn(RESOLUTION_CHOICES)
   resolution?: Resolution;

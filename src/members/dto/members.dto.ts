@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsEmail, IsIn, IsString, Length, MaxLength } from 'class-validator';
-import { MEMBER_ROLES, type MemberRole } from '../../auth/roles';
+import { MEMBER_ROLES, type MemberRole } from '../../auth/auth-context';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../password';
 
 export class SignInDto {

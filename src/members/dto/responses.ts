@@ -1,6 +1,6 @@
 // Success bodies of the member and session routes, for the OpenAPI document.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MEMBER_ROLES } from '../../auth/roles';
+import { MEMBER_ROLES } from '../../auth/auth-context';
 
 export class MemberResponse {
   @ApiProperty({ enum: ['member'] }) object: 'member';

@@ -1,5 +1,5 @@
 // Signing in over HTTP as the dashboard does, and calling the API with that session.
-import { call, type JsonResponse, type TestApi } from '../support/app';
+import { call, type JsonResponse, type TestApi } from './app';
 
 export interface TestSession {
   cookie: string;

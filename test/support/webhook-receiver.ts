@@ -1,4 +1,4 @@
-// Helpers of the webhook tests: a scriptable receiver on loopback, Standard Webhooks verification
+// Shared by the webhook, SDK and chaos tests: a scriptable receiver on loopback, Standard Webhooks verification
 // with the reference library, events written through the production outbox writer.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { toErrorObject, type ErrorObject } from '../../src/common/errors';
 import { newId } from '../../src/common/ids';
 import { OutboxWriter, type EventPayload, type JobEvent } from '../../src/webhooks/outbox.writer';
-import { call, type TestApi } from '../support/app';
+import { call, type TestApi } from './app';
 import type { DeliveryView } from '../../src/webhooks/webhooks.service';
 
 export interface Received {

@@ -1,15 +1,11 @@
-// The operator command line (`npm run admin -- <command>`): the same AdminService as /v1/admin/*.
-import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+// The operator command line's commands (`npm run admin -- <command>`): parsed from argv and run with
+// the same AdminService and LicenseAdminService as /v1/admin/*. Its entry point is src/admin-cli.ts.
 import { parseArgs } from 'node:util';
-import { AppModule } from '../app.module';
-import { loadConfigOrExit } from '../common/config/config';
-import { ApiError } from '../common/errors';
-import { LicenseAdminService } from '../license/license-admin.service';
-import { AdminService } from './admin.service';
+import type { LicenseAdminService } from '../license/license-admin.service';
+import type { AdminService } from './admin.service';
 import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.dto';
 
-const USAGE = `Usage: npm run admin -- <command> [options]
+export const USAGE = `Usage: npm run admin -- <command> [options]
 
   create-account --name <name> [--plan free|starter|pro|enterprise] [--owner-email <email>] [--credits <n>]
                                   prints the account and its first API key, and with --owner-email
@@ -29,7 +25,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   revoke-license <license_id>
 `;
 
-class UsageError extends Error {}
+/** A command line that does not say what to do: exit 2 with the usage text. */
+export class UsageError extends Error {}
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T {
   if (!value || !allowed.includes(value as T)) throw new UsageError(`${what} must be one of ${allowed.join(', ')}`);
@@ -81,7 +78,12 @@ function parseCommandLine(argv: string[]) {
   }
 }
 
-async function run(admin: AdminService, argv: string[], licenses: LicenseAdminService): Promise<unknown> {
+/** Runs the command `argv` names; its result is what the CLI prints. */
+export async function runAdminCommand(
+  admin: AdminService,
+  licenses: LicenseAdminService,
+  argv: string[],
+): Promise<unknown> {
   const { values, positionals } = parseCommandLine(argv);
   const [command, first, second] = positionals;
   switch (command) {
@@ -146,33 +148,3 @@ async function run(admin: AdminService, argv: string[], licenses: LicenseAdminSe
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }
 }
-
-async function main(): Promise<number> {
-  const config = loadConfigOrExit();
-  const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config), { logger: false });
-  try {
-    const result = await run(app.get(AdminService), process.argv.slice(2), app.get(LicenseAdminService));
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (error instanceof ApiError) {
-      process.stderr.write(`${error.code}: ${error.message}${error.param ? ` (param: ${error.param})` : ''}\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await app.close();
-  }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`admin command failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);

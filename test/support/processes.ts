@@ -1,4 +1,4 @@
-// Helpers of the chaos suite for real processes and private services: worker processes killed with
+// Helpers for real processes and private services: worker processes killed with
 // SIGKILL (own process group, ffmpeg dies with them), a private redis-server and a private PostgreSQL
 // cluster that a test may kill and restart without touching the machine's shared servers, a webhook
 // receiver that can be down in several ways, bounded HTTP calls, and the money checks of a finished run.
@@ -13,9 +13,9 @@ import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { ensureBuilt, ROOT } from '../foundation/dist-build';
-import { freePort, type TestApi } from '../support/app';
-import { isAlive } from '../support/pids';
+import { ensureBuilt, ROOT } from './dist-build';
+import { freePort, type TestApi } from './app';
+import { isAlive } from './pids';
 
 const exec = promisify(execFile);
 

@@ -1,4 +1,4 @@
-// Shared by the chaos suite (test/chaos/): accounts on custom plans written straight into the test
+// Shared by the chaos and jobs suites: accounts on custom plans written straight into the test
 // database, a hand-written worker heartbeat so a region counts as healthy without a worker, and
 // small helpers to fire many requests at once and read what came back.
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { CredentialsVersion } from '../../src/auth/credentials-version';
 import { workersKey } from '../../src/common/queues';
-import type { JsonResponse, TestAccount, TestApi } from '../support/app';
+import type { JsonResponse, TestAccount, TestApi } from './app';
 
 export interface PlanLimits {
   requestsPerSecond: number;

@@ -1,6 +1,6 @@
-// Shared by the foundation e2e tests: what a client sees of an error response, and timing helpers.
+// Shared by the e2e suites: what a client sees of an error response, and timing helpers.
 import { CATALOGUE, type ErrorCode } from '../../src/common/errors/catalogue';
-import type { JsonResponse, TestApi } from '../support/app';
+import type { JsonResponse, TestApi } from './app';
 
 /** The envelope of `code`: status, family, retryable from the catalogue, request id = header, doc_url. */
 export function expectError(api: TestApi, response: JsonResponse, code: ErrorCode, param?: string | null): void {

@@ -1,7 +1,7 @@
-// Shared by the licence e2e tests: licences issued through the operator API, and a token reader
+// Shared by the licence and SDK tests: licences issued through the operator API, and a token reader
 // that depends on nothing of the server's code.
 import { DataSource } from 'typeorm';
-import { call, createAccount, type JsonResponse, type TestApi } from '../support/app';
+import { call, createAccount, type JsonResponse, type TestApi } from './app';
 
 export interface IssuedLicense {
   id: string;

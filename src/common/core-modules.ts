@@ -1,0 +1,12 @@
+// What every process built from this codebase needs, whatever else it runs: configuration, PostgreSQL,
+// Redis and storage. The API, the worker and the operator CLI each compose their own modules on top.
+import type { DynamicModule } from '@nestjs/common';
+import type { AppConfig } from './config/config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { RedisModule } from './redis/redis.module';
+import { StorageModule } from './storage/storage.module';
+
+export function coreModules(config: AppConfig): DynamicModule[] {
+  return [ConfigModule.forRoot(config), { module: DatabaseModule }, { module: RedisModule }, { module: StorageModule }];
+}

@@ -1,0 +1,132 @@
+// The light map of an sdr2hdr item: one frame of the source beside the same frame of the output drawn as a
+// false-colour luminance map (cd/m² bands, as colourists' HDR false-colour tools show), with its legend —
+// how to see, on an SDR screen, where the light went. The colouring is a generated 3D LUT (output R′G′B′ →
+// band colour), applied by ffmpeg's lut3d; drawbox/drawtext draw the legend.
+import { rm, writeFile } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { ALLOWED_DEMUXERS } from './ffmpeg-args';
+import { bt2020Luminance, hlgDecodeDisplayLight, pqDecode, type Rgb, type Transfer } from './hdr-mapping';
+import { defaultFfmpegPath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
+
+/** Upper edges (cd/m²) and colours of the bands; edges sit between the levels the mappings aim at. */
+export const LIGHT_BANDS: { below: number; colour: string; label: string }[] = [
+  { below: 1, colour: '08306b', label: '<1' },
+  { below: 10, colour: '2171b5', label: '1-10' },
+  { below: 50, colour: '41ab5d', label: '10-50' },
+  { below: 150, colour: 'a1d99b', label: '50-150' },
+  { below: 400, colour: 'bdbdbd', label: '150-400' },
+  { below: 800, colour: 'fee391', label: '400-800' },
+  { below: 1500, colour: 'fe9929', label: '800-1500' },
+  { below: 3000, colour: 'e31a1c', label: '1500-3000' },
+  { below: Infinity, colour: 'ff66ff', label: '3000+' },
+];
+
+export function bandOf(nits: number): (typeof LIGHT_BANDS)[number] {
+  return LIGHT_BANDS.find((band) => nits < band.below) ?? LIGHT_BANDS[LIGHT_BANDS.length - 1];
+}
+
+/** output R′G′B′ (BT.2020, PQ or HLG, full range) → the band colour of its luminance, as a `.cube`. */
+export function buildFalseColourCube(transfer: Transfer, size = 65): string {
+  const lines = [`TITLE "mediajobs light map (${transfer})"`, `LUT_3D_SIZE ${size}`];
+  for (let b = 0; b < size; b++) {
+    for (let g = 0; g < size; g++) {
+      for (let r = 0; r < size; r++) {
+        const signals: Rgb = [r / (size - 1), g / (size - 1), b / (size - 1)];
+        const light = transfer === 'pq' ? (signals.map(pqDecode) as Rgb) : hlgDecodeDisplayLight(signals);
+        const hex = bandOf(bt2020Luminance(light)).colour;
+        const rgb = [0, 2, 4].map((at) => (parseInt(hex.slice(at, at + 2), 16) / 255).toFixed(4));
+        lines.push(rgb.join(' '));
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const LEGEND_HEIGHT = 56;
+const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+
+export interface LightMapArgsInput {
+  source: string;
+  output: string;
+  png: string;
+  /** The frame shown (seconds from the start). */
+  atSeconds: number;
+  /** The output's picture size; the source frame is scaled to it. */
+  width: number;
+  height: number;
+  cubePath: string;
+}
+
+/** ffmpeg: both frames at `atSeconds`, the output false-coloured, side by side over the legend, one PNG. */
+export function buildLightMapArgs(input: LightMapArgsInput): string[] {
+  for (const path of [input.source, input.output, input.png, input.cubePath]) {
+    if (!isAbsolute(path)) throw new Error(`light map paths must be absolute: ${path}`);
+  }
+  if (!/^[A-Za-z0-9_./+-]+$/.test(input.cubePath)) throw new Error(`LUT path must be plain: ${input.cubePath}`);
+  const { width, height } = input;
+  const bandWidth = Math.floor((2 * width - 20) / LIGHT_BANDS.length);
+  const legend = LIGHT_BANDS.flatMap((band, i) => {
+    const x = 10 + i * bandWidth;
+    return [
+      `drawbox=x=${x}:y=${height + 6}:w=${bandWidth - 4}:h=18:color=0x${band.colour}@1:t=fill`,
+      `drawtext=fontfile=${FONT}:text='${band.label}':x=${x}:y=${height + 30}:fontsize=12:fontcolor=black`,
+    ];
+  });
+  const title = `drawtext=fontfile=${FONT}:text='cd/m²':x=${2 * width - 50}:y=${height + 42}:fontsize=11:fontcolor=black`;
+  const seek = ['-ss', input.atSeconds.toFixed(3)];
+  const local = ['-protocol_whitelist', 'file', '-format_whitelist', ALLOWED_DEMUXERS];
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-y',
+    ...seek,
+    ...local,
+    '-i',
+    input.source,
+    ...seek,
+    ...local,
+    '-i',
+    input.output,
+    '-filter_complex',
+    [
+      `[0:v]zscale=w=${width}:h=${height}:m=gbr:r=pc,format=gbrp,format=rgb24[sdr]`,
+      `[1:v]zscale=m=gbr:r=pc,format=gbrp16le,lut3d=file=${input.cubePath}:interp=nearest,format=rgb24[map]`,
+      `[sdr][map]hstack=inputs=2,pad=iw:ih+${LEGEND_HEIGHT}:0:0:color=white,${[...legend, title].join(',')}[out]`,
+    ].join(';'),
+    '-map',
+    '[out]',
+    '-frames:v',
+    '1',
+    input.png,
+  ];
+}
+
+export interface RenderLightMapInput {
+  source: string;
+  output: string;
+  png: string;
+  transfer: Transfer;
+  width: number;
+  height: number;
+  durationSeconds: number;
+  ffmpegPath?: string;
+  signal?: AbortSignal;
+  timeLimitMs?: number;
+}
+
+/** Writes the light map PNG of the frame in the middle of the item; the run's outcome. */
+export async function renderLightMap(input: RenderLightMapInput): Promise<MediaProcessResult> {
+  const cubePath = `${input.png}.false-colour.cube`;
+  try {
+    await writeFile(cubePath, buildFalseColourCube(input.transfer));
+    const args = buildLightMapArgs({ ...input, cubePath, atSeconds: Math.max(0, input.durationSeconds / 2) });
+    return await runMediaProcess(input.ffmpegPath ?? defaultFfmpegPath(), args, {
+      signal: input.signal,
+      timeLimitMs: input.timeLimitMs,
+    });
+  } finally {
+    await rm(cubePath, { force: true });
+  }
+}
