@@ -7,6 +7,7 @@ import { ROOT } from './lib/environment';
 import { machine, type BenchContext, type BenchResult } from './lib/report';
 import { mergeResults, type ResultsFile, type StoredFile } from './lib/results-file';
 import { median, round } from './lib/stats';
+import { benchDocs } from './docs';
 import { benchReads } from './reads';
 import { benchFanout } from './fanout';
 import { benchStorage } from './storage';
@@ -34,6 +35,7 @@ const BENCHES: Record<string, Bench> = {
   'storage-upload': (context) => benchStorage(context, true),
   segments: async (context) => [await benchSegments(context)],
   hdr: benchHdr,
+  docs: async (context) => [await benchDocs(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

@@ -1,7 +1,8 @@
-// The public error reference (/docs/errors.html), generated from the catalogue: one section per
-// code with id="<code>", so every doc_url anchor lands on its row. A contents sidebar grouped by
-// family with a filter box; per code its status, whether the client retries it, an example
-// envelope and the fields of its `details`. One column on a phone. No request leaves the page.
+// The public error reference (/docs/errors.html), written for the people who call the API (Stripe's
+// error reference is the model): how errors look and how to handle them; per family what happened,
+// what to do and an example body; per code (one section with id="<code>", where every doc_url
+// lands) what happened, what to do, whether a retry can help and the fields of its `details`. A
+// contents sidebar with a filter box; one column on a phone; no request leaves the page.
 import { CATALOGUE, ERROR_TYPES, ERROR_CODES, type ErrorCode } from '../common/errors/catalogue';
 import { EXAMPLE_DOCS_URL, exampleError } from './api-error-responses';
 import { ERROR_DETAILS, PARTIAL_FAILURE_DETAILS, type DetailsShape } from './error-details';
@@ -12,16 +13,74 @@ const escapeHtml = (text: string): string =>
     (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char,
   );
 
-const FAMILY_SUMMARY: Record<(typeof ERROR_TYPES)[number], string> = {
-  auth_error: 'The credential is missing, wrong, expired, revoked or lacks a scope.',
-  billing_error: 'The account cannot pay for this job now (credits, spend cap, quota, plan, subscription).',
-  rate_limit_error: 'Too many requests or jobs at once: wait and retry.',
-  invalid_request_error: 'The request itself is wrong: fix it before sending it again.',
-  resource_error: 'The thing named does not exist, or is not in a state that allows this.',
-  processing_error: 'The media could not be processed (also the `error` of a failed job and of job.failed).',
-  server_error: 'Our side failed or is unavailable: retry with backoff.',
-  license_error: 'Plugin licence activation and validation.',
+interface Family {
+  title: string;
+  happened: string;
+  todo: string;
+  /** The code whose example body stands for the family. */
+  example: ErrorCode;
+}
+
+const FAMILIES: Record<(typeof ERROR_TYPES)[number], Family> = {
+  auth_error: {
+    title: 'Authentication',
+    happened:
+      'The request carried no API key, or one that is wrong, expired or revoked, or one without the scope this call needs; or the account is suspended.',
+    todo: 'Check the X-API-Key header and the key’s scopes in the dashboard. Retrying the same request will not help.',
+    example: 'missing_api_key',
+  },
+  billing_error: {
+    title: 'Billing',
+    happened:
+      'The account cannot pay for this job now: not enough credits, the monthly spend limit or quota reached, a plan without this API or output, or a payment problem.',
+    todo: 'Read `details` for the numbers (credits needed and available, the limit and when it resets), add credits or change the limit or plan, then submit again. Nothing was charged.',
+    example: 'insufficient_credits',
+  },
+  rate_limit_error: {
+    title: 'Rate limits',
+    happened: 'Too many requests in a short time, too many jobs at once for the plan, or the queue is full.',
+    todo: 'Wait for `Retry-After` seconds (also in `details.retry_after_seconds` where given) and send the same request again, with the same Idempotency-Key.',
+    example: 'rate_limit_exceeded',
+  },
+  invalid_request_error: {
+    title: 'Invalid requests',
+    happened:
+      'Something in the request is wrong: a missing or invalid field, a source that cannot be used, a file that is too large or in an unsupported format.',
+    todo: '`param` names the field at fault (for example `inputs[0].source_url`). Fix it and send the request again; the same request will fail the same way.',
+    example: 'invalid_parameter',
+  },
+  resource_error: {
+    title: 'Resources',
+    happened:
+      'The job, asset or other object named does not exist for this account, or is not in a state that allows the call (a finished job cannot be cancelled).',
+    todo: 'Check the id; read the object again to see its state.',
+    example: 'job_not_found',
+  },
+  processing_error: {
+    title: 'Processing',
+    happened:
+      'A job (or one of its items) could not be processed. This is also the `error` of a failed job and of its `job.failed` webhook event.',
+    todo: 'The code says why. Retryable codes can succeed on a new submit; for the others, change the input first. A failed job is not charged.',
+    example: 'processing_failed',
+  },
+  server_error: {
+    title: 'Service',
+    happened:
+      'Something went wrong on our side, or the service is briefly unavailable (maintenance, a region without workers).',
+    todo: 'Retry with exponential backoff. If it persists, contact support with the `request_id`.',
+    example: 'service_unavailable',
+  },
+  license_error: {
+    title: 'Plugin licences',
+    happened:
+      'A plugin licence could not be activated or validated: unknown or expired licence, too many devices, or a device that must validate online again.',
+    todo: 'Check the licence key and its devices in the dashboard; for `offline_grace_expired`, validate online and use the fresh token.',
+    example: 'license_invalid',
+  },
 };
+
+/** Inline Markdown-ish code spans (`x`) as <code>, the rest escaped. */
+const prose = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /**
  * How the official client retries a code whose retry is more than resending the request (sdk/src/retry.ts
@@ -29,15 +88,15 @@ const FAMILY_SUMMARY: Record<(typeof ERROR_TYPES)[number], string> = {
  */
 const HOW_RETRIED: Partial<Record<ErrorCode, string>> = {
   offline_grace_expired:
-    'yes — the official client validates online (<code>license.retrieve(token, { revalidate })</code>) and retries once with the fresh token; the same token alone fails again',
+    'yes, after validating online: the official client does it for you (<code>license.retrieve(token, { revalidate })</code>) and retries once with the fresh token; the same token alone fails again',
 };
 
 function clientBehaviour(code: ErrorCode): string {
   const special = HOW_RETRIED[code];
   if (special) return special;
   return CATALOGUE[code].retryable
-    ? 'yes — the official client retries it automatically (exponential backoff with jitter, honouring Retry-After), up to maxRetries'
-    : 'no — the official client raises it at once; fix the cause first';
+    ? 'yes: the same request can succeed later; the official client retries it for you (exponential backoff, honouring Retry-After)'
+    : 'no: the same request will fail the same way; fix the cause first';
 }
 
 function detailsTable(shape: DetailsShape | undefined): string {
@@ -47,10 +106,10 @@ function detailsTable(shape: DetailsShape | undefined): string {
       (field) =>
         `<tr><td><code>${field.name}</code></td><td>${field.type}</td><td>${escapeHtml(field.description)}${
           field.optional ? ' <em>(not always present)</em>' : ''
-        }</td><td>${field.spec ? 'spec §2.4' : 'ours'}</td></tr>`,
+        }</td></tr>`,
     )
     .join('');
-  return `<div class="scroll"><table class="details"><thead><tr><th>Field</th><th>Type</th><th>Meaning</th><th>Source</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="scroll"><table class="details"><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function example(code: ErrorCode, docsUrl: string): string {
@@ -62,13 +121,13 @@ function codeSection(code: ErrorCode, docsUrl: string): string {
   const search = `${code} ${row.type} ${row.status} ${row.condition}`.toLowerCase();
   return `
     <section class="code" id="${code}" data-search="${escapeHtml(search)}">
-      <h3><a href="#${code}"><code>${code}</code></a> <span class="status">${row.status}</span>${'added' in row ? ' <span class="tag">added</span>' : ''}</h3>
+      <h3><a href="#${code}"><code>${code}</code></a> <span class="status">${row.status}</span></h3>
       <dl>
-        <dt>Family (<code>type</code>)</dt><dd><code>${row.type}</code></dd>
-        <dt>HTTP status</dt><dd>${row.status}</dd>
-        <dt>Retryable</dt><dd>${clientBehaviour(code)}</dd>
-        <dt>Condition</dt><dd>${escapeHtml(row.condition)}</dd>
+        <dt>What happened</dt><dd>${escapeHtml(row.condition)}</dd>
         <dt>What to do</dt><dd>${escapeHtml(row.message)}</dd>
+        <dt>Retry</dt><dd>${clientBehaviour(code)}</dd>
+        <dt>HTTP status</dt><dd>${row.status}</dd>
+        <dt>Type</dt><dd><code>${row.type}</code></dd>
       </dl>
       <h4><code>details</code></h4>
       ${detailsTable(ERROR_DETAILS[code])}
@@ -89,15 +148,21 @@ export function renderErrorsPage(docsUrl = EXAMPLE_DOCS_URL): string {
           .join('')}</ul>
       </li>`,
   ).join('');
-  const families = ERROR_TYPES.map(
-    (type) => `
+  const families = ERROR_TYPES.map((type) => {
+    const family = FAMILIES[type];
+    return `
   <section class="family" id="family-${type}">
-    <h2>${type}</h2>
-    <p>${escapeHtml(FAMILY_SUMMARY[type])}</p>${codesOf(type)
+    <h2>${family.title} <code class="type">${type}</code></h2>
+    <dl class="family-summary">
+      <dt>What happened</dt><dd>${prose(family.happened)}</dd>
+      <dt>What to do</dt><dd>${prose(family.todo)}</dd>
+    </dl>
+    <p class="example-label">Example: <code>${family.example}</code>, HTTP ${CATALOGUE[family.example].status}</p>
+    ${example(family.example, docsUrl)}${codesOf(type)
       .map((code) => codeSection(code, docsUrl))
       .join('')}
-  </section>`,
-  ).join('');
+  </section>`;
+  }).join('');
 
   return `<!doctype html>
 <html lang="en">
@@ -138,6 +203,9 @@ export function renderErrorsPage(docsUrl = EXAMPLE_DOCS_URL): string {
       white-space: pre-wrap; overflow-wrap: anywhere; }
     summary { cursor: pointer; color: #1d4ed8; margin: 0.5rem 0; }
     .none { color: #555; margin: 0.25rem 0; }
+    .lead { margin: 0 0 0.5rem; color: #444; }
+    code.type { font-size: 0.8rem; font-weight: 400; color: #555; }
+    .example-label { margin: 0.5rem 0 0.25rem; font-weight: 600; }
     [hidden] { display: none !important; }
     @media (max-width: 50rem) {
       .layout { display: block; }
@@ -152,7 +220,8 @@ export function renderErrorsPage(docsUrl = EXAMPLE_DOCS_URL): string {
 </head>
 <body>
   <header>
-    <h1>Error reference</h1>
+    <h1>Errors</h1>
+    <p class="lead">What each error means and what to do about it. The <a href="./">API reference</a> lists which errors each call can return.</p>
   </header>
   <div class="layout">
   <nav class="toc" aria-label="Error codes by family">
@@ -163,18 +232,29 @@ export function renderErrorsPage(docsUrl = EXAMPLE_DOCS_URL): string {
     </ul>
   </nav>
   <main>
-  <p>Every failure comes back as <code>{"error": {type, code, message, param, request_id, doc_url, retryable, details}}</code>
-  with the HTTP status below. Branch on <code>type</code> first, then on <code>code</code>; codes never change meaning, and new
-  ones may be added (treat an unknown code by its <code>type</code>). <code>message</code> is for people and may change.
-  <code>request_id</code> equals the <code>X-Request-Id</code> response header. A failed job's <code>error</code> and the
-  <code>data.error</code> of its webhook event are the same object.</p>
-  <p><strong>Retryable</strong> follows the specification's SDK column: true exactly where the official client retries
-  automatically. Codes marked <span class="tag">added</span> extend the specification's 45 for cases it does not cover.
-  <code>details</code> fields marked <em>spec §2.4</em> are the specification's; the others are this service's.</p>
+  <p>When a request fails, the response has an HTTP status of 400 or more and a JSON body with one
+  <code>error</code> object:</p>
+  <div class="scroll"><table class="details"><thead><tr><th>Field</th><th>Meaning</th></tr></thead><tbody>
+    <tr><td><code>type</code></td><td>The family of the error (below). Branch on it first.</td></tr>
+    <tr><td><code>code</code></td><td>What exactly went wrong. A code never changes meaning; new codes may appear, so treat one you do not know by its <code>type</code>.</td></tr>
+    <tr><td><code>message</code></td><td>What to do, for people. It may be reworded: do not parse it.</td></tr>
+    <tr><td><code>param</code></td><td>The request field at fault, as a path such as <code>inputs[0].source_url</code>; <code>null</code> when no single field is.</td></tr>
+    <tr><td><code>request_id</code></td><td>Identifies this request (also the <code>X-Request-Id</code> header). Quote it when you contact support.</td></tr>
+    <tr><td><code>doc_url</code></td><td>This page, at the code’s section.</td></tr>
+    <tr><td><code>retryable</code></td><td><code>true</code> when sending the same request again later can succeed.</td></tr>
+    <tr><td><code>details</code></td><td>Facts of some codes (credits needed, the limit and when it resets, …), listed with each code.</td></tr>
+  </tbody></table></div>
+  <h2 id="handling">Handling errors</h2>
+  <ul>
+    <li>Retry only when <code>retryable</code> is <code>true</code>, with exponential backoff, and wait at least <code>Retry-After</code> seconds when the response has that header.</li>
+    <li>Send a retried POST with the same <code>Idempotency-Key</code>: a job is never created twice, and the retry gets the first answer.</li>
+    <li>A failed job carries the same <code>error</code> object, and so does the <code>data.error</code> of its webhook event. Failed and cancelled jobs are not charged.</li>
+    <li>The official client does all of this for you and raises one error class per <code>type</code>.</li>
+  </ul>
   <section class="partial" id="partial-failure">
     <h2>Partial failure</h2>
-    <p>When some items of a job fail and others succeed (<code>partially_succeeded</code>), the job's <code>error</code> has the
-    code of the first failed item, and its <code>details</code> carry the pro-rata settlement:</p>
+    <p>When some items of a job fail and others succeed (<code>partially_succeeded</code>), the job’s <code>error</code> has the
+    code of the first failed item, and its <code>details</code> say what was charged: only the items that succeeded.</p>
     ${detailsTable(PARTIAL_FAILURE_DETAILS)}
   </section>${families}
   </main>

@@ -1,5 +1,5 @@
-// The API docs: Swagger UI at /docs, the OpenAPI JSON at /docs/openapi.json and the error
-// reference at /docs/errors.html. What every route shares (security, the errors its access rule
+// The API docs: the customer reference (Swagger UI at /docs, the OpenAPI JSON at /docs/openapi.json),
+// the operator reference (/docs/operator) and the error reference at /docs/errors.html. What every route shares (security, the errors its access rule
 // implies, success response, headers) is filled in here from the route's own metadata, so a
 // controller declares only what is particular to it.
 import { HTTP_CODE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
@@ -23,6 +23,8 @@ import { renderErrorsPage } from './errors-page';
 import { JOB_EVENTS, TEST_EVENT } from '../webhooks/outbox.writer';
 import { WebhookEventBody } from '../webhooks/dto/webhook-endpoint.dto';
 import { addSuccessExamples } from './success-examples';
+import { referenceFor, shareErrorResponses, type Audience } from './references';
+import { downloadUrl, resolveSecurityAfterOperations } from './swagger-ui-plugins';
 
 type AccessKind = Access['kind'];
 
@@ -320,22 +322,40 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
   };
   document.webhooks = webhooksOf();
   addSuccessExamples(document);
+  shareErrorResponses(document);
   return document;
 }
 
-/** Swagger UI at /docs, the OpenAPI JSON at /docs/openapi.json, the error reference at /docs/errors.html. */
+/** Where each reference is served: Swagger UI at the path, the document as JSON and YAML beside it. */
+export const REFERENCE_PATHS: Record<Audience, string> = { customer: 'docs', operator: 'docs/operator' };
+
+/**
+ * The customer reference (Swagger UI at /docs, the document at /docs/openapi.json and .yaml), the
+ * operator reference (/docs/operator, /docs/operator/openapi.json and .yaml) and the error reference
+ * at /docs/errors.html.
+ */
 export function setupDocs(app: NestFastifyApplication, config: AppConfig): void {
   const errorsPage = renderErrorsPage(config.docsUrl);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.get('/docs/errors.html', (_request, reply) => {
     void reply.type('text/html; charset=utf-8').send(errorsPage);
   });
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app, config), {
-    jsonDocumentUrl: 'docs/openapi.json',
-    yamlDocumentUrl: 'docs/openapi.yaml',
-    customSiteTitle: 'mediajobs API',
-    // No badge from validator.swagger.io: the docs page makes no third-party requests.
-    // persistAuthorization: the API key typed into "Authorize" survives a reload (kept in the browser only).
-    swaggerOptions: { validatorUrl: null, displayOperationId: true, persistAuthorization: true },
-  });
+  let whole: OpenAPIObject | undefined;
+  const document = () => (whole ??= buildOpenApiDocument(app, config));
+  for (const audience of ['customer', 'operator'] as const) {
+    const path = REFERENCE_PATHS[audience];
+    SwaggerModule.setup(path, app, () => referenceFor(document(), audience, config.docsUrl), {
+      jsonDocumentUrl: `${path}/openapi.json`,
+      yamlDocumentUrl: `${path}/openapi.yaml`,
+      customSiteTitle: audience === 'customer' ? 'mediajobs API' : 'mediajobs operator API',
+      // No badge from validator.swagger.io: the docs page makes no third-party requests.
+      // persistAuthorization: the API key typed into "Authorize" survives a reload (kept in the browser only).
+      swaggerOptions: {
+        validatorUrl: null,
+        displayOperationId: true,
+        persistAuthorization: true,
+        plugins: [downloadUrl, resolveSecurityAfterOperations],
+      },
+    });
+  }
 }

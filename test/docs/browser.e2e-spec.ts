@@ -79,15 +79,30 @@ describe('docs in a browser', () => {
     expect(failedRequests).toEqual([]);
   });
 
-  it("Swagger UI lists the tags in a user's journey order, admin last", async () => {
-    await page.goto(`${url}/docs`);
+  const tagsAt = async (path: string): Promise<(string | null)[]> => {
+    await page.goto(`${url}${path}`);
     await page.locator('.opblock-tag').first().waitFor({ state: 'visible', timeout: 20_000 });
-    const tags = await page
+    return page
       .locator('.opblock-tag')
       .evaluateAll((elements) => elements.map((element) => element.getAttribute('data-tag')));
+  };
+
+  it("the customer reference at /docs lists the tags in a user's journey order, and nothing of operators", async () => {
+    const tags = await tagsAt('/docs');
     const journey = ['uploads', 'sdr2hdr', 'audio', 'account', 'webhooks', 'events', 'license'];
     expect(tags.filter((tag) => journey.includes(tag ?? ''))).toEqual(journey);
+    expect(tags.filter((tag) => ['admin', 'sessions', 'members', 'operations'].includes(tag ?? ''))).toEqual([]);
+    expect(await page.locator('.opblock', { hasText: '/v1/admin/' }).count()).toBe(0);
+  });
+
+  it('the operator reference at /docs/operator shows the admin, session and health operations, admin last', async () => {
+    const tags = await tagsAt('/docs/operator');
+    expect(tags).toEqual(expect.arrayContaining(['sessions', 'members', 'operations', 'admin']));
     expect(tags[tags.length - 1]).toBe('admin');
+    expect(tags).not.toContain('sdr2hdr');
+    await page.locator('.opblock', { hasText: '/v1/admin/accounts' }).first().waitFor({ state: 'visible' });
+    await page.screenshot({ path: join(screenshotDir, 'swagger-ui-operator.png') });
+    expect(failedRequests).toEqual([]);
   });
 
   it('Swagger UI remembers the API key across a reload, and "Try it out" sends it', async () => {

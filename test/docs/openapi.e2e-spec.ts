@@ -1,5 +1,7 @@
-// The OpenAPI document as served: valid OpenAPI, clean under `redocly lint` (redocly.yaml), and
-// documenting the error contract (the envelope schema, every code, examples on every /v1 route).
+// The two references as served — customers' at /docs/openapi.json, operators' at
+// /docs/operator/openapi.json: each valid OpenAPI, clean under `redocly lint` (redocly.yaml), and
+// documenting the error contract (the envelope schema, every code, examples on every /v1 route);
+// between them every operation, each in the reference of the people who call it.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,22 +74,38 @@ function operations(document: any): { path: string; method: string; operation: a
   );
 }
 
-describe('OpenAPI document at /docs/openapi.json', () => {
-  let api: TestApi;
-  let document: any;
-  let dir: string;
+/** `node` itself, or what its `$ref` (#/components/…) points to in `document`. */
+function resolved(document: any, node: any): any {
+  if (typeof node?.$ref !== 'string') return node;
+  return node.$ref
+    .slice(2)
+    .split('/')
+    .reduce((value: any, key: string) => value?.[key], document);
+}
 
-  let file: string;
+const REFERENCES = { customer: '/docs/openapi.json', operator: '/docs/operator/openapi.json' } as const;
+type Audience = keyof typeof REFERENCES;
+
+describe('the API references at /docs/openapi.json (customers) and /docs/operator/openapi.json (operators)', () => {
+  let api: TestApi;
+  const documents = {} as Record<Audience, any>;
+  const files = {} as Record<Audience, string>;
+  let dir: string;
+  /** The customers' reference, which most checks below read. */
+  let document: any;
 
   beforeAll(async () => {
     api = await startApi();
-    const response = await fetch(`${api.url}/docs/openapi.json`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    document = await response.json();
     dir = mkdtempSync(join(tmpdir(), 'mediajobs-openapi-'));
-    file = join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(document, null, 2));
+    for (const [audience, path] of Object.entries(REFERENCES) as [Audience, string][]) {
+      const response = await fetch(`${api.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      documents[audience] = await response.json();
+      files[audience] = join(dir, `${audience}.json`);
+      writeFileSync(files[audience], JSON.stringify(documents[audience], null, 2));
+    }
+    document = documents.customer;
   });
 
   afterAll(async () => {
@@ -95,13 +113,52 @@ describe('OpenAPI document at /docs/openapi.json', () => {
     await api.close();
   });
 
-  it('is a valid OpenAPI 3 document (swagger-parser)', async () => {
-    expect(document.openapi).toMatch(/^3\./);
-    expect(await swaggerParserValidate(file)).toBe(`valid ${document.openapi}`);
+  it('gives customers what a key can call (and the licence and signed-link routes), operators the rest, each operation once', () => {
+    const of = (audience: Audience) => operations(documents[audience]).map(({ path, method }) => `${method} ${path}`);
+    const customer = of('customer');
+    const operator = of('operator');
+    expect(customer.filter((operation) => operator.includes(operation))).toEqual([]);
+    for (const { path, method, operation } of operations(documents.customer)) {
+      const byKey = operation.security.some((requirement: object) => 'api_key' in requirement);
+      expect({ path, method, customer: byKey || /^\/v1\/(license|assets)\b/.test(path) }).toEqual({
+        path,
+        method,
+        customer: true,
+      });
+    }
+    expect(customer).toEqual(expect.arrayContaining(['post /v1/sdr2hdr/jobs', 'post /v1/license/activate']));
+    expect(
+      customer.filter((operation) =>
+        /\/v1\/(admin|sessions|password-links|account\/members)\b|\/health\//.test(operation),
+      ),
+    ).toEqual([]);
+    expect(operator).toEqual(
+      expect.arrayContaining([
+        'post /v1/admin/accounts',
+        'post /v1/sessions',
+        'get /v1/account/members',
+        'get /health/live',
+        'patch /v1/account',
+      ]),
+    );
+    expect(
+      operations(documents.operator).every(({ operation }) => !operation.security.some((r: object) => 'api_key' in r)),
+    ).toBe(true);
+    expect(documents.customer.info.title).toBe('mediajobs API');
+    expect(documents.operator.info.title).toBe('mediajobs operator API');
+    expect(documents.operator.webhooks).toBeUndefined();
   });
 
-  it('lints with no problem under redocly.yaml', async () => {
-    const result = await redoclyLint(file);
+  it.each(Object.keys(REFERENCES) as Audience[])(
+    '%s: a valid OpenAPI 3 document (swagger-parser)',
+    async (audience) => {
+      expect(documents[audience].openapi).toMatch(/^3\./);
+      expect(await swaggerParserValidate(files[audience])).toBe(`valid ${documents[audience].openapi}`);
+    },
+  );
+
+  it.each(Object.keys(REFERENCES) as Audience[])('%s: lints with no problem under redocly.yaml', async (audience) => {
+    const result = await redoclyLint(files[audience]);
     const problems = result.problems.map(
       (problem) => `${problem.severity} ${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`,
     );
@@ -111,29 +168,34 @@ describe('OpenAPI document at /docs/openapi.json', () => {
 
   it("is OpenAPI 3.1 with its tags in the order of a user's journey, admin last", () => {
     expect(document.openapi).toBe('3.1.0');
+    expect(documents.operator.openapi).toBe('3.1.0');
     const tags = document.tags.map((tag: { name: string }) => tag.name);
     const journey = ['uploads', 'sdr2hdr', 'audio', 'account', 'webhooks', 'events', 'license'];
     expect(tags.filter((tag: string) => journey.includes(tag))).toEqual(journey);
-    expect(tags[tags.length - 1]).toBe('admin');
+    const operatorTags = documents.operator.tags.map((tag: { name: string }) => tag.name);
+    expect(operatorTags[operatorTags.length - 1]).toBe('admin');
   });
 
-  it('describes the body of every success response with a schema, and every JSON one with an example', () => {
-    const missing: string[] = [];
-    for (const { path, method, operation } of operations(document)) {
-      for (const [status, response] of Object.entries<any>(operation.responses)) {
-        if (!/^2/.test(status)) continue;
-        const where = `${method.toUpperCase()} ${path} ${status}`;
-        const content = Object.entries<any>(response.content ?? {});
-        if (content.length === 0) missing.push(`${where}: no content`);
-        for (const [type, media] of content) {
-          if (!media.schema) missing.push(`${where} ${type}: no schema`);
-          if (type === 'application/json' && media.example === undefined && !media.examples)
-            missing.push(`${where}: no example`);
+  it.each(Object.keys(REFERENCES) as Audience[])(
+    '%s: describes the body of every success response with a schema, and every JSON one with an example',
+    (audience) => {
+      const missing: string[] = [];
+      for (const { path, method, operation } of operations(documents[audience])) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (!/^2/.test(status)) continue;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const content = Object.entries<any>(response.content ?? {});
+          if (content.length === 0) missing.push(`${where}: no content`);
+          for (const [type, media] of content) {
+            if (!media.schema) missing.push(`${where} ${type}: no schema`);
+            if (type === 'application/json' && media.example === undefined && !media.examples)
+              missing.push(`${where}: no example`);
+          }
         }
       }
-    }
-    expect(missing).toEqual([]);
-  });
+      expect(missing).toEqual([]);
+    },
+  );
 
   it('gives the job view, its items and the webhook event one ErrorObject schema for `error`', () => {
     const { schemas } = document.components;
@@ -185,65 +247,73 @@ describe('OpenAPI document at /docs/openapi.json', () => {
     }
   });
 
-  it('is also served as YAML', async () => {
-    const response = await fetch(`${api.url}/docs/openapi.yaml`);
+  it.each(Object.values(REFERENCES))('is also served as YAML (%s)', async (path) => {
+    const response = await fetch(`${api.url}${path.replace(/json$/, 'yaml')}`);
     expect(response.status).toBe(200);
     expect(await response.text()).toMatch(/^openapi: 3\./m);
   });
 
-  it('documents the error envelope with exactly the catalogue codes and families', () => {
-    const { ErrorEnvelope, ErrorObject } = document.components.schemas;
-    expect(ErrorEnvelope).toMatchObject({
-      type: 'object',
-      required: ['error'],
-      properties: { error: { $ref: '#/components/schemas/ErrorObject' } },
-    });
-    expect(ErrorObject.required).toEqual(['type', 'code', 'message', 'param', 'request_id', 'doc_url', 'retryable']);
-    expect(ErrorObject.properties.code.enum).toEqual(ERROR_CODES);
-    expect(new Set(ErrorObject.properties.code.enum)).toEqual(new Set(Object.keys(CATALOGUE)));
-    expect(ErrorObject.properties.type.enum).toEqual([...ERROR_TYPES]);
-    expect(Object.keys(ErrorObject.properties)).toEqual(
-      expect.arrayContaining(['param', 'request_id', 'doc_url', 'retryable', 'details']),
-    );
-  });
+  it.each(Object.keys(REFERENCES) as Audience[])(
+    '%s: documents the error envelope with exactly the catalogue codes and families',
+    (audience) => {
+      const { ErrorEnvelope, ErrorObject } = documents[audience].components.schemas;
+      expect(ErrorEnvelope).toMatchObject({
+        type: 'object',
+        required: ['error'],
+        properties: { error: { $ref: '#/components/schemas/ErrorObject' } },
+      });
+      expect(ErrorObject.required).toEqual(['type', 'code', 'message', 'param', 'request_id', 'doc_url', 'retryable']);
+      expect(ErrorObject.properties.code.enum).toEqual(ERROR_CODES);
+      expect(new Set(ErrorObject.properties.code.enum)).toEqual(new Set(Object.keys(CATALOGUE)));
+      expect(ErrorObject.properties.type.enum).toEqual([...ERROR_TYPES]);
+      expect(Object.keys(ErrorObject.properties)).toEqual(
+        expect.arrayContaining(['param', 'request_id', 'doc_url', 'retryable', 'details']),
+      );
+    },
+  );
 
-  it('gives every /v1 operation 4xx envelope responses whose examples match the catalogue', () => {
-    const v1 = operations(document).filter(({ path }) => path.startsWith('/v1/'));
-    expect(v1.length).toBeGreaterThan(0);
-    for (const { path, method, operation } of v1) {
-      const where = `${method.toUpperCase()} ${path}`;
-      const clientErrors = Object.keys(operation.responses).filter((status) => /^4\d\d$/.test(status));
-      expect({ where, clientErrors: clientErrors.length > 0 }).toEqual({ where, clientErrors: true });
-      for (const [status, response] of Object.entries<any>(operation.responses)) {
-        if (!/^[45]\d\d$/.test(status)) continue;
-        const media = response.content?.['application/json'];
-        expect({ where, status, schema: media?.schema }).toEqual({
-          where,
-          status,
-          schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-        });
-        const examples = Object.entries<any>(media.examples ?? {});
-        expect({ where, status, examples: examples.length > 0 }).toEqual({ where, status, examples: true });
-        for (const [name, example] of examples) {
-          const error = example.value.error;
-          expect(isErrorCode(error.code)).toBe(true);
-          const row = CATALOGUE[error.code as keyof typeof CATALOGUE];
-          expect({ where, name, status: Number(status), type: error.type, retryable: error.retryable }).toEqual({
+  it.each(Object.keys(REFERENCES) as Audience[])(
+    '%s: gives every /v1 operation 4xx envelope responses whose examples match the catalogue',
+    (audience) => {
+      const reference = documents[audience];
+      const v1 = operations(reference).filter(({ path }) => path.startsWith('/v1/'));
+      expect(v1.length).toBeGreaterThan(0);
+      for (const { path, method, operation } of v1) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const clientErrors = Object.keys(operation.responses).filter((status) => /^4\d\d$/.test(status));
+        expect({ where, clientErrors: clientErrors.length > 0 }).toEqual({ where, clientErrors: true });
+        for (const [status, shared] of Object.entries<any>(operation.responses)) {
+          if (!/^[45]\d\d$/.test(status)) continue;
+          const response = resolved(reference, shared);
+          const media = response.content?.['application/json'];
+          expect({ where, status, schema: media?.schema }).toEqual({
             where,
-            name,
-            status: row.status,
-            type: row.type,
-            retryable: row.retryable,
+            status,
+            schema: { $ref: '#/components/schemas/ErrorEnvelope' },
           });
-          expect(error.doc_url).toBe(`${api.config.docsUrl}/errors.html#${error.code}`);
-          expect(error.request_id).toMatch(/^req_/);
+          const examples = Object.entries<any>(media.examples ?? {});
+          expect({ where, status, examples: examples.length > 0 }).toEqual({ where, status, examples: true });
+          for (const [name, example] of examples) {
+            const error = resolved(reference, example).value.error;
+            expect(isErrorCode(error.code)).toBe(true);
+            const row = CATALOGUE[error.code as keyof typeof CATALOGUE];
+            expect({ where, name, status: Number(status), type: error.type, retryable: error.retryable }).toEqual({
+              where,
+              name,
+              status: row.status,
+              type: row.type,
+              retryable: row.retryable,
+            });
+            expect(error.doc_url).toBe(`${api.config.docsUrl}/errors.html#${error.code}`);
+            expect(error.request_id).toMatch(/^req_/);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it('names the credential of every operation and documents rate-limit and request-id headers', () => {
-    for (const { path, method, operation } of operations(document)) {
+    for (const { path, method, operation } of [...operations(document), ...operations(documents.operator)]) {
       const where = `${method.toUpperCase()} ${path}`;
       expect({ where, security: Array.isArray(operation.security) }).toEqual({ where, security: true });
       if (path.startsWith('/v1/admin/'))
@@ -254,8 +324,8 @@ describe('OpenAPI document at /docs/openapi.json', () => {
     const credits = document.paths['/v1/account/credits'].get;
     // A key or a dashboard session; the owner's routes take only a session (a key is not a person).
     expect(credits.security).toEqual([{ api_key: [] }, { session: [] }]);
-    expect(document.paths['/v1/account/members'].get.security).toEqual([{ session: [] }]);
-    expect(document.paths['/v1/account'].patch.security).toEqual([{ session: [] }]);
+    expect(documents.operator.paths['/v1/account/members'].get.security).toEqual([{ session: [] }]);
+    expect(documents.operator.paths['/v1/account'].patch.security).toEqual([{ session: [] }]);
     expect(document.components.securitySchemes.session).toMatchObject({
       type: 'apiKey',
       in: 'cookie',
@@ -264,10 +334,10 @@ describe('OpenAPI document at /docs/openapi.json', () => {
     expect(Object.keys(credits.responses['200'].headers)).toEqual(
       expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
     );
-    expect(Object.keys(credits.responses['429'].headers)).toContain('Retry-After');
-    expect(Object.keys(credits.responses['401'].content['application/json'].examples)).toEqual(
+    expect(Object.keys(resolved(document, credits.responses['429']).headers)).toContain('Retry-After');
+    expect(Object.keys(resolved(document, credits.responses['401']).content['application/json'].examples)).toEqual(
       expect.arrayContaining(['missing_api_key', 'invalid_api_key', 'expired_api_key', 'revoked_api_key']),
     );
-    expect(document.paths['/health/live'].get.security).toEqual([]);
+    expect(documents.operator.paths['/health/live'].get.security).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { referenceFor } from '../../src/docs/references';
 import { buildDocumentOffline, OFFLINE_DOCUMENT_CONFIG } from '../../src/openapi';
 import { startApi, type TestApi } from '../support/app';
 
@@ -58,11 +59,17 @@ describe('the generated wire types', () => {
     });
     afterAll(() => api?.close());
 
-    it('is built without a database the same as the running API serves it', async () => {
-      const served = (await (await fetch(`${api.url}/docs/openapi.json`)).text())
-        .split(api.config.publicBaseUrl)
-        .join(OFFLINE_DOCUMENT_CONFIG.publicBaseUrl);
-      expect(JSON.parse(served)).toEqual(await buildDocumentOffline());
+    it('is built without a database the same as the running API serves it (both references)', async () => {
+      const offline = await buildDocumentOffline();
+      for (const [audience, path] of [
+        ['customer', '/docs/openapi.json'],
+        ['operator', '/docs/operator/openapi.json'],
+      ] as const) {
+        const served = (await (await fetch(`${api.url}${path}`)).text())
+          .split(api.config.publicBaseUrl)
+          .join(OFFLINE_DOCUMENT_CONFIG.publicBaseUrl);
+        expect(JSON.parse(served)).toEqual(referenceFor(offline, audience, OFFLINE_DOCUMENT_CONFIG.docsUrl));
+      }
     });
   });
 });

@@ -58,15 +58,33 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
 
 const validators = new Map<string, ResponseValidator>();
 
-/** The validator of the document the API at `url` serves (compiled once per distinct document). */
+/** The references the API serves: customers' at /docs, operators' at /docs/operator. */
+export const REFERENCE_DOCUMENTS = ['/docs/openapi.json', '/docs/operator/openapi.json'];
+
+/** The customer and operator references as one document (cut from one, they agree on every component). */
+export function mergeReferences(documents: Record<string, any>[]): Record<string, any> {
+  const merged: Record<string, any> = { ...documents[0], paths: {}, components: {} };
+  for (const document of documents) {
+    Object.assign(merged.paths, document.paths);
+    for (const [kind, entries] of Object.entries<Record<string, unknown>>(document.components ?? {}))
+      merged.components[kind] = { ...merged.components[kind], ...entries };
+  }
+  return merged;
+}
+
+/** The validator of the documents the API at `url` serves (compiled once per distinct pair). */
 async function liveValidator(url: string): Promise<ResponseValidator> {
-  const response = await fetch(`${url}/docs/openapi.json`);
-  if (response.status !== 200) throw new Error(`GET /docs/openapi.json answered ${response.status}`);
-  const text = (await response.text()).split(url).join('{PUBLIC_BASE_URL}');
-  let validator = validators.get(text);
+  const texts: string[] = [];
+  for (const path of REFERENCE_DOCUMENTS) {
+    const response = await fetch(`${url}${path}`);
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+    texts.push((await response.text()).split(url).join('{PUBLIC_BASE_URL}'));
+  }
+  const key = texts.join('\n');
+  let validator = validators.get(key);
   if (!validator) {
-    validator = new ResponseValidator(JSON.parse(text) as Record<string, unknown>);
-    validators.set(text, validator);
+    validator = new ResponseValidator(mergeReferences(texts.map((text) => JSON.parse(text) as Record<string, any>)));
+    validators.set(key, validator);
   }
   return validator;
 }

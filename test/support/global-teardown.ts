@@ -19,7 +19,7 @@ function printOpenApiReport(): void {
     for (const [line, m] of distinct) process.stdout.write(`  ${line}\n    ${m.file}\n    body: ${m.body}\n`);
   }
   process.stdout.write(
-    `\nOpenAPI validation: ${validated} JSON responses checked against /docs/openapi.json in ${rows.length} test ` +
+    `\nOpenAPI validation: ${validated} JSON responses checked against the references (/docs/openapi.json, /docs/operator/openapi.json) in ${rows.length} test ` +
       `files, ${mismatches.length} mismatches\n`,
   );
   rmSync(reportDir(), { recursive: true, force: true });

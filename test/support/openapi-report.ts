@@ -10,7 +10,7 @@ afterEach(() => {
   const mismatches = tally.unreported.splice(0);
   if (VALIDATION_MODE === 'strict' && mismatches.length > 0) {
     throw new Error(
-      `${mismatches.length} response(s) do not match the OpenAPI document (/docs/openapi.json); describe the ` +
+      `${mismatches.length} response(s) do not match the OpenAPI references (/docs/openapi.json, /docs/operator/openapi.json); describe the ` +
         `field in the route's response class, or fix the response:\n${describeMismatches(mismatches)}`,
     );
   }

@@ -72,6 +72,7 @@ export class ResponseValidator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction | string>();
   private readonly paths: Json;
+  private readonly responses: Json;
 
   constructor(document: Json) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
@@ -79,6 +80,7 @@ export class ResponseValidator {
     const components = (document.components as Json | undefined) ?? {};
     this.ajv.addSchema({ $id: 'openapi', $defs: closeObjects(components.schemas ?? {}) as Json });
     this.paths = (document.paths as Json) ?? {};
+    this.responses = (components.responses as Json | undefined) ?? {};
   }
 
   /** The validator of one documented response, or why there is none. */
@@ -92,9 +94,12 @@ export class ResponseValidator {
       result = `${method.toUpperCase()} ${path} is not in the document`;
     } else {
       const responses = (operation.responses as Json) ?? {};
-      const response = (responses[String(status)] ??
+      const documented = (responses[String(status)] ??
         responses[`${String(status).charAt(0)}XX`] ??
         responses.default) as Json | undefined;
+      // Shared responses (most errors) are written once under components.responses.
+      const ref = typeof documented?.$ref === 'string' ? documented.$ref.replace('#/components/responses/', '') : null;
+      const response = ref === null ? documented : (this.responses[ref] as Json | undefined);
       const schema = (response?.content as Json | undefined)?.['application/json'] as Json | undefined;
       if (!response) result = `status ${status} is not documented`;
       else if (!schema?.schema) result = `status ${status} is documented without a JSON schema`;

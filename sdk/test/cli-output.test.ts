@@ -1,0 +1,164 @@
+// What the CLI prints for people, as snapshots: tables and summaries on a terminal, the API's JSON
+// with --json or when piped, one line and a hint for a usage error. `main` runs in this process with
+// a fake terminal against the fault server's fixed answers; the port is normalised. Update the files
+// in test/snapshots/ with UPDATE_SNAPSHOTS=1 npm test (and read the diff).
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, test } from 'node:test';
+import { main } from '../src/cli.js';
+import { jobView, startFaultServer, type FaultServer, type Handler } from './fault-server.js';
+
+// Compiled to build/test/, the snapshots stay beside the sources.
+const SNAPSHOTS = resolve(__dirname, '..', '..', 'test', 'snapshots');
+
+function expectSnapshot(name: string, actual: string): void {
+  const file = resolve(SNAPSHOTS, `${name}.txt`);
+  if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(file, actual);
+  assert.ok(existsSync(file), `no snapshot ${name}.txt: run with UPDATE_SNAPSHOTS=1`);
+  assert.equal(actual, readFileSync(file, 'utf8'));
+}
+
+let server: FaultServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+class Capture extends Writable {
+  text = '';
+  constructor(readonly isTTY: boolean) {
+    super();
+  }
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** Runs the CLI with stdout a terminal (or a pipe), against `handler`; the output with the port normalised. */
+async function cli(args: string[], handler: Handler, terminal = true) {
+  await server?.close();
+  server = await startFaultServer(handler);
+  const stdout = new Capture(terminal);
+  const stderr = new Capture(terminal);
+  const code = await main(args, {
+    stdout,
+    stderr,
+    env: { MEDIAJOBS_API_KEY: 'mjk_test', MEDIAJOBS_BASE_URL: server.baseUrl },
+  });
+  const normalise = (text: string) => text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
+  return { code, stdout: normalise(stdout.text), stderr: normalise(stderr.text) };
+}
+
+const list = (data: unknown[], hasMore = false) => ({
+  status: 200,
+  json: { object: 'list', data, has_more: hasMore, next_cursor: hasMore ? 'led_0002' : null },
+});
+
+const BALANCE = {
+  object: 'credit_balance',
+  balance_credits: 1,
+  reserved_credits: 0,
+  available_credits: 1,
+  plan: 'pro',
+  spend_limit_usd: 250,
+  spent_usd: 12.5,
+  period_start: '2026-01-01T00:00:00.000Z',
+  period_resets_at: '2026-02-01T00:00:00.000Z',
+  quota: { processing_minutes_limit: 6000, processing_minutes_used: 42 },
+  running_jobs: 0,
+  limits: { requests_per_second: 100, concurrent_jobs: 10, max_output_height: 2160, apis: ['sdr2hdr', 'audio'] },
+};
+
+describe('what the CLI prints', () => {
+  test('credits on a terminal: a summary, "1 credit" in the singular', async () => {
+    const result = await cli(['credits'], () => ({ status: 200, json: BALANCE }));
+    assert.equal(result.code, 0);
+    expectSnapshot('credits', result.stdout);
+  });
+
+  test('credits with --json, and credits piped: the API’s JSON', async () => {
+    const flagged = await cli(['credits', '--json'], () => ({ status: 200, json: BALANCE }));
+    assert.deepEqual(JSON.parse(flagged.stdout), BALANCE);
+    const piped = await cli(['credits'], () => ({ status: 200, json: BALANCE }), false);
+    assert.deepEqual(JSON.parse(piped.stdout), BALANCE);
+  });
+
+  test('ledger: a table, and how to get the next page', async () => {
+    const entry = (id: string, kind: string, credits: number, balance: number, job: string | null) => ({
+      object: 'ledger_entry',
+      id,
+      kind,
+      credits,
+      job_id: job,
+      reason: kind === 'grant' ? 'welcome' : null,
+      balance_after: balance,
+      reserved_after: 0,
+      created_at: '2026-01-15T09:30:00.000Z',
+    });
+    const result = await cli(['ledger', '--limit', '2'], () =>
+      list([entry('led_0002', 'capture', -24, 4976, 'job_0001'), entry('led_0001', 'grant', 5000, 5000, null)], true),
+    );
+    expectSnapshot('ledger', result.stdout);
+  });
+
+  test('jobs list and jobs get', async () => {
+    const job = jobView({
+      job_id: 'job_0001',
+      status: 'succeeded',
+      progress: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      finished_at: '2026-01-15T09:31:10.000Z',
+      billing: { estimated_credits: 24, charged_credits: 24, refunded: false, state: 'settled' },
+      items: [
+        {
+          index: 0,
+          status: 'succeeded',
+          source: { type: 'url', url: 'https://media.example.com/clip.mp4' },
+          output: { asset_id: 'ast_0001', container: 'mp4', size_bytes: 5242880, url: 'https://x', expires_at: '' },
+          error: null,
+        },
+      ],
+    });
+    const listed = await cli(['jobs', 'list', 'sdr2hdr'], () => list([job]));
+    expectSnapshot('jobs-list', listed.stdout);
+    const got = await cli(['jobs', 'get', 'sdr2hdr', 'job_0001'], () => ({ status: 200, json: job }));
+    expectSnapshot('jobs-get', got.stdout);
+  });
+
+  test('keys list and webhooks list', async () => {
+    const key = {
+      object: 'api_key',
+      id: 'key_0001',
+      prefix: 'mjk_live_ab',
+      scopes: ['sdr2hdr', 'audio'],
+      expires_at: null,
+      revoked_at: null,
+      last_used_at: '2026-01-16T10:00:00.000Z',
+      created_at: '2026-01-15T09:30:00.000Z',
+    };
+    expectSnapshot('keys-list', (await cli(['keys', 'list'], () => list([key]))).stdout);
+    const endpoint = {
+      object: 'webhook_endpoint',
+      id: 'we_0001',
+      url: 'https://example.com/hooks',
+      events: ['job.succeeded', 'job.failed'],
+      status: 'enabled',
+      disabled_at: null,
+      disabled_reason: null,
+      previous_secret_expires_at: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+    };
+    expectSnapshot('webhooks-list', (await cli(['webhooks', 'list'], () => list([endpoint]))).stdout);
+  });
+
+  test('a usage error: one line and a hint, not the whole help', async () => {
+    const result = await cli(['frobnicate'], () => ({ status: 500 }));
+    assert.equal(result.code, 2);
+    assert.equal(server?.requests.length, 0);
+    expectSnapshot('usage-error', result.stderr);
+  });
+});
