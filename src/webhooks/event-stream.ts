@@ -26,7 +26,7 @@ import type { EventPayload } from './outbox.writer';
 import { RENEW_MS, StreamSlots, type StreamSlot } from './stream-slots';
 import { WebhooksRepository } from './webhooks.repository';
 
-/** How often every open stream's credential is judged again (API.md §3: refused "within one second"). */
+/** How often every open stream's credential is judged again (docs/api-decisions.md §3: refused "within one second"). */
 const RECHECK_MS = 1000;
 /** A comment line this often keeps proxies and the client from timing the connection out. */
 const HEARTBEAT_MS = 15_000;

@@ -25,7 +25,7 @@ interface OpenStream {
   close(): void;
 }
 
-/** How long after the API refuses a credential its open streams may still be open (API.md §3: "within one second"). */
+/** How long after the API refuses a credential its open streams may still be open (docs/api-decisions.md §3: "within one second"). */
 const CUT_OFF_MS = 1500;
 
 describe('GET /v1/events/stream', () => {
