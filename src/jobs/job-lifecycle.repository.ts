@@ -12,6 +12,7 @@ import {
   ITEMS_JSON,
   JOB_COLUMNS,
   type BillingState,
+  type ItemCheck,
   type ItemOutput,
   type ItemStatus,
   type JobItemRow,
@@ -255,13 +256,24 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       chargedCredits: number;
       processedSeconds: number;
       error: ErrorObject | null;
+      checks?: ItemCheck[];
     },
   ): Promise<boolean> {
     const ended = await row(
       manager,
-      `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, error = $6
+      `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, error = $6,
+              checks = COALESCE($8::jsonb, checks)
         WHERE job_id = $1 AND index = $2 AND status = ANY($7) RETURNING 1`,
-      [jobId, item.index, item.status, item.chargedCredits, item.processedSeconds, item.error, item.from],
+      [
+        jobId,
+        item.index,
+        item.status,
+        item.chargedCredits,
+        item.processedSeconds,
+        item.error,
+        item.from,
+        item.checks ? JSON.stringify(item.checks) : null,
+      ],
     );
     return ended !== null;
   }

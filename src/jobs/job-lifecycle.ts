@@ -9,7 +9,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
 import { OutboxWriter, type JobEvent } from '../webhooks/outbox.writer';
-import type { BillingState, ItemOutput, ItemStatus, JobItemRow, JobRow, JobStatus } from './job.types';
+import type { BillingState, ItemCheck, ItemOutput, ItemStatus, JobItemRow, JobRow, JobStatus } from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
 
 export type Actor = 'api' | 'worker';
@@ -98,6 +98,8 @@ export interface ItemEnding {
   processedSeconds: number;
   error: ErrorObject | null;
   asset: Omit<NewAsset, 'id' | 'accountId' | 'jobId' | 'index' | 'retentionDays'> | null;
+  /** The output's checks (omitted: the item ended without an output to check; the column stays as it is). */
+  checks?: ItemCheck[];
 }
 
 /** How a job ends once its last item has: its status, what it costs (capped at the hold), its error. */

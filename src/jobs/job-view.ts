@@ -1,7 +1,7 @@
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { outputPicture, storedOutput } from './output-options';
-import type { BillingState, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
+import type { BillingState, ItemCheck, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
 
 export interface JobItemView {
   index: number;
@@ -16,6 +16,8 @@ export interface JobItemView {
   estimated_credits: number;
   charged_credits: number;
   output: (Record<string, unknown> & { url: string; expires_at: string }) | null;
+  /** The output's checks, run as the item ended (docs/api-decisions.md §12); empty until then. */
+  checks: ItemCheck[];
   error: ErrorObject | null;
   /** An opaque id of the worker that ran the item (docs/api-decisions.md §11); null until a worker takes it. */
   worker: string | null;
@@ -80,6 +82,7 @@ export function toJobView(
             expires_at: expiresAt.toISOString(),
           }
         : null,
+      checks: item.checks ?? [],
       error: item.error,
       worker: item.worker,
     })),

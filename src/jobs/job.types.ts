@@ -22,6 +22,14 @@ export interface ItemOutput {
   audio?: Record<string, unknown>;
 }
 
+/** One check of an item's output: what was expected, what the output file measured, and whether it passed. */
+export interface ItemCheck {
+  name: string;
+  passed: boolean;
+  expected: string;
+  measured: string | number | null;
+}
+
 export interface JobRow {
   id: string;
   account_id: string;
@@ -75,6 +83,7 @@ const ITEM_FIELDS = {
   estimated_credits: 'estimated_credits::text',
   charged_credits: 'charged_credits::text',
   output: 'output',
+  checks: 'checks',
   error: 'error',
   worker: 'worker',
 };
@@ -138,6 +147,8 @@ export interface JobItemRow {
   estimated_credits: string;
   charged_credits: string;
   output: ItemOutput | null;
+  /** The output's checks, run as the item ended (docs/api-decisions.md §12); empty until then. */
+  checks: ItemCheck[];
   error: ErrorObject | null;
   /** The worker that ran (or runs) the item, an opaque id; null until one takes it. */
   worker: string | null;

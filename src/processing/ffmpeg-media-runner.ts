@@ -10,10 +10,14 @@ import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight, type OutputL
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
+import { checkWithFfmpeg } from './ffmpeg-output-checks';
 import type {
+  CheckedOutput,
+  CheckRequest,
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  MadeOutput,
   MediaRun,
   MediaRunner,
   RunItemRequest,
@@ -70,7 +74,10 @@ export class FfmpegMediaRunner implements MediaRunner {
       request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       const media = sdr2hdrMedia(result.width, result.height, quality, result.light);
-      return made(output, container, result.processedSeconds, result.height, media);
+      return {
+        ...made(output, container, result.processedSeconds, result.height, media),
+        sourceSeconds: probed.probe.durationSeconds,
+      };
     }
     const result = await normaliseSpeechLoudness({
       ...common,
@@ -80,12 +87,14 @@ export class FfmpegMediaRunner implements MediaRunner {
     });
     request.onStage?.('encode', performance.now() - encoding);
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
-    return made(output, container, result.processedSeconds, 0, {
-      integrated_lufs: round(result.output.integratedLufs),
-      true_peak_dbtp: round(result.output.truePeakDbtp),
+    const media = {
       input_integrated_lufs: round(result.input.integratedLufs),
       speech_seconds: round(result.speech.speechSeconds),
-    });
+    };
+    return {
+      ...made(output, container, result.processedSeconds, 0, media),
+      sourceSeconds: probed.probe.durationSeconds,
+    };
   }
 
   probe(path: string, api: MediaApi, signal: AbortSignal): Promise<ProbeOutcome> {
@@ -159,6 +168,13 @@ export class FfmpegMediaRunner implements MediaRunner {
     return made(output, container, probed.probe.durationSeconds, height, sdr2hdrMedia(width, height, quality, light));
   }
 
+  check(request: CheckRequest): Promise<CheckedOutput> {
+    return checkWithFfmpeg(request, this.tools(request), async (path) => {
+      const probed = await this.probe(path, 'audio', request.signal);
+      return probed.ok ? probed.probe.durationSeconds : NaN;
+    });
+  }
+
   private tools(run: MediaRun) {
     return {
       signal: run.signal,
@@ -175,7 +191,7 @@ function made(
   processedSeconds: number,
   outputHeight: number,
   media: Record<string, unknown>,
-): RunItemResult {
+): MadeOutput {
   return { ok: true, path, processedSeconds, outputHeight, container, contentType: CONTENT_TYPES[container], media };
 }
 

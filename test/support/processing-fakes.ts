@@ -6,6 +6,8 @@ import type { AppConfig } from '../../src/common/config/config';
 import { StorageUnavailableError, type ObjectEntry, type Storage } from '../../src/common/storage/storage';
 import type { JobItemRow, JobRow } from '../../src/jobs/job.types';
 import type {
+  CheckedOutput,
+  CheckRequest,
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
@@ -69,6 +71,7 @@ export function itemRow(overrides: Partial<JobItemRow> = {}): JobItemRow {
     estimated_credits: '10',
     charged_credits: '0',
     output: null,
+    checks: [],
     error: null,
     worker: 'wkr_spec',
     ...overrides,
@@ -245,6 +248,17 @@ export class FakeRunner implements MediaRunner {
   async join(request: JoinRequest): Promise<RunItemResult> {
     this.calls.push({ method: 'join', request });
     return this.joinResult ?? made(`${request.outputPath}.${request.output.container}`, request.output.container);
+  }
+
+  checkResult: CheckedOutput = {
+    ok: true,
+    measured: { codec: 'hevc', frames: 180 },
+    checks: [{ name: 'frame_count', passed: true, expected: '180', measured: 180 }],
+  };
+
+  async check(request: CheckRequest): Promise<CheckedOutput> {
+    this.calls.push({ method: 'check', request });
+    return this.checkResult;
   }
 
   called(method: keyof MediaRunner): unknown[] {

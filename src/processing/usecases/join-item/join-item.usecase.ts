@@ -46,6 +46,9 @@ export class JoinItem {
     await this.workDirs.using(`${jobId}-${index}-join`, async (workDir) => {
       const parts: string[] = [];
       for (const segment of segments) parts.push(await this.encodedPart(segment, workDir, signal));
+      // The source's parts as split (stream copies): the joined output's checks compare with them.
+      const sources: string[] = [];
+      for (const segment of segments) sources.push(await this.sourcePart(segment, workDir, signal));
       const first = segments[0];
       let audio: { path: string; codec: string } | null = null;
       if (first.audio_key && first.audio_codec) {
@@ -62,9 +65,20 @@ export class JoinItem {
         timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });
       if (signal.aborted) return;
-      await this.ending.end(job, item, joined);
+      await this.ending.end(job, item, joined, {
+        sourcePaths: sources,
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+      });
       await this.files.remove(jobId, index);
     });
+  }
+
+  private async sourcePart(segment: SegmentRow, workDir: string, signal: AbortSignal): Promise<string> {
+    const part = await this.storage.localFile(segment.source_key, join(workDir, `src-${segment.segment}.mp4`), signal);
+    if (!part)
+      throw new Error(`segment ${segment.segment} of ${segment.job_id}/${segment.item_index}: its source part is gone`);
+    return part;
   }
 
   private async encodedPart(segment: SegmentRow, workDir: string, signal: AbortSignal): Promise<string> {
