@@ -149,6 +149,8 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       chargedCredits: number;
       processedSeconds: number;
       error: ErrorObject | null;
+      output: ItemOutput | null;
+      checks: ItemCheck[];
     }[]
   > {
     const items = await rows<{
@@ -158,9 +160,11 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       charged_credits: string;
       processed_seconds: string;
       error: ErrorObject | null;
+      output: ItemOutput | null;
+      checks: ItemCheck[];
     }>(
       manager,
-      `SELECT index, status, estimated_credits, charged_credits, processed_seconds, error
+      `SELECT index, status, estimated_credits, charged_credits, processed_seconds, error, output, checks
          FROM job_items WHERE job_id = $1 ORDER BY index`,
       [jobId],
     );
@@ -171,6 +175,8 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       chargedCredits: Number(item.charged_credits),
       processedSeconds: Number(item.processed_seconds),
       error: item.error,
+      output: item.output,
+      checks: item.checks ?? [],
     }));
   }
 

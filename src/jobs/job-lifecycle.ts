@@ -232,6 +232,14 @@ export class JobLifecycle {
         jobId: job.id,
         event: EVENT_AT_END[ending.status],
         error: ending.error,
+        // What each item made, as measured, and its checks: a receiver need not read the job for them.
+        items: items.map((item) => ({
+          index: item.index,
+          status: item.status,
+          charged_credits: item.chargedCredits,
+          output: item.output,
+          checks: item.checks,
+        })),
       });
       metrics = { ...ending, api: job.api, startedAt: locked.started_at, items, settlementStartedAt: settling };
       return { itemsEnded, jobEnded: true };

@@ -137,7 +137,10 @@ export async function measureVideo(path: string, tools: MeasureTools): Promise<M
     matrix: tag(video.color_space),
     range: tag(video.color_range),
     mastering_display: mastering
-      ? { min_nits: round3(ratio(mastering.min_luminance)), max_nits: round3(ratio(mastering.max_luminance)) }
+      ? {
+          min_nits: Math.round(ratio(mastering.min_luminance) * 10000) / 10000,
+          max_nits: round3(ratio(mastering.max_luminance)),
+        }
       : null,
     content_light: light ? { max_cll: Number(light.max_content), max_fall: Number(light.max_average) } : null,
     audio_streams: streams
@@ -262,7 +265,9 @@ export interface RoundTripRequest extends MeasureTools {
 export async function roundTripSsim(request: RoundTripRequest): Promise<number> {
   const { tin, pin, min } = zscaleColour(request.sourceVideo.colour);
   const every = Math.max(1, Math.floor(request.outputSize.frames / Math.max(1, request.samples)));
-  const pick = `select='not(mod(n\\,${every}))'`;
+  // Frames picked by their index, then numbered alike on both sides: ssim pairs frames by timestamp, and a
+  // joined output's timestamps need not match the source parts' (edit lists, B-frame delay).
+  const pick = `select='not(mod(n\\,${every}))',setpts=N/(10*TB)`;
   const t = request.choice.transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
   const lut = request.choice.mapping === 'expand' ? `${request.output}.inverse.cube` : null;
   const back = lut

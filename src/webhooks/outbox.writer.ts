@@ -14,12 +14,21 @@ export type JobEvent = (typeof JOB_EVENTS)[number];
 export const TEST_EVENT = 'webhook.test';
 export type EventType = JobEvent | typeof TEST_EVENT;
 
+/** One item of an ended job in its event: its status, charge, measured output (no link) and checks. */
+export interface EventItem {
+  index: number;
+  status: string;
+  charged_credits: number;
+  output: object | null;
+  checks: { name: string; passed: boolean; expected: string; measured: string | number | null }[];
+}
+
 export interface EventPayload {
   id: string;
   event: EventType;
   created_at: string;
-  /** `job` is null in a test event. */
-  data: { job: { job_id: string } | null; error: ErrorObject | null };
+  /** `job` is null in a test event; `items` is absent on cancelled jobs' events and on events written before it. */
+  data: { job: { job_id: string; items?: EventItem[] } | null; error: ErrorObject | null };
 }
 
 /**
@@ -39,13 +48,13 @@ export class OutboxWriter {
 
   async write(
     manager: EntityManager,
-    event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null },
+    event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null; items?: EventItem[] },
   ): Promise<EventPayload> {
     const payload: EventPayload = {
       id: newId('evt'),
       event: event.event,
       created_at: new Date().toISOString(),
-      data: { job: { job_id: event.jobId }, error: event.error },
+      data: { job: { job_id: event.jobId, ...(event.items ? { items: event.items } : {}) }, error: event.error },
     };
     const inserted = (await manager.query(
       `INSERT INTO outbox_events (id, account_id, job_id, event, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)

@@ -10,6 +10,14 @@ import { ROUND_TRIP_SSIM_FLOORS } from '../../src/media/output-checks';
 import { sdrMp4, speechWav } from '../fixtures/media';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { credits, upload, waitForJob } from '../support/jobs';
+import {
+  deleteRegisteredEndpoints,
+  eventually,
+  registerEndpoint,
+  startReceiver,
+  verify,
+  type Receiver,
+} from '../support/webhook-receiver';
 import { startWorkerWithWrongOutputs, type WrongOutput, type WrongOutputRunner } from '../support/wrong-output-runner';
 
 const REGION = 'output-checks';
@@ -18,6 +26,7 @@ describe('output checks: verified or free', () => {
   let api: TestApi;
   let worker: Awaited<ReturnType<typeof startWorkerWithWrongOutputs>>;
   let runner: WrongOutputRunner;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     const env = { REGION, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-output-checks-')) };
@@ -28,8 +37,11 @@ describe('output checks: verified or free', () => {
       DOCS_URL: api.config.docsUrl,
     });
     runner = worker.runner;
+    receiver = await startReceiver();
   }, 120_000);
   afterAll(async () => {
+    if (api) await deleteRegisteredEndpoints(api);
+    await receiver?.stop();
     await api?.close();
     await worker?.close();
   });
@@ -37,6 +49,7 @@ describe('output checks: verified or free', () => {
   /** Submits one job of `count` items of the same upload, with the given items spoiled; its final view. */
   async function runJob(apiName: 'sdr2hdr' | 'audio', file: string, contentType: string, spoil: WrongOutput[]) {
     const account = await createAccount(api, { credits: 1000 });
+    const endpoint = await registerEndpoint(api, account.apiKey, receiver.url(`/${apiName}`));
     const uploadId = await upload(api, account.apiKey, file, contentType);
     runner.spoil.clear();
     spoil.forEach((kind, n) => runner.spoil.set(n + 1, kind));
@@ -52,6 +65,18 @@ describe('output checks: verified or free', () => {
       undefined,
       240_000,
     );
+    // The webhook body carries each item's measured output and checks, the job view's own.
+    const delivery = await eventually(() =>
+      receiver.received.find(
+        (request) =>
+          request.path === `/${apiName}` && verify(endpoint.secret, request).data.job?.job_id === view.job_id,
+      ),
+    );
+    const event = verify(endpoint.secret, delivery);
+    expect(event.event).toBe(`job.${view.status}`);
+    expect(event.data.job?.items?.map((item) => item.checks)).toEqual(view.items.map((item: any) => item.checks));
+    const { url: _url, expires_at: _expires, ...measured } = view.items[0].output;
+    expect(event.data.job?.items?.[0].output).toEqual(measured);
     return { view, account };
   }
 

@@ -87,7 +87,7 @@ export class WrongOutputRunner extends FfmpegMediaRunner {
   /** Which outputs to spoil, by item index (read from the output's path, out-<index>). */
   readonly spoil = new Map<number, WrongOutput>();
 
-  async run(request: RunItemRequest): Promise<RunItemResult> {
+  override async run(request: RunItemRequest): Promise<RunItemResult> {
     const made = await super.run(request);
     const index = Number(/^out-(\d+)$/.exec(basename(request.outputPath))?.[1]);
     const kind = this.spoil.get(index);

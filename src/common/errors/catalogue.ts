@@ -290,7 +290,8 @@ export const CATALOGUE = {
     type: 'processing_error',
     status: 500,
     retryable: false,
-    condition: 'The output was made but failed one of its own checks (docs/api-decisions.md §12); the item is charged 0',
+    condition:
+      'The output was made but failed one of its own checks (docs/api-decisions.md §12); the item is charged 0',
     message:
       'The output did not pass its checks (details: the check, what was expected and what was measured). The item was not charged.',
     added: true,
