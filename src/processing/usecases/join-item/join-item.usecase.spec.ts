@@ -22,6 +22,7 @@ function segmentRow(segment: number, overrides: Partial<SegmentRow> = {}): Parti
     segment,
     status: 'succeeded',
     encoded_key: `segments/job_spec/0/enc-${segment}.mp4`,
+    source_key: `segments/job_spec/0/src-${segment}.mp4`,
     audio_key: 'segments/job_spec/0/audio.mov',
     audio_codec: 'aac',
     ...overrides,
@@ -32,7 +33,7 @@ function setup(rows = [segmentRow(0), segmentRow(1), segmentRow(2)]) {
   const runner = new FakeRunner();
   const storage = new MemoryStorage();
   for (const row of rows) if (row.encoded_key) storage.objects.set(row.encoded_key, 'stored');
-  for (const row of rows) storage.objects.set(row.source_key ?? '', 'stored');
+  for (const row of rows) if (row.source_key) storage.objects.set(row.source_key, 'stored');
   storage.objects.set('segments/job_spec/0/audio.mov', 'stored');
   const workDirs = new FakeWorkDirs();
   const removed: string[] = [];
