@@ -2,7 +2,9 @@
 // webhook reach that one loopback service, not Redis, PostgreSQL or anything else on the same host — every
 // other port is refused as invalid_url before anything connects. In production a loopback entry must name
 // its port (a bare `127.0.0.1` would open every service of the host).
+import { Redis } from 'ioredis';
 import { parseConfig } from '../../src/common/config/config';
+import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 import { sdrMp4 } from '../fixtures/media';
@@ -23,7 +25,14 @@ describe('ALLOW_PRIVATE_URLS with ports', () => {
     allowed = await startOrigin(serve);
     // Same host, another port: stands for Redis or PostgreSQL, and counts what reaches it.
     other = await startOrigin(serve);
-    api = await startApi({ REGION: 'allow-ports', ALLOW_PRIVATE_URLS: `127.0.0.1:${allowed.port},[::1]:${allowed.port}` });
+    api = await startApi({
+      REGION: 'allow-ports',
+      ALLOW_PRIVATE_URLS: `127.0.0.1:${allowed.port},[::1]:${allowed.port}`,
+    });
+    // A live worker in the region (a heartbeat an hour ahead), so the estimate gets past the region check.
+    const redis = new Redis(api.config.redisUrl);
+    await redis.zadd(workersKey(api.config, 'allow-ports'), Date.now() + 3600_000, 'test-worker');
+    redis.disconnect();
   });
   afterAll(async () => {
     await api?.close();
@@ -62,7 +71,8 @@ describe('ALLOW_PRIVATE_URLS with ports', () => {
 
   it('webhook URLs follow the same rule', async () => {
     const account = await createAccount(api, { plan: 'pro' });
-    const register = (url: string) => call(api, 'POST', '/v1/webhook-endpoints', { key: account.apiKey, body: { url } });
+    const register = (url: string) =>
+      call(api, 'POST', '/v1/webhook-endpoints', { key: account.apiKey, body: { url } });
     expect((await register(`http://127.0.0.1:${allowed.port}/hook`)).status).toBe(201);
     expect((await register(`http://[::1]:${allowed.port}/hook`)).status).toBe(201);
     for (const url of [`http://127.0.0.1:${other.port}/hook`, 'http://127.0.0.1:6379/', 'http://[::1]:5432/'])
