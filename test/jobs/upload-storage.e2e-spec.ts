@@ -61,7 +61,9 @@ describe('upload storage per plan', () => {
     expect((await send(who, 1 * MiB, 4)).status).toBe(201);
 
     // Expired uploads no longer count.
-    await db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [who.accountId]);
+    await db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [
+      who.accountId,
+    ]);
     expect((await send(who, 2 * MiB, 5)).status).toBe(201);
   });
 
