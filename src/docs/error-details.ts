@@ -133,6 +133,20 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
       reset_at: '2026-02-01T00:00:00.000Z',
     },
   },
+  // Present when the picture is known to be over the workers' budget (the estimate; not a media process killed).
+  out_of_memory: {
+    fields: [
+      { name: 'width', type: 'integer', description: 'Picture width of the input.', optional: true },
+      { name: 'height', type: 'integer', description: 'Picture height of the input.', optional: true },
+      {
+        name: 'max_pixels',
+        type: 'integer',
+        description: "The workers' pixels per frame (WORKER_MAX_PIXELS).",
+        optional: true,
+      },
+    ],
+    example: { width: 7680, height: 4320, max_pixels: 8294400 },
+  },
   webhook_endpoint_exists: {
     fields: [{ name: 'endpoint_id', type: 'string', description: 'The endpoint with this URL and these events.' }],
     example: { endpoint_id: 'we_01HZX3Q7W8K2M5N9P4R6T1V3Y5' },

@@ -79,9 +79,16 @@ describe('the estimate judges media like the submit', () => {
 
   it('duration_seconds 0 is invalid_media (a file without media), for video and audio, as at submit', async () => {
     const account = await createAccount(api, { plan: 'pro', credits: 1000 });
-    const video = await estimate(api, account, { inputs: [{ media: { duration_seconds: 0, width: 640, height: 360 } }] });
+    const video = await estimate(api, account, {
+      inputs: [{ media: { duration_seconds: 0, width: 640, height: 360 } }],
+    });
     expectError(api, video, 'invalid_media', 'inputs[0].media');
-    const audio = await estimate(api, account, { inputs: [{ media: { duration_seconds: 0 } }] }, '/v1/audio/jobs/estimate');
+    const audio = await estimate(
+      api,
+      account,
+      { inputs: [{ media: { duration_seconds: 0 } }] },
+      '/v1/audio/jobs/estimate',
+    );
     expectError(api, audio, 'invalid_media', 'inputs[0].media');
     // The duration limit keeps its own answer.
     expectError(

@@ -2078,11 +2078,11 @@ export interface components {
             duration_seconds: number;
             items: components["schemas"]["JobEstimateItemResponse"][];
             /**
-             * @description Whether a submit of the same body would be accepted now.
+             * @description Whether a submit of the same body would be accepted now and its job could run: false too for a picture over the workers’ budget, which the submit accepts and the job then fails as out_of_memory (charged 0).
              * @example true
              */
             accepted: boolean;
-            /** @description When not accepted: the error object the submit would get now; else null. */
+            /** @description When not accepted: the error object the submit would get now, or the out_of_memory its job would end with; else null. */
             error: components["schemas"]["ErrorObject"] | null;
         };
         JobResponseList: {
