@@ -27,7 +27,7 @@ import { mediaQueueName, WEBHOOK_QUEUE } from '../../src/common/queues';
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
 import { signAssetUrl } from '../../src/jobs/asset-url';
 import { sdrMp4 } from '../fixtures/media';
-import { call, createAccount, startApi, type TestApi } from '../support/app';
+import { call, createAccount, mergeReferences, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { createAccountOnPlan, markRegionHealthy } from '../support/chaos-accounts';
 import {
@@ -221,10 +221,10 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
   });
 
   it('the fuzzed operations are exactly the documented ones (customer and operator references)', async () => {
-    const paths = {
-      ...(await call(api, 'GET', '/docs/openapi.json')).body.paths,
-      ...(await call(api, 'GET', '/docs/operator/openapi.json')).body.paths,
-    };
+    const { paths } = mergeReferences([
+      (await call(api, 'GET', '/docs/openapi.json')).body,
+      (await call(api, 'GET', '/docs/operator/openapi.json')).body,
+    ]);
     const documented = Object.entries<Record<string, unknown>>(paths)
       .flatMap(([path, item]) =>
         ['get', 'put', 'post', 'delete', 'patch'].filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`),

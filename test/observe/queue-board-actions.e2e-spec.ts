@@ -63,7 +63,7 @@ describe('the queue board: origin, CSRF token and the actions it offers', () => 
   };
 
   it('a cross-site form or text/plain POST with the cookie changes nothing and is answered with the envelope', async () => {
-    const before = await queue.getJobCountByTypes('waiting', 'delayed', 'paused', 'prioritized');
+    const before = await queue.getJobCountByTypes('waiting', 'delayed', 'prioritized');
     const form = await call(api, 'POST', api_(`/queues/${name}/add`), {
       headers: { cookie: cookies, origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
       rawBody: 'name=evil&data=%7B%7D',
@@ -77,7 +77,7 @@ describe('the queue board: origin, CSRF token and the actions it offers', () => 
     });
     expect(text.status).toBeGreaterThanOrEqual(400);
     expectError(api, text, text.body.error.code);
-    expect(await queue.getJobCountByTypes('waiting', 'delayed', 'paused', 'prioritized')).toBe(before);
+    expect(await queue.getJobCountByTypes('waiting', 'delayed', 'prioritized')).toBe(before);
   });
 
   it('a change made with the cookie must come from this origin and carry the X-XSRF-TOKEN of the sign-in', async () => {
@@ -113,7 +113,7 @@ describe('the queue board: origin, CSRF token and the actions it offers', () => 
     expect(await queue.getJobState(id)).toBe('waiting');
   });
 
-  it('only retry, promote and remove of one job exist; every other action is route_not_found, and changes nothing', async () => {
+  it('only retry, promote and remove of one job exist; every other action is no route (404 or 405), and changes nothing', async () => {
     const id = await delayed(`job_keep${process.pid}`);
     const switchedOff: [string, string, unknown?][] = [
       ['POST', `/queues/${name}/add`, { name: 'added', data: {} }],
@@ -140,7 +140,10 @@ describe('the queue board: origin, CSRF token and the actions it offers', () => 
     for (const [method, path, body] of switchedOff) {
       const response = await call(api, method, api_(path), { admin: true, body: body ?? {} });
       try {
-        expectError(api, response, 'route_not_found');
+        // Not a route: 404, or 405 where the path reads as another route's (GET …/:queueName/:jobId).
+        const code = response.status === 405 ? 'method_not_allowed' : 'route_not_found';
+        expectError(api, response, code);
+        if (code === 'method_not_allowed') expect(response.headers.get('allow')).toBe('GET');
       } catch (error) {
         throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}\n${String(error)}`);
       }
