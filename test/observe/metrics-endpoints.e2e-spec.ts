@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { parseConfig } from '../../src/common/config/config';
 import { WorkerMetricsServer } from '../../src/metrics/worker-metrics-server';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
+import { expectError } from '../support/error-checks';
 import { upload } from '../support/jobs';
 import { startWorker, type TestWorker } from '../support/worker';
 import { sdrMp4 } from '../fixtures/media';
@@ -69,6 +70,33 @@ describe('metrics endpoints', () => {
     ])
       expect(body).toContain(series);
     expect((await fetch(`${workerUrl}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  });
+
+  it("every other answer of the worker's port is the error envelope (issue 29 item 10), as the API's", async () => {
+    const get = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${workerUrl}${path}`, init);
+      const text = await response.text();
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text: the assertions below then fail on it
+      }
+      return { status: response.status, headers: response.headers, body };
+    };
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expectError(worker, await get('/', { headers: auth }), 'route_not_found', null);
+    expectError(worker, await get('/metrics/extra?x=1', { headers: auth }), 'route_not_found', null);
+    const post = await get('/metrics', { method: 'POST', headers: auth, body: 'x' });
+    expectError(worker, post, 'method_not_allowed', null);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expectError(worker, await get('/metrics'), 'missing_api_key', 'Authorization');
+    expectError(
+      worker,
+      await get('/metrics', { headers: { authorization: 'Bearer wrong-token-000000' } }),
+      'invalid_api_key',
+      'Authorization',
+    );
   });
 
   it("the API's /metrics needs the token too (the error envelope says how to send it)", async () => {
