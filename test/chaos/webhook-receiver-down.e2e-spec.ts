@@ -3,9 +3,11 @@
 // delivered at least once; the receiver, deduplicating on `webhook-id`, ends up with exactly one event
 // per job (the right kind, the job's own error), every copy correctly signed; the delivery log shows
 // each failed attempt.
+import { Queue } from 'bullmq';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bullConnection, WEBHOOK_QUEUE } from '../../src/common/queues';
 import { sdrMp4 } from '../fixtures/media';
 import { createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
@@ -41,6 +43,16 @@ describe('the webhook receiver down while jobs end', () => {
     app = await snapshotApp(storage);
     api = await startApi({ REGION, STORAGE_DIR: storage, WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE });
     account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+    // The chaos files share one Redis prefix. The fuzzer (an earlier file) used to pause every queue
+    // through the queue board and, when none of its fuzzed resumes succeeded, left the webhooks queue
+    // paused: no delivery was ever attempted here (issue 29). Say so rather than time out.
+    const webhooks = new Queue(WEBHOOK_QUEUE, {
+      connection: bullConnection(api.config, 'producer'),
+      prefix: api.config.redisPrefix,
+    });
+    const paused = await webhooks.isPaused();
+    await webhooks.close();
+    expect({ webhooksQueuePaused: paused }).toEqual({ webhooksQueuePaused: false });
   });
 
   afterAll(async () => {
@@ -130,6 +142,7 @@ describe('the webhook receiver down while jobs end', () => {
     await pollUntil(
       'a refused attempt for every event',
       async () => {
+        worker!.assertAlive();
         const current = await deliveries();
         return current.length === jobIds.length && current.every((delivery) => delivery.attempt_count >= 1);
       },
