@@ -148,7 +148,13 @@ describe('metrics endpoints', () => {
   });
 
   it('production without METRICS_TOKEN keeps the worker endpoint on loopback (config refuses 0.0.0.0)', () => {
-    const env = { ...process.env, NODE_ENV: 'production', ASSET_URL_SECRET: 'x'.repeat(32), METRICS_TOKEN: '' };
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      ASSET_URL_SECRET: 'x'.repeat(32),
+      METRICS_TOKEN: '',
+      ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
+    };
     expect(() => parseConfig({ ...env, WORKER_METRICS_PORT: '9464', WORKER_METRICS_HOST: '0.0.0.0' })).toThrow(
       /WORKER_METRICS_HOST=0\.0\.0\.0 exposes metrics beyond loopback: set METRICS_TOKEN/,
     );
