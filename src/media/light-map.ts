@@ -65,11 +65,13 @@ export function buildLightMapArgs(input: LightMapArgsInput): string[] {
   if (!/^[A-Za-z0-9_./+-]+$/.test(input.cubePath)) throw new Error(`LUT path must be plain: ${input.cubePath}`);
   const { width, height } = input;
   const bandWidth = Math.floor((2 * width - 20) / LIGHT_BANDS.length);
+  // The longest label ("1500-3000") must fit its band on a small picture too (DejaVu ≈ 0.6 em a digit).
+  const fontSize = Math.max(7, Math.min(12, Math.floor((bandWidth - 4) / 5.6)));
   const legend = LIGHT_BANDS.flatMap((band, i) => {
     const x = 10 + i * bandWidth;
     return [
       `drawbox=x=${x}:y=${height + 6}:w=${bandWidth - 4}:h=18:color=0x${band.colour}@1:t=fill`,
-      `drawtext=fontfile=${FONT}:text='${band.label}':x=${x}:y=${height + 30}:fontsize=12:fontcolor=black`,
+      `drawtext=fontfile=${FONT}:text='${band.label}':x=${x}:y=${height + 30}:fontsize=${fontSize}:fontcolor=black`,
     ];
   });
   const title = `drawtext=fontfile=${FONT}:text='cd/m²':x=${2 * width - 50}:y=${height + 42}:fontsize=11:fontcolor=black`;

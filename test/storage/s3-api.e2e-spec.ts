@@ -217,7 +217,8 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     expect(result.abortedWrites).toBeGreaterThanOrEqual(1);
     const keys = await objectKeys();
     expect(keys).not.toContain(orphan);
-    expect(keys.filter((key) => key.includes(job.job_id))).toHaveLength(1); // a live asset stays
+    // A live asset stays: the output and its light map.
+    expect(keys.filter((key) => key.includes(job.job_id)).map((key) => key.split('.').pop())).toEqual(['mp4', 'png']);
     expect(await multipartUploads()).toBe(0);
     const download = await fetch(job.items[0].output.url);
     expect(download.status).toBe(200);
