@@ -174,10 +174,13 @@ export class FfmpegMediaRunner implements MediaRunner {
       height: probed.probe.video.height,
       durationSeconds: probed.probe.durationSeconds,
       ffmpegPath: this.config.ffmpegPath,
+      ffprobePath: this.config.ffprobePath,
       signal: request.signal,
       timeLimitMs: request.timeLimitMs,
     });
-    return rendered.status === 'succeeded' ? { ok: true, path: request.pngPath } : { ok: false, stderrTail: rendered.stderrTail };
+    return rendered.status === 'succeeded'
+      ? { ok: true, path: request.pngPath }
+      : { ok: false, stderrTail: rendered.stderrTail };
   }
 
   private tools(run: MediaRun) {

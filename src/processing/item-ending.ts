@@ -65,7 +65,8 @@ export class ItemEnding {
       }),
     );
     if (!itemsEnded.includes(item.index)) {
-      if (asset) await this.storage.removeMany([asset.storageKey, ...(asset.lightMap ? [asset.lightMap.storageKey] : [])]);
+      if (asset)
+        await this.storage.removeMany([asset.storageKey, ...(asset.lightMap ? [asset.lightMap.storageKey] : [])]);
       return { outcome: 'ended_elsewhere', outputBytes: asset?.sizeBytes ?? null };
     }
     return { outcome: itemResult.ok ? 'succeeded' : 'failed', outputBytes: asset?.sizeBytes ?? null };
@@ -101,7 +102,9 @@ export class ItemEnding {
     try {
       const stored = await write(storageKey, output.path);
       const { container, contentType, media } = output;
-      const lightMap = output.lightMapPath ? await this.storeLightMap(job, index, run, output.lightMapPath, write) : null;
+      const lightMap = output.lightMapPath
+        ? await this.storeLightMap(job, index, run, output.lightMapPath, write)
+        : null;
       return { storageKey, sizeBytes: stored.sizeBytes, container, contentType, media, lightMap };
     } catch (error) {
       if (!(error instanceof StorageUnavailableError)) throw error;

@@ -9,7 +9,17 @@ import { itemStageSeconds } from '../metrics/job-metrics';
  * transaction (item, asset, and the job's settlement when it was the last item); cleanup: the item's
  * work folder removed.
  */
-export const ITEM_STAGES = ['claim', 'input', 'check', 'probe', 'encode', 'light_map', 'store', 'end', 'cleanup'] as const;
+export const ITEM_STAGES = [
+  'claim',
+  'input',
+  'check',
+  'probe',
+  'encode',
+  'light_map',
+  'store',
+  'end',
+  'cleanup',
+] as const;
 export type ItemStage = (typeof ITEM_STAGES)[number];
 
 export class ItemClock {

@@ -2,7 +2,7 @@
 // expand job's page shows "Where the light went" with the item's map as an image that loaded (the page's
 // Content-Security-Policy allows the signed link: no refusal in the console), with alt text, and passes
 // axe. Screenshot: screenshots/dashboard/job-light-map.png.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LEGEND_HEIGHT } from '../../src/media/light-map';
@@ -18,9 +18,11 @@ describe('dashboard: the light map on the job page', () => {
   let api: TestApi;
   let browser: DashboardBrowser;
   let account: SeededAccount;
+  let dir: string;
 
   beforeAll(async () => {
-    stack = await startStack({ REGION: 'lightpage', STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-light-page-')) });
+    dir = await mkdtemp(join(tmpdir(), 'mj-light-page-'));
+    stack = await startStack({ REGION: 'lightpage', STORAGE_DIR: dir });
     api = stack.api;
     account = await ownerAccount(api, { credits: 5000 });
     browser = await openBrowser();
@@ -30,6 +32,7 @@ describe('dashboard: the light map on the job page', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.close();
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('an expand job shows its light map, loaded, with alt text, and no CSP refusal', async () => {
@@ -53,12 +56,18 @@ describe('dashboard: the light map on the job page', () => {
       (element: any) => element.complete && element.naturalWidth > 0,
       await image.elementHandle(),
     );
-    const size = await image.evaluate((element: any) => ({ width: element.naturalWidth, height: element.naturalHeight }));
+    const size = await image.evaluate((element: any) => ({
+      width: element.naturalWidth,
+      height: element.naturalHeight,
+    }));
     expect(size).toEqual({ width: 2 * LIGHT_PATTERN.width, height: LIGHT_PATTERN.height + LEGEND_HEIGHT });
     // The same asset as the job view's link (its signature is fresh for each read of the job).
     const asset = new URL(job.items[0].output.light_map_url).pathname;
     expect(new URL((await image.getAttribute('src'))!).pathname).toBe(asset);
-    await page.getByText(/expanded highlights/).first().waitFor();
+    await page
+      .getByText(/expanded highlights/)
+      .first()
+      .waitFor();
     await checkPage(browser, 'job-light-map');
     expect(browser.problems.splice(0)).toEqual([]);
   }, 240_000);

@@ -5,7 +5,7 @@
 // retention and the storage sweeper remove it with the output.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,7 +73,10 @@ describe('the light map of an sdr2hdr item', () => {
     db = api.app.get(DataSource);
     account = await createAccount(api, { credits: 5000 });
   }, 120_000);
-  afterAll(() => close?.());
+  afterAll(async () => {
+    await close?.();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   async function run(path: string, output: object): Promise<any> {
     const uploadId = await upload(api, account.apiKey, path);

@@ -186,8 +186,8 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
         <section aria-labelledby="light-heading">
           <h2 id="light-heading">Where the light went</h2>
           <p className="hint">
-            An HDR picture cannot be judged on an SDR screen: each map shows the middle frame of the source (left) beside
-            the same frame of the output coloured by its brightness in cd/m² (right; legend below).
+            An HDR picture cannot be judged on an SDR screen: each map shows the middle frame of the source (left)
+            beside the same frame of the output coloured by its brightness in cd/m² (right; legend below).
           </p>
           {job.items.map((item) =>
             item.output?.light_map_url ? (

@@ -67,7 +67,11 @@ export class JoinItem {
       if (signal.aborted) return;
       // The middle segment's encoded part beside the source part it was made from: one light map per item.
       const middle = Math.floor(segments.length / 2);
-      const source = await this.storage.localFile(segments[middle].source_key, join(workDir, 'light-map-src.mp4'), signal);
+      const source = await this.storage.localFile(
+        segments[middle].source_key,
+        join(workDir, 'light-map-src.mp4'),
+        signal,
+      );
       const result = source
         ? await withLightMap(joined, {
             runner: this.runner,
