@@ -19,6 +19,7 @@ import { benchQueue } from './queue';
 import { benchSegments } from './segments';
 import { benchHdr } from './hdr';
 import { benchLightMap } from './light-map';
+import { benchVad } from './vad';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -37,6 +38,7 @@ const BENCHES: Record<string, Bench> = {
   segments: async (context) => [await benchSegments(context)],
   hdr: benchHdr,
   lightmap: async (context) => [await benchLightMap(context)],
+  vad: async (context) => [await benchVad(context)],
   docs: async (context) => [await benchDocs(context)],
 };
 
