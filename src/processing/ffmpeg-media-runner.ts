@@ -11,6 +11,7 @@ import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
+import { renderLightMap } from '../media/light-map';
 import type {
   CheckedOutput,
   CheckRequest,
@@ -18,6 +19,7 @@ import type {
   EncodeSegmentResult,
   JoinRequest,
   MadeOutput,
+  LightMapRequest,
   MediaRun,
   MediaRunner,
   RunItemRequest,
@@ -173,6 +175,28 @@ export class FfmpegMediaRunner implements MediaRunner {
       const probed = await this.probe(path, 'audio', request.signal);
       return probed.ok ? probed.probe.durationSeconds : NaN;
     });
+  }
+
+  /** The output's picture size and length come from the output itself (a probe, ~0.15 s). */
+  async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
+    const probed = await this.probe(request.outputPath, 'sdr2hdr', request.signal);
+    if (!probed.ok || !probed.probe.video) return { ok: false, stderrTail: ['the output does not probe'] };
+    const rendered = await renderLightMap({
+      source: request.sourcePath,
+      output: request.outputPath,
+      png: request.pngPath,
+      transfer: request.transfer,
+      width: probed.probe.video.width,
+      height: probed.probe.video.height,
+      durationSeconds: probed.probe.durationSeconds,
+      ffmpegPath: this.config.ffmpegPath,
+      ffprobePath: this.config.ffprobePath,
+      signal: request.signal,
+      timeLimitMs: request.timeLimitMs,
+    });
+    return rendered.status === 'succeeded'
+      ? { ok: true, path: request.pngPath }
+      : { ok: false, stderrTail: rendered.stderrTail };
   }
 
   private tools(run: MediaRun) {

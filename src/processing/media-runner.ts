@@ -55,6 +55,8 @@ export interface MadeOutput {
   media: Record<string, unknown>;
   /** The source's duration as the run's own probe read it (the audio check compares with it). */
   sourceSeconds?: number;
+  /** The item's light map (a PNG in the work folder, sdr2hdr only), stored beside the output. */
+  lightMapPath?: string;
 }
 
 /** Media that could not be made: the item's catalogue code and the message a customer may read. */
@@ -112,6 +114,16 @@ export type CheckRequest = MediaRun & {
 
 /** What the output file measured (the job view's `output.video` or `output.audio`) and its checks. */
 export type CheckedOutput = { ok: true; measured: Record<string, unknown>; checks: OutputCheck[] } | MediaFailure;
+/** A light map of an sdr2hdr output: the source's frame beside the output's in false colour, one PNG. */
+export interface LightMapRequest extends MediaRun {
+  /** The source of the output (for a segmented item: the source part the encoded part was made from). */
+  sourcePath: string;
+  /** The output made from it (an item's output, or one encoded part). */
+  outputPath: string;
+  /** Where the PNG goes. */
+  pngPath: string;
+  transfer: Sdr2HdrOutput['transfer'];
+}
 
 /** The media pipelines and tools as the worker's use cases see them (ffmpeg lives behind this). */
 export interface MediaRunner {
@@ -132,6 +144,8 @@ export interface MediaRunner {
   join(request: JoinRequest): Promise<RunItemResult>;
   /** Measures a made output from the file itself and runs its checks (src/media/output-checks.ts). */
   check(request: CheckRequest): Promise<CheckedOutput>;
+  /** Renders the light map of the frame in the middle of the output; the PNG's path. */
+  lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure>;
 }
 
 export const MEDIA_RUNNER = Symbol('MEDIA_RUNNER');

@@ -11,6 +11,7 @@ import type {
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  LightMapRequest,
   MediaRun,
   MediaRunner,
   RunItemRequest,
@@ -259,6 +260,12 @@ export class FakeRunner implements MediaRunner {
   async check(request: CheckRequest): Promise<CheckedOutput> {
     this.calls.push({ method: 'check', request });
     return this.checkResult;
+  }
+
+  /** Makes no file: the item ends without a light map, as when rendering it fails. */
+  async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
+    this.calls.push({ method: 'lightMap', request });
+    return { ok: false, stderrTail: ['the fake runner makes no light map'] };
   }
 
   called(method: keyof MediaRunner): unknown[] {
