@@ -2,14 +2,14 @@
 // ffprobe for the streams and the colour tags as a decoder reads them (the first frame's side data:
 // ST 2086 and the content light levels), ebur128 for loudness, and the round trip of a video output back
 // to SDR for its fidelity. output-checks.ts judges these numbers; the job view shows them.
-import { rm, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS, filterPath, zscaleColour } from './ffmpeg-args';
 import { buildExpandInverseCube } from './hdr-inverse';
 import { REFERENCE_WHITE_NITS, type MappingChoice } from './hdr-mapping';
 import { parseEbur128Summary } from './pipelines';
 import { containerOf } from './probe';
-import { defaultFfmpegPath, defaultFfprobePath, runMediaProcess } from './run-ffmpeg';
+import { defaultFfmpegPath, defaultFfprobePath, runFfmpeg, runMediaProcess } from './run-ffmpeg';
 import type { VideoStreamInfo } from './media.types';
 
 export interface MeasureTools {
@@ -182,38 +182,49 @@ function bitDepth(video: Json): number {
   return match ? Number(match[1]) : 8;
 }
 
+/**
+ * One ffmpeg run reads everything (a second process would cost as much as the check is allowed): the
+ * input banner (container, codec, rate, channels), the decoded duration (-progress's out_time), and the
+ * EBU R128 summary (ebur128 with true peak; its per-frame lines only at verbose level).
+ */
 export async function measureAudio(path: string, tools: MeasureTools): Promise<MeasuredAudio> {
-  const info = await ffprobe(path, ['-show_streams', '-show_format'], tools);
-  const audio = ((info.streams ?? []) as Json[]).find((stream) => stream.codec_type === 'audio');
-  if (!audio) throw new MeasureFailed('no_audio', []);
-  const meter = await runMediaProcess(
-    tools.ffmpegPath ?? defaultFfmpegPath(),
+  if (!isAbsolute(path)) throw new Error(`media path must be absolute: ${path}`);
+  const meter = await runFfmpeg(
     [
-      '-hide_banner',
       '-nostdin',
       '-nostats',
+      '-progress',
+      'pipe:1',
       '-protocol_whitelist',
       'file',
       '-format_whitelist',
       ALLOWED_DEMUXERS,
-    ].concat(['-i', path, '-map', '0:a:0', '-af', 'ebur128=peak=true', '-f', 'null', '-']),
-    { signal: tools.signal, timeLimitMs: tools.timeLimitMs, stderrLines: 30 },
+    ].concat(['-i', path, '-map', '0:a:0', '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-']),
+    { ffmpegPath: tools.ffmpegPath, signal: tools.signal, timeLimitMs: tools.timeLimitMs, stderrLines: 80 },
   );
   if (meter.status !== 'succeeded') throw new MeasureFailed(meter.status, meter.stderrTail);
+  const text = meter.stderrTail.join('\n');
+  const stream = /Stream #0:\d+[^:]*: Audio: (\w+)[^,]*, (\d+) Hz, ([^,]+),/.exec(text);
+  if (!stream) throw new MeasureFailed('no_audio', meter.stderrTail);
+  const format = /Input #0, ([^ ]+), from/.exec(text)?.[1]?.replace(/,$/, '') ?? '';
+  const brand = /major_brand\s*:\s*(\S+)/.exec(text)?.[1];
   const loudness = parseEbur128Summary(meter.stderrTail);
   const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
   return {
-    container: containerOf(String(info.format?.format_name ?? ''), info.format?.tags ?? {}),
-    codec: String(audio.codec_name),
-    channels: Number(audio.channels),
-    sample_rate: Number(audio.sample_rate),
-    duration_seconds: round3(numberOr(audio.duration, numberOr(info.format?.duration, 0))),
-    bytes: numberOr(info.format?.size, 0),
+    container: containerOf(format, brand ? { major_brand: brand } : {}),
+    codec: stream[1],
+    channels: CHANNELS[stream[3].trim()] ?? (Number.parseInt(stream[3], 10) || 0),
+    sample_rate: Number(stream[2]),
+    duration_seconds: round3(meter.outTimeSeconds ?? 0),
+    bytes: (await stat(path)).size,
     integrated_lufs: finite(loudness?.integratedLufs),
     true_peak_dbtp: finite(loudness?.truePeakDbtp),
     loudness_range_lu: finite(loudness?.lra),
   };
 }
+
+/** ffmpeg's channel layout names → channels (anything else: "N channels"). */
+const CHANNELS: Record<string, number> = { mono: 1, stereo: 2, '2.1': 3, quad: 4, '5.0': 5, '5.1': 6, '7.1': 8 };
 
 /** The source's video as decoded: frames counted (all parts of a split source), its rate, frames ÷ rate. */
 export interface SourceVideo {

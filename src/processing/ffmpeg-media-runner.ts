@@ -5,12 +5,12 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
-import { TRANSFER_TAGS } from '../media/ffmpeg-args';
-import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight, type OutputLight } from '../media/pipelines';
+import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
+import { sdr2hdrMedia } from './output-media';
 import { renderLightMap } from '../media/light-map';
 import type {
   CheckedOutput,
@@ -229,31 +229,6 @@ function probeFailure(probed: Extract<ProbeOutcome, { ok: false }>): {
 }
 
 type ProbeOutcomeCode = Exclude<Extract<ProbeOutcome, { ok: false }>['code'], 'timeout'> | 'processing_failed';
-
-/** What an sdr2hdr output is (the asset's `media`, the job view's `output.video`), one pass or joined. */
-export function sdr2hdrMedia(
-  width: number,
-  height: number,
-  quality: string,
-  light: OutputLight,
-): Record<string, unknown> {
-  return {
-    codec: 'hevc',
-    profile: 'main10',
-    width,
-    height,
-    hdr: light.transfer === 'hlg' ? 'HLG' : 'HDR10',
-    transfer: TRANSFER_TAGS[light.transfer],
-    primaries: 'bt2020',
-    quality,
-    light: {
-      mapping: light.mapping,
-      mastering_peak_nits: light.masteringPeakNits,
-      max_cll: light.maxCll,
-      max_fall: light.maxFall,
-    },
-  };
-}
 
 function round(value: number): number | null {
   return Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
