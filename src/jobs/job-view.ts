@@ -1,7 +1,7 @@
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { outputPicture, storedOutput } from './output-options';
-import type { BillingState, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
+import type { BillingState, ItemPhase, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
 
 export interface JobItemView {
   index: number;
@@ -19,6 +19,8 @@ export interface JobItemView {
   error: ErrorObject | null;
   /** An opaque id of the worker that ran the item (docs/api-decisions.md §11); null until a worker takes it. */
   worker: string | null;
+  /** What the item is doing while processing (encoding, joining, storing); null otherwise. */
+  phase: ItemPhase | null;
 }
 
 export interface JobView {
@@ -82,6 +84,8 @@ export function toJobView(
         : null,
       error: item.error,
       worker: item.worker,
+      // A phase describes work in progress: an ended or waiting item has none.
+      phase: item.status === 'processing' ? (item.phase ?? null) : null,
     })),
     billing: {
       estimated_credits: Number(job.estimated_credits),

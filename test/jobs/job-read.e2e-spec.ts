@@ -102,6 +102,8 @@ describe('job read', () => {
         },
         error: null,
         worker: 'wkr_a',
+        // Ended: no phase (items[i].phase describes work in progress).
+        phase: null,
       },
       {
         index: 1,
@@ -117,6 +119,7 @@ describe('job read', () => {
         output: null,
         error: itemError(),
         worker: 'wkr_b',
+        phase: null,
       },
     ]);
   });

@@ -1938,6 +1938,12 @@ export interface components {
              * @example wkr_9f2c41d7
              */
             worker: string | null;
+            /**
+             * @description What the item is doing while it is processing: `encoding` (progress moves), then, for a long item encoded in segments, `joining` them, then `storing` the output. The progress stands still while an item joins or stores. null while queued and once ended.
+             * @example encoding
+             * @enum {string|null}
+             */
+            phase: "encoding" | "joining" | "storing" | null;
         };
         JobBillingResponse: {
             /**
@@ -4983,7 +4989,8 @@ export interface operations {
                      *                 "doc_url": "https://api.mediajobs.example/v1/resource",
                      *                 "retryable": false
                      *               },
-                     *               "worker": "wkr_9f2c41d7"
+                     *               "worker": "wkr_9f2c41d7",
+                     *               "phase": "encoding"
                      *             }
                      *           ],
                      *           "billing": {
@@ -5092,7 +5099,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5276,7 +5284,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5374,7 +5383,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5481,7 +5491,8 @@ export interface operations {
                      *                 "doc_url": "https://api.mediajobs.example/v1/resource",
                      *                 "retryable": false
                      *               },
-                     *               "worker": "wkr_9f2c41d7"
+                     *               "worker": "wkr_9f2c41d7",
+                     *               "phase": "encoding"
                      *             }
                      *           ],
                      *           "billing": {
@@ -5590,7 +5601,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5774,7 +5786,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5872,7 +5885,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
