@@ -10,7 +10,9 @@ import { ItemWorker1764750000000 } from './1764750000000-item-worker';
 import { Sdr2HdrQuality1765200000000 } from './1765200000000-sdr2hdr-quality';
 import { ItemSegments1765250000000 } from './1765250000000-item-segments';
 import { PlanEventStreams1765310000000 } from './1765310000000-plan-event-streams';
-import { ItemPhase1765400000000 } from './1765400000000-item-phase';
+import { PlanStorageAndEndpoints1765400000000 } from './1765400000000-plan-storage-and-endpoints';
+import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitations-across-accounts';
+import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -23,5 +25,7 @@ export const MIGRATIONS = [
   Sdr2HdrQuality1765200000000,
   ItemSegments1765250000000,
   PlanEventStreams1765310000000,
-  ItemPhase1765400000000,
+  PlanStorageAndEndpoints1765400000000,
+  InvitationsAcrossAccounts1765410000000,
+  ItemPhase1765420000000,
 ];

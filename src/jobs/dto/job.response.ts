@@ -280,8 +280,15 @@ export class JobEstimateResponse {
   estimated_seconds: number;
   @ApiProperty({ example: 12.5, description: 'Seconds of media in all inputs.' }) duration_seconds: number;
   @ApiProperty({ type: [JobEstimateItemResponse] }) items: JobEstimateItemResponse[];
-  @ApiProperty({ example: true, description: 'Whether a submit of the same body would be accepted now.' })
+  @ApiProperty({
+    example: true,
+    description:
+      'Whether a submit of the same body would be accepted now and its job could run: false too for a picture ' +
+      'over the workers’ budget, which the submit accepts and the job then fails as out_of_memory (charged 0).',
+  })
   accepted: boolean;
-  @ApiErrorObjectOrNull('When not accepted: the error object the submit would get now; else null.')
+  @ApiErrorObjectOrNull(
+    'When not accepted: the error object the submit would get now, or the out_of_memory its job would end with; else null.',
+  )
   error: ErrorObject | null;
 }
