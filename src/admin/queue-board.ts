@@ -127,7 +127,9 @@ export async function setupQueueBoard(
    * token; a read hands the page the token when its cookie lacks it (a sign-in older than the token).
    */
   const guardCookieChange = (request: FastifyRequest, reply: FastifyReply): void => {
-    if (request.headers['x-admin-token']) return;
+    // As authorised() reads it: a non-empty X-Admin-Token header is the credential, else the cookie.
+    const header = request.headers['x-admin-token'];
+    if (typeof header === 'string' && header) return;
     const session = cookieValue(request, COOKIE) ?? '';
     const csrfToken = boardCsrfToken(config.adminToken!, session);
     if (!READ_METHODS.has(request.method)) {

@@ -1,7 +1,16 @@
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { outputPicture, storedOutput } from './output-options';
-import type { BillingState, ItemPhase, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
+import type {
+  BillingState,
+  ItemOutput,
+  ItemPhase,
+  ItemSource,
+  JobApi,
+  JobItemRow,
+  JobRow,
+  JobStatus,
+} from './job.types';
 
 export interface JobItemView {
   index: number;
@@ -75,13 +84,7 @@ export function toJobView(
       ...outputPicture(storedOutput(job), item),
       estimated_credits: Number(item.estimated_credits),
       charged_credits: Number(item.charged_credits),
-      output: item.output
-        ? {
-            ...item.output,
-            url: signAssetUrl(links.baseUrl, item.output.asset_id, links.secret, expiresAt),
-            expires_at: expiresAt.toISOString(),
-          }
-        : null,
+      output: item.output ? outputView(item.output, links, expiresAt) : null,
       error: item.error,
       worker: item.worker,
       // A phase describes work in progress: an ended or waiting item has none.
@@ -95,5 +98,27 @@ export function toJobView(
     },
     error: job.error,
     metadata: job.metadata,
+  };
+}
+
+/**
+ * An item's output with its signed links: the file's, and for a video its light map's
+ * (`light_map_url`, null when none was made — docs/api-decisions.md §12); the light map's asset id stays inside.
+ */
+function outputView(
+  output: ItemOutput,
+  links: { baseUrl: string; secret: string },
+  expiresAt: Date,
+): NonNullable<JobItemView['output']> {
+  const { light_map_asset_id: lightMapId, ...stored } = output;
+  const sign = (assetId: string) => signAssetUrl(links.baseUrl, assetId, links.secret, expiresAt);
+  const lightMap = lightMapId
+    ? { light_map_url: sign(lightMapId), light_map_expires_at: expiresAt.toISOString() }
+    : { light_map_url: null, light_map_expires_at: null };
+  return {
+    ...stored,
+    url: sign(output.asset_id),
+    expires_at: expiresAt.toISOString(),
+    ...(output.video ? lightMap : {}),
   };
 }

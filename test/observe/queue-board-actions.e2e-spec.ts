@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUEUE_BOARD_PATH } from '../../src/admin/queue-board';
-import { bullConnection, mediaQueueName } from '../../src/common/queues';
+import { bullConnection, mediaQueueName, WEBHOOK_QUEUE } from '../../src/common/queues';
 import { call, startApi, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 
@@ -151,6 +151,13 @@ describe('the queue board: origin, CSRF token and the actions it offers', () => 
     expect(await queue.getJobState(id)).toBe('delayed');
     expect((await queue.getJob(id))?.data).toEqual({ jobId: id });
     expect(await queue.isPaused()).toBe(false);
+    // Pausing every queue is gone too: the webhooks queue (every account's deliveries) keeps running.
+    const webhooks = new Queue(WEBHOOK_QUEUE, {
+      connection: bullConnection(api.config, 'producer'),
+      prefix: api.config.redisPrefix,
+    });
+    expect(await webhooks.isPaused()).toBe(false);
+    await webhooks.close();
     expect(await queue.count()).toBe(await queue.getJobCountByTypes('waiting', 'delayed', 'prioritized'));
 
     // Removing one job stays (the documented remove).

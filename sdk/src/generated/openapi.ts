@@ -627,7 +627,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download an output (signed, expiring link from the job view; Range supported) */
+        /** Download an output or its light map (signed, expiring link from the job view; Range supported) */
         get: operations["assetsContent"];
         put?: never;
         post?: never;
@@ -1899,6 +1899,14 @@ export interface components {
             url: string;
             /** Format: date-time */
             expires_at: string;
+            /**
+             * Format: uri
+             * @description sdr2hdr outputs: signed link to a PNG — the middle frame of the source beside the same output frame as a false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).
+             * @example https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d
+             */
+            light_map_url?: string | null;
+            /** Format: date-time */
+            light_map_expires_at?: string | null;
         };
         JobItemResponse: {
             /**
@@ -5011,7 +5019,8 @@ export interface operations {
                      *                 "size_bytes": 48213377,
                      *                 "container": "mp4",
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *                 "expires_at": "2026-01-15T09:30:00.000Z"
+                     *                 "expires_at": "2026-01-15T09:30:00.000Z",
+                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *               },
                      *               "error": {
                      *                 "type": "auth_error",
@@ -5121,7 +5130,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5306,7 +5316,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5405,7 +5416,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5513,7 +5525,8 @@ export interface operations {
                      *                 "size_bytes": 48213377,
                      *                 "container": "mp4",
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *                 "expires_at": "2026-01-15T09:30:00.000Z"
+                     *                 "expires_at": "2026-01-15T09:30:00.000Z",
+                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *               },
                      *               "error": {
                      *                 "type": "auth_error",
@@ -5623,7 +5636,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5808,7 +5822,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5907,7 +5922,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -6033,6 +6049,7 @@ export interface operations {
                     "video/quicktime": string;
                     "audio/wav": string;
                     "audio/mp4": string;
+                    "image/png": string;
                 };
             };
             /** @description The byte range asked for with Range */
@@ -6046,6 +6063,7 @@ export interface operations {
                     "video/quicktime": string;
                     "audio/wav": string;
                     "audio/mp4": string;
+                    "image/png": string;
                 };
             };
             404: components["responses"]["error_404_5ce13b3f"];

@@ -114,6 +114,19 @@ export class ItemOutputResponse {
   })
   url: string;
   @ApiProperty({ format: 'date-time' }) expires_at: string;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    example:
+      'https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d',
+    description:
+      'sdr2hdr outputs: signed link to a PNG — the middle frame of the source beside the same output frame as a ' +
+      'false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. ' +
+      'Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).',
+  })
+  light_map_url?: string | null;
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true }) light_map_expires_at?: string | null;
 }
 
 @ApiExtraModels(UrlSourceResponse, UploadSourceResponse)
