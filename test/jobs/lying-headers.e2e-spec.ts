@@ -1,0 +1,123 @@
+// A source whose container headers lie about its length (issue 29 item 1): its mvhd, tkhd and mdhd
+// claim 1 s while its samples (and edit lists) last 30 s. ffmpeg decodes every sample, so the service
+// must price, limit and bill the length it will encode — not the header's. Real API, worker,
+// PostgreSQL, Redis and ffmpeg; the files are made by ffmpeg and patched at the box level.
+import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { keyframedSdrMp4, sdrMp4, speechWav } from '../fixtures/media';
+import { call, createAccount, type TestApi } from '../support/app';
+import { credits, upload, waitForJob } from '../support/jobs';
+import { lieAboutDuration } from '../support/lying-headers';
+import { startStack } from '../support/worker';
+
+const exec = promisify(execFile);
+const FFMPEG = process.env.FFMPEG_PATH || 'ffmpeg';
+const FFPROBE = process.env.FFPROBE_PATH || 'ffprobe';
+
+async function ffmpeg(args: string[]): Promise<void> {
+  await exec(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args]);
+}
+
+/** What ffprobe believes from the headers: the format duration. */
+async function headerSeconds(path: string): Promise<number> {
+  const { stdout } = await exec(FFPROBE, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]);
+  return Number(stdout.trim());
+}
+
+/** What a decoder makes of it: ffmpeg's out_time after decoding the whole file. */
+async function decodedSeconds(path: string): Promise<number> {
+  const { stdout } = await exec(FFMPEG, ['-hide_banner', '-nostdin', '-v', 'error', '-i', path, '-f', 'null', '-', '-progress', 'pipe:1']);
+  const times = [...stdout.matchAll(/out_time_us=(\d+)/g)].map((match) => Number(match[1]) / 1e6);
+  return Math.max(...times);
+}
+
+describe('a source whose headers lie about its length is priced, limited and billed by what is encoded', () => {
+  let dir: string;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mj-lying-'));
+    stack = await startStack({
+      REGION: 'lying',
+      STORAGE_DIR: dir,
+      MAX_DURATION_SECONDS: '40',
+      // The 30 s keyframed clip splits into segments; the others run in one pass.
+      SEGMENT_SECONDS: '10',
+    });
+    api = stack.api;
+  });
+  afterAll(() => stack?.close());
+
+  /** A copy of `source` in `ext` (stream copy) whose headers say 1 s; checks the lie took. */
+  async function liar(source: string, name: string): Promise<string> {
+    const honest = join(dir, `honest-${name}`);
+    await ffmpeg(['-i', source, '-map', '0', '-c', 'copy', honest]);
+    const patched = join(dir, `lying-${name}`);
+    await lieAboutDuration(honest, patched, 1);
+    expect(await headerSeconds(patched)).toBeCloseTo(1, 1);
+    expect(await decodedSeconds(patched)).toBeGreaterThan(29);
+    return patched;
+  }
+
+  async function runJob(api: TestApi, path: string, contentType: string, kind: 'sdr2hdr' | 'audio') {
+    const account = await createAccount(api, { plan: 'pro', credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, path, contentType);
+    const submitted = await call(api, 'POST', `/v1/${kind}/jobs`, {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
+    return { account, submitted };
+  }
+
+  const video = { width: 160, height: 90, seconds: 30, fps: 10 };
+  // 160×90 is in the lowest tier (1 credit per started second); 30 s of it is 30 credits, not 1.
+  it.each([
+    ['MP4', 'mp4', 'video/mp4'],
+    ['MOV', 'mov', 'video/quicktime'],
+  ])('%s: estimated, held and charged for 30 s, and the output lasts 30 s', async (_label, ext, contentType) => {
+    const path = await liar(await sdrMp4(video), `clip.${ext}`);
+    const { account, submitted } = await runJob(api, path, contentType, 'sdr2hdr');
+    expect(submitted.status).toBe(202);
+    expect(submitted.body.billing.estimated_credits).toBe(30);
+    expect(submitted.body.items[0].duration_seconds).toBeGreaterThanOrEqual(29.9);
+    const done = await waitForJob(api, account.apiKey, submitted.headers.location as string);
+    expect(done.status).toBe('succeeded');
+    expect(done.billing.charged_credits).toBe(30);
+    expect((await credits(api, account.apiKey)).balance_credits).toBe(1000 - 30);
+  });
+
+  it('segmented: a lying source long enough to be split is priced and billed for every segment', async () => {
+    const path = await liar(await keyframedSdrMp4(video), 'gop.mp4');
+    const { account, submitted } = await runJob(api, path, 'video/mp4', 'sdr2hdr');
+    expect(submitted.status).toBe(202);
+    expect(submitted.body.billing.estimated_credits).toBe(30);
+    const done = await waitForJob(api, account.apiKey, submitted.headers.location as string, undefined, 180_000);
+    expect(done.status).toBe('succeeded');
+    expect(done.billing.charged_credits).toBe(30);
+  });
+
+  it('M4A (audio API): 30 s of speech claiming 1 s is priced at 3 credits, not 1', async () => {
+    const m4a = join(dir, 'speech30.m4a');
+    await ffmpeg(['-stream_loop', '-1', '-i', await speechWav(), '-t', '30', '-c:a', 'aac', m4a]);
+    const path = await liar(m4a, 'speech.m4a');
+    const { account, submitted } = await runJob(api, path, 'audio/mp4', 'audio');
+    expect(submitted.status).toBe(202);
+    expect(submitted.body.billing.estimated_credits).toBe(3);
+    const done = await waitForJob(api, account.apiKey, submitted.headers.location as string);
+    expect(done.status).toBe('succeeded');
+    expect(done.billing.charged_credits).toBe(3);
+  });
+
+  it('past MAX_DURATION_SECONDS (here 40 s): 50 s claiming 1 s is duration_exceeded at submit, nothing held', async () => {
+    const path = await liar(await sdrMp4({ ...video, seconds: 50 }), 'long.mp4');
+    const { account, submitted } = await runJob(api, path, 'video/mp4', 'sdr2hdr');
+    expect(submitted.status).toBe(400);
+    expect(submitted.body.error).toMatchObject({ code: 'duration_exceeded' });
+    expect(submitted.body.error.message).toMatch(/50 s/);
+    expect((await credits(api, account.apiKey)).balance_credits).toBe(1000);
+  });
+});
