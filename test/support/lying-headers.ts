@@ -82,7 +82,32 @@ export async function lieAboutDuration(input: string, output: string, seconds: n
     }
   };
   walk(0, buffer.length);
-  if (!report.mvhd || !report.tkhd || !report.mdhd) throw new Error(`not every header found: ${JSON.stringify(report)}`);
+  if (!report.mvhd || !report.tkhd || !report.mdhd)
+    throw new Error(`not every header found: ${JSON.stringify(report)}`);
   await writeFile(output, buffer);
   return report;
+}
+
+/**
+ * The WAV counterpart: the `data` chunk's declared size is cut to `seconds` of samples while every
+ * sample stays in the file (walking the RIFF chunks, not searching for "data").
+ */
+export async function lieAboutWavLength(input: string, output: string, seconds: number): Promise<void> {
+  const buffer = Buffer.from(await readFile(input));
+  if (buffer.toString('latin1', 0, 4) !== 'RIFF' || buffer.toString('latin1', 8, 12) !== 'WAVE')
+    throw new Error('not a WAV');
+  let bytesPerSecond = 0;
+  for (let offset = 12; offset + 8 <= buffer.length;) {
+    const id = buffer.toString('latin1', offset, offset + 4);
+    const size = buffer.readUInt32LE(offset + 4);
+    if (id === 'fmt ') bytesPerSecond = buffer.readUInt32LE(offset + 8 + 8);
+    if (id === 'data') {
+      if (!bytesPerSecond) throw new Error('data before fmt');
+      buffer.writeUInt32LE(Math.min(size, Math.round(seconds * bytesPerSecond)), offset + 4);
+      await writeFile(output, buffer);
+      return;
+    }
+    offset += 8 + size + (size % 2);
+  }
+  throw new Error('no data chunk');
 }
