@@ -43,6 +43,7 @@ export class FfmpegMediaRunner implements MediaRunner {
     if (!probed.ok) return probeFailure(probed);
     const refused = request.admit({
       durationSeconds: probed.probe.durationSeconds,
+      width: probed.probe.video?.width ?? null,
       height: probed.probe.video?.height ?? null,
     });
     if (refused) return refused;
