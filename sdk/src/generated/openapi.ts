@@ -1808,6 +1808,19 @@ export interface components {
             /** @example upl_0Qx3cA1b2C3d4E5f6G7h8i9 */
             upload_id: string;
         };
+        ItemWarningResponse: {
+            /**
+             * @description Stable machine-readable name of the warning.
+             * @example source_shorter_than_declared
+             * @enum {string}
+             */
+            code: "source_shorter_than_declared";
+            /**
+             * @description English sentence; may be reworded, never to be parsed.
+             * @example The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged.
+             */
+            message: string;
+        };
         OutputLightResponse: {
             /**
              * @description Where the SDR light went (output.mapping).
@@ -1907,10 +1920,17 @@ export interface components {
             status: "queued" | "processing" | "succeeded" | "failed" | "cancelled";
             source: components["schemas"]["UrlSourceResponse"] | components["schemas"]["UploadSourceResponse"];
             /**
-             * @description Duration of the source, from its probe.
+             * @description Duration of the source as its container declares it (where its packets end, when that is later), from its probe: what was priced and held.
              * @example 12.5
              */
             duration_seconds: number;
+            /**
+             * @description What the source decoded to — the seconds encoded and charged; null until the item succeeded. Shorter than duration_seconds by more than 0.1 s adds a warning; by more than 1 s the source is truncated or corrupt and the item fails invalid_media, charged 0.
+             * @example 12.5
+             */
+            decoded_duration_seconds: number | null;
+            /** @description What the client should know about an item although it succeeded; empty when nothing. */
+            warnings: components["schemas"]["ItemWarningResponse"][];
             /** @example 1920 */
             width: number | null;
             /** @example 1080 */
@@ -4961,6 +4981,13 @@ export interface operations {
                      *                 "url": "https://media.example.com/clips/intro.mp4"
                      *               },
                      *               "duration_seconds": 12.5,
+                     *               "decoded_duration_seconds": 12.5,
+                     *               "warnings": [
+                     *                 {
+                     *                   "code": "source_shorter_than_declared",
+                     *                   "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *                 }
+                     *               ],
                      *               "width": 1920,
                      *               "height": 1080,
                      *               "output_width": 1920,
@@ -5070,6 +5097,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5254,6 +5288,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5352,6 +5393,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5459,6 +5507,13 @@ export interface operations {
                      *                 "url": "https://media.example.com/clips/intro.mp4"
                      *               },
                      *               "duration_seconds": 12.5,
+                     *               "decoded_duration_seconds": 12.5,
+                     *               "warnings": [
+                     *                 {
+                     *                   "code": "source_shorter_than_declared",
+                     *                   "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *                 }
+                     *               ],
                      *               "width": 1920,
                      *               "height": 1080,
                      *               "output_width": 1920,
@@ -5568,6 +5623,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5752,6 +5814,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5850,6 +5919,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -7433,6 +7509,7 @@ export const sdr2HdrOutputDtoContainerValues: ReadonlyArray<FlattenedDeepRequire
 export const sdr2HdrOutputDtoQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["quality"]> = ["fast", "balanced", "best"];
 export const urlSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UrlSourceResponse"]["type"]> = ["url"];
 export const uploadSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadSourceResponse"]["type"]> = ["upload"];
+export const itemWarningResponseCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemWarningResponse"]["code"]> = ["source_shorter_than_declared"];
 export const outputLightResponseMappingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OutputLightResponse"]["mapping"]> = ["reference", "expand"];
 export const videoOutputMediaResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["codec"]> = ["hevc"];
 export const videoOutputMediaResponseProfileValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["profile"]> = ["main10"];
