@@ -8,7 +8,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # The dashboard workspace's manifest, so npm ci installs what builds it (the app is built here).
 COPY dashboard/package.json ./dashboard/
-RUN npm ci --no-audit --no-fund
+# onnxruntime-node's postinstall would download the CUDA provider (we run Silero VAD on its bundled CPU
+# binary): package.json's allowScripts denies it for npm 11; this is the package's own switch for the npm
+# that node:20 ships, which does not read allowScripts.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations

@@ -3,7 +3,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: '.',
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/jest-environment.js',
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
   // The chaos suite is its own run: `npm run test:chaos` (jest.chaos.config.js).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/chaos/'],

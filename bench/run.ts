@@ -18,6 +18,8 @@ import { benchPresets } from './presets';
 import { benchQueue } from './queue';
 import { benchSegments } from './segments';
 import { benchHdr } from './hdr';
+import { benchLightMap } from './light-map';
+import { benchVad } from './vad';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -35,6 +37,8 @@ const BENCHES: Record<string, Bench> = {
   'storage-upload': (context) => benchStorage(context, true),
   segments: async (context) => [await benchSegments(context)],
   hdr: benchHdr,
+  lightmap: async (context) => [await benchLightMap(context)],
+  vad: async (context) => [await benchVad(context)],
   docs: async (context) => [await benchDocs(context)],
 };
 

@@ -10,6 +10,8 @@ import { ItemWorker1764750000000 } from './1764750000000-item-worker';
 import { Sdr2HdrQuality1765200000000 } from './1765200000000-sdr2hdr-quality';
 import { ItemSegments1765250000000 } from './1765250000000-item-segments';
 import { PlanEventStreams1765310000000 } from './1765310000000-plan-event-streams';
+import { PlanStorageAndEndpoints1765400000000 } from './1765400000000-plan-storage-and-endpoints';
+import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitations-across-accounts';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -22,4 +24,6 @@ export const MIGRATIONS = [
   Sdr2HdrQuality1765200000000,
   ItemSegments1765250000000,
   PlanEventStreams1765310000000,
+  PlanStorageAndEndpoints1765400000000,
+  InvitationsAcrossAccounts1765410000000,
 ];

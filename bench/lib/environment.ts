@@ -55,8 +55,9 @@ export async function createEnvironment(label: string): Promise<BenchEnvironment
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   await db.query(
-    `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height, usd_per_credit)
-     VALUES ($1, 1000000, 1000000, NULL, '{sdr2hdr,audio}', 2160, 0.005)`,
+    `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height,
+                        usd_per_credit, webhook_endpoints, upload_storage_bytes)
+     VALUES ($1, 1000000, 1000000, NULL, '{sdr2hdr,audio}', 2160, 0.005, 1000000, 1099511627776)`,
     [BENCH_PLAN],
   );
   const storageDir = await mkdtemp(join(tmpdir(), `mediajobs-bench-${label}-`));

@@ -1,13 +1,12 @@
 // The operators' queue board at /admin/queues (bull-board): waiting, active, delayed, failed and
-// completed jobs of every region's media queue and of the webhooks queue; retry, promote or remove one.
+// completed jobs of every region's media queue and of the webhooks queue; retry, promote or remove one
+// (nothing else: queue-board-routes.ts). A change made with the cookie needs this origin and the
+// sign-in's CSRF token (queue-board-csrf.ts); every refusal is the error envelope.
 // Behind the admin token: `X-Admin-Token` (curl), or a browser signs in once with the token on a form
 // and gets an HttpOnly, SameSite=Strict cookie for /admin/queues (8 h; a new ADMIN_TOKEN voids it).
 // The token never travels in a URL, so it never lands in a request log or the browser history.
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import type { HTTPStatus } from '@bull-board/api/dist/types.js';
-import { FastifyAdapter } from '@bull-board/fastify';
-import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,14 +14,17 @@ import type { Redis } from 'ioredis';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppConfig } from '../common/config/config';
 import type { CredentialAttempts } from '../auth/credential-attempts';
+import { READ_METHODS } from '../auth/roles';
+import { checkBrowserOrigin, checkCrossSite } from '../auth/same-origin';
 import { ApiError } from '../common/errors';
 import { bullConnection, closeQueue, mediaQueueName, regionsKey, WEBHOOK_QUEUE } from '../common/queues';
+import { boardCsrfToken, CSRF_COOKIE, CSRF_HEADER, csrfCookie } from './queue-board-csrf';
+import { boardError, QueueBoardAdapter } from './queue-board-routes';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 const COOKIE = 'mj_queue_board';
 const SESSION_SECONDS = 8 * 3600;
 const REFRESH_MS = 5000;
-const logger = new Logger('QueueBoard');
 
 /** The rest of an HTML page's protective headers come from common/http/security-headers.ts. */
 const SECURITY_HEADERS = { 'Cache-Control': 'no-store' };
@@ -65,47 +67,31 @@ export interface QueueBoard {
   close(): Promise<void>;
 }
 
-/**
- * BullMQ refusing an action on a job that is in another state (promoting a job that is not delayed) or
- * was removed meanwhile (another operator, the job ended): the operator's conflict or not-found, not a
- * server fault. BullMQ marks these only by message (src/classes/finished-errors in bullmq).
- */
-function jobStateRefusal(error: Error): 404 | 409 | undefined {
-  if (/^Job \S+ is not in the \w+ state\./.test(error.message)) return 409;
-  if (/^Missing key for job \S+\./.test(error.message)) return 404;
-  return undefined;
-}
-
 /** Mounts the board on the API's Fastify instance (before `app.init()`). */
 export async function setupQueueBoard(
   app: NestFastifyApplication,
   config: AppConfig,
   redis: Redis,
-  sendError: (error: ApiError, request: FastifyRequest, reply: FastifyReply) => void,
+  /** Writes the envelope of anything thrown (common/http/error-response.ts sendError). */
+  sendError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void,
   /** The failed-credential budget per IP (issue 12 item 6): the board takes the operator token too. */
   attempts: Pick<CredentialAttempts, 'reserve'>,
 ): Promise<QueueBoard> {
   const fastify = app.getHttpAdapter().getInstance();
   const secure = config.publicBaseUrl.startsWith('https:');
+  const publicOrigin = new URL(config.publicBaseUrl).origin;
   const queues = new Map<string, Queue>();
-  const serverAdapter = new FastifyAdapter().setBasePath(QUEUE_BOARD_PATH);
+  const serverAdapter = new QueueBoardAdapter().setBasePath(QUEUE_BOARD_PATH);
   const board = createBullBoard({
     queues: [],
     serverAdapter,
     options: { uiConfig: { boardTitle: 'mediajobs queues' } },
   });
-  // bull-board answers anything its routes throw with 500 and the raw message: a body our JSON parser
-  // refused (too deep, ill-formed text) is the client's 400, and a server error says nothing internal.
-  serverAdapter.setErrorHandler((error: Error & { statusCode?: number }) => {
-    // bull-board's type lists fewer statuses than Fastify's own errors carry (413, 415): sent as they are.
-    const status = (
-      error instanceof ApiError ? error.status : (error.statusCode ?? jobStateRefusal(error) ?? 500)
-    ) as HTTPStatus;
-    if (status >= 500) {
-      logger.error(`queue board request failed: ${error.message}`, error.stack);
-      return { status, body: { error: { key: 'ERRORS.INTERNAL_SERVER_ERROR' } } };
-    }
-    return { status, body: { error: { key: 'ERRORS.BAD_REQUEST' }, message: error.message } };
+  // bull-board answers what its routes throw with its own body: thrown on instead, to the board
+  // scope's error handler below, which writes the envelope (Fastify hands an error its handler throws
+  // to the parent scope's handler).
+  serverAdapter.setErrorHandler((error: Error) => {
+    throw boardError(error);
   });
 
   const add = (name: string, description: string) => {
@@ -140,15 +126,38 @@ export async function setupQueueBoard(
     );
   };
 
+  /**
+   * For a request the sign-in cookie authorised (the X-Admin-Token header needs none: no page of another
+   * site can send a header): a change must pass the dashboard's cross-site rule with this sign-in's
+   * token; a read hands the page the token when its cookie lacks it (a sign-in older than the token).
+   */
+  const guardCookieChange = (request: FastifyRequest, reply: FastifyReply): void => {
+    // As authorised() reads it: a non-empty X-Admin-Token header is the credential, else the cookie.
+    const header = request.headers['x-admin-token'];
+    if (typeof header === 'string' && header) return;
+    const session = cookieValue(request, COOKIE) ?? '';
+    const csrfToken = boardCsrfToken(config.adminToken!, session);
+    if (!READ_METHODS.has(request.method)) {
+      checkCrossSite(request, { origin: publicOrigin, csrfToken, header: CSRF_HEADER, page: 'the queue board' });
+    } else if (cookieValue(request, CSRF_COOKIE) !== csrfToken) {
+      const maxAgeSeconds = Number(session.split('.')[0]) - Date.now() / 1000;
+      void reply.header('Set-Cookie', csrfCookie(csrfToken, { path: QUEUE_BOARD_PATH, maxAgeSeconds, secure }));
+    }
+  };
+
   await fastify.register(
     async (scope: FastifyInstance) => {
       // The API answers a form body with 415 (send application/json, src/http-app.ts); the board's own
       // sign-in form is the one place a form is read, so this scope replaces the inherited parser.
+      // Every other route of the board refuses a form (415), as the API does: no form changes a queue.
       if (scope.hasContentTypeParser('application/x-www-form-urlencoded'))
         scope.removeContentTypeParser('application/x-www-form-urlencoded');
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
-        done(null, Object.fromEntries(new URLSearchParams(String(body)))),
-      );
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+        if (request.routeOptions.url === `${QUEUE_BOARD_PATH}/session`)
+          return done(null, Object.fromEntries(new URLSearchParams(String(body))));
+        done(Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }), undefined);
+      });
+      scope.setErrorHandler((error, request, reply) => sendError(error, request, reply));
       scope.addHook('onSend', async (_request, reply) => {
         void reply.headers(SECURITY_HEADERS);
       });
@@ -173,6 +182,12 @@ export async function setupQueueBoard(
         if (signingIn) return;
         if (authorised(request)) {
           await pendingAttempts.get(request)?.refund();
+          try {
+            guardCookieChange(request, reply);
+          } catch (error) {
+            sendError(error, request, reply);
+            return reply;
+          }
           if (request.method === 'GET' && (path === QUEUE_BOARD_PATH || path.endsWith('/api/queues'))) await refresh();
           return;
         }
@@ -193,6 +208,8 @@ export async function setupQueueBoard(
       });
 
       scope.post<{ Body: { token?: string } | undefined }>('/session', async (request, reply) => {
+        // Another site may not sign a browser in (login CSRF), as for the dashboard's sign-in.
+        checkBrowserOrigin(request, publicOrigin);
         const token = request.body?.token ?? '';
         if (!config.adminToken || !sameText(token, config.adminToken)) {
           return reply.status(401).type('text/html; charset=utf-8').send(signInPage(true));
@@ -207,7 +224,12 @@ export async function setupQueueBoard(
           'SameSite=Strict',
           ...(secure ? ['Secure'] : []),
         ].join('; ');
-        return reply.header('Set-Cookie', cookie).redirect(QUEUE_BOARD_PATH, 303);
+        const csrf = csrfCookie(boardCsrfToken(config.adminToken, cookie.split(';')[0].slice(COOKIE.length + 1)), {
+          path: QUEUE_BOARD_PATH,
+          maxAgeSeconds: SESSION_SECONDS,
+          secure,
+        });
+        return reply.header('Set-Cookie', [cookie, csrf]).redirect(QUEUE_BOARD_PATH, 303);
       });
 
       await scope.register(serverAdapter.registerPlugin());

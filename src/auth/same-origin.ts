@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors';
+import { secretsEqual } from './api-key';
 
 /**
  * The origin a browser says a request comes from: `Origin`, or the origin of `Referer` when a
@@ -30,6 +31,34 @@ export function checkBrowserOrigin(request: FastifyRequest, publicOrigin: string
     throw new ApiError('csrf_check_failed', {
       param: 'Origin',
       message: `Sign in from ${publicOrigin}; this request came from ${origin}.`,
+    });
+  }
+}
+
+/**
+ * The one rule for a change made with a cookie (the dashboard's session, the queue board's sign-in):
+ * it must come from `origin` (Origin, or Referer's origin) and carry the CSRF token of that cookie in
+ * `header`, which only a page of this origin can read and send (403 csrf_check_failed otherwise).
+ */
+export function checkCrossSite(
+  request: FastifyRequest,
+  expected: { origin: string; csrfToken: string; header: string; page: string },
+): void {
+  const origin = requestOrigin(request);
+  if (origin !== expected.origin) {
+    throw new ApiError('csrf_check_failed', {
+      param: 'Origin',
+      message: `A change made with a session must come from ${expected.origin}; this one came from ${origin ?? 'an unknown origin'}.`,
+    });
+  }
+  const header = request.headers[expected.header.toLowerCase()];
+  const presented = Array.isArray(header) ? header[0] : header;
+  if (!presented || !secretsEqual(presented, expected.csrfToken)) {
+    throw new ApiError('csrf_check_failed', {
+      param: expected.header,
+      message: presented
+        ? `The ${expected.header} does not belong to this session. Reload ${expected.page} and try again.`
+        : `A change made with a session must carry the ${expected.header} header of the session.`,
     });
   }
 }

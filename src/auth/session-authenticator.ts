@@ -4,11 +4,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { secretsEqual } from './api-key';
 import type { AuthContext } from './auth-context';
 import type { Access } from './auth.decorators';
 import { mayChange, notForCaller, READ_METHODS, scopesOf, viewerRefusal } from './roles';
-import { requestOrigin } from './same-origin';
+import { checkCrossSite } from './same-origin';
 import { clearedSessionCookie, hashToken, isWellFormedToken, readSessionCookie, secureCookies } from './session-token';
 import { SessionsRepository, type ActiveSession } from './sessions.repository';
 
@@ -96,22 +95,11 @@ export class SessionAuthenticator {
 
   /** A change must come from the dashboard's own origin and carry the session's CSRF token. */
   private checkCrossSite(request: FastifyRequest, session: ActiveSession): void {
-    const origin = requestOrigin(request);
-    if (origin !== this.publicOrigin) {
-      throw new ApiError('csrf_check_failed', {
-        param: 'Origin',
-        message: `A change made with a session must come from ${this.publicOrigin}; this one came from ${origin ?? 'an unknown origin'}.`,
-      });
-    }
-    const header = request.headers['x-csrf-token'];
-    const presented = Array.isArray(header) ? header[0] : header;
-    if (!presented || !secretsEqual(presented, session.csrfToken)) {
-      throw new ApiError('csrf_check_failed', {
-        param: 'X-CSRF-Token',
-        message: presented
-          ? 'The X-CSRF-Token does not belong to this session. Reload the dashboard and try again.'
-          : 'A change made with a session must carry the X-CSRF-Token header of the session.',
-      });
-    }
+    checkCrossSite(request, {
+      origin: this.publicOrigin,
+      csrfToken: session.csrfToken,
+      header: 'X-CSRF-Token',
+      page: 'the dashboard',
+    });
   }
 }

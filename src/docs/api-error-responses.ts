@@ -75,11 +75,13 @@ const GROUPS = {
   cancel: ['job_not_cancellable'],
   // GET /v1/events/stream: a Last-Event-ID that names no event, or one older than the events kept; the plan's cap.
   event_stream: ['invalid_parameter', 'resume_point_expired', 'stream_limit_exceeded'],
-  webhook_url: ['invalid_url'],
+  // POST /v1/webhook-endpoints: the URL rule, one endpoint per URL and filter, the plan's endpoints.
+  webhook_url: ['invalid_url', 'webhook_endpoint_exists', 'quota_exceeded'],
   // An empty body is missing_parameter; an Idempotency-Key reused with other bytes (or still in flight)
   // answers as on every POST (issue 12 item 14).
   upload: [
     'missing_parameter',
+    'quota_exceeded',
     'file_too_large',
     'content_policy_violation',
     'unsupported_content_type',

@@ -89,12 +89,42 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
       reset_at: '2026-02-01T00:00:00.000Z',
     },
   },
+  // One shape per quota: which fields are present says which quota was used up.
   quota_exceeded: {
     fields: [
-      { name: 'processing_minutes_limit', type: 'integer', description: "The plan's minutes per month." },
-      { name: 'processing_minutes_used', type: 'integer', description: 'Used this period.' },
-      { name: 'required_minutes', type: 'integer', description: 'What this job would use.' },
-      { name: 'reset_at', type: 'date-time', description: 'When the period resets.' },
+      {
+        name: 'processing_minutes_limit',
+        type: 'integer',
+        description: "The plan's minutes per month (processing quota).",
+        optional: true,
+      },
+      { name: 'processing_minutes_used', type: 'integer', description: 'Used this period.', optional: true },
+      { name: 'required_minutes', type: 'integer', description: 'What this job would use.', optional: true },
+      { name: 'reset_at', type: 'date-time', description: 'When the period resets.', optional: true },
+      {
+        name: 'upload_bytes_limit',
+        type: 'integer',
+        description: "The plan's bytes an account may hold in live uploads (POST /v1/uploads).",
+        optional: true,
+      },
+      {
+        name: 'upload_bytes_used',
+        type: 'integer',
+        description: 'Bytes the account holds in live uploads now (an upload counts until it expires).',
+        optional: true,
+      },
+      {
+        name: 'webhook_endpoints_limit',
+        type: 'integer',
+        description: "The plan's webhook endpoints per account (POST /v1/webhook-endpoints).",
+        optional: true,
+      },
+      {
+        name: 'webhook_endpoints_used',
+        type: 'integer',
+        description: 'Endpoints the account has now.',
+        optional: true,
+      },
     ],
     example: {
       processing_minutes_limit: 600,
@@ -102,6 +132,24 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
       required_minutes: 4,
       reset_at: '2026-02-01T00:00:00.000Z',
     },
+  },
+  // Present when the picture is known to be over the workers' budget (the estimate; not a media process killed).
+  out_of_memory: {
+    fields: [
+      { name: 'width', type: 'integer', description: 'Picture width of the input.', optional: true },
+      { name: 'height', type: 'integer', description: 'Picture height of the input.', optional: true },
+      {
+        name: 'max_pixels',
+        type: 'integer',
+        description: "The workers' pixels per frame (WORKER_MAX_PIXELS).",
+        optional: true,
+      },
+    ],
+    example: { width: 7680, height: 4320, max_pixels: 8294400 },
+  },
+  webhook_endpoint_exists: {
+    fields: [{ name: 'endpoint_id', type: 'string', description: 'The endpoint with this URL and these events.' }],
+    example: { endpoint_id: 'we_01HZX3Q7W8K2M5N9P4R6T1V3Y5' },
   },
   rate_limit_exceeded: RATE_LIMIT,
   concurrency_limit_exceeded: {

@@ -40,9 +40,12 @@ export function parseRange(
   return { start, end };
 }
 
-/** What an output is served as (the container chosen at submit). */
+/** What an output is served as (the container chosen at submit), and an sdr2hdr output's light map (PNG). */
 const MEDIA_CONTENT = Object.fromEntries(
-  Object.values(OUTPUT_CONTENT_TYPES).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+  [...Object.values(OUTPUT_CONTENT_TYPES), 'image/png'].map((type) => [
+    type,
+    { schema: { type: 'string', format: 'binary' } },
+  ]),
 );
 
 @ApiTags('assets')
@@ -57,7 +60,9 @@ export class AssetsController {
   /** Reached through the signed link in a job view: the signature is the credential. */
   @Get(':asset_id/content')
   @Public()
-  @ApiOperation({ summary: 'Download an output (signed, expiring link from the job view; Range supported)' })
+  @ApiOperation({
+    summary: 'Download an output or its light map (signed, expiring link from the job view; Range supported)',
+  })
   @ApiQuery({ name: 'expires', required: true })
   @ApiQuery({ name: 'signature', required: true })
   @ApiResponse({ status: 200, description: 'The whole file', content: MEDIA_CONTENT })

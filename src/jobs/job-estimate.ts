@@ -39,9 +39,12 @@ export interface JobEstimate {
   /** Seconds of media in all inputs. */
   duration_seconds: number;
   items: JobEstimateItem[];
-  /** Whether a submit of the same body would be accepted now (limits and money: docs/api-decisions.md §2 step 8). */
+  /**
+   * Whether a submit of the same body would be accepted now (limits and money: docs/api-decisions.md §2 step 8)
+   * and its job could run: false too for an input the workers would refuse (over WORKER_MAX_PIXELS).
+   */
   accepted: boolean;
-  /** When not accepted: the error object the submit would get now; else null. */
+  /** When not accepted: the error object the submit would get now, or the one its job would end with; else null. */
   error: ErrorObject | null;
 }
 

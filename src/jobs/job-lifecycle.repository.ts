@@ -42,6 +42,8 @@ export interface NewAsset {
   contentType: string;
   media: Record<string, unknown>;
   retentionDays: number;
+  /** The output's light map (sdr2hdr), stored beside it: an asset of its own, expiring with it. */
+  lightMap?: { storageKey: string; sizeBytes: number } | null;
 }
 
 /**

@@ -196,11 +196,25 @@ export class JobLifecycle {
             index: item.index,
             retentionDays: this.config.jobRetentionDays,
           });
+          const lightMap = item.asset.lightMap;
+          const lightMapId = lightMap
+            ? await this.repository.insertAsset(manager, {
+                ...lightMap,
+                container: 'png',
+                contentType: 'image/png',
+                media: {},
+                accountId: job.account_id,
+                jobId: job.id,
+                index: item.index,
+                retentionDays: this.config.jobRetentionDays,
+              })
+            : null;
           const output: ItemOutput = {
             asset_id: assetId,
             size_bytes: item.asset.sizeBytes,
             container: item.asset.container,
             ...(job.api === 'audio' ? { audio: item.asset.media } : { video: item.asset.media }),
+            ...(lightMapId ? { light_map_asset_id: lightMapId } : {}),
           };
           await this.repository.setItemOutput(manager, job.id, item.index, output);
         }

@@ -2,7 +2,7 @@ import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
 import { outputPicture, storedOutput } from './output-options';
-import type { BillingState, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
+import type { BillingState, ItemOutput, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
 
 export interface JobItemView {
   index: number;
@@ -65,7 +65,7 @@ export function toJobView(
     started_at: iso(job.started_at),
     finished_at: iso(job.finished_at),
     progress: job.status === 'succeeded' || job.status === 'partially_succeeded' ? 1 : Number(job.progress),
-    items: items.map((item) => itemView(job, item, links.baseUrl, links.secret, expiresAt)),
+    items: items.map((item) => itemView(job, item, links, expiresAt)),
     billing: {
       estimated_credits: Number(job.estimated_credits),
       charged_credits: Number(job.charged_credits),
@@ -77,7 +77,12 @@ export function toJobView(
   };
 }
 
-function itemView(job: JobRow, item: JobItemRow, baseUrl: string, secret: string, expiresAt: Date): JobItemView {
+function itemView(
+  job: JobRow,
+  item: JobItemRow,
+  links: { baseUrl: string; secret: string },
+  expiresAt: Date,
+): JobItemView {
   // A succeeded item always has its processed length; 0 would be a row written without one (unknown).
   const processed = Number(item.processed_seconds);
   const decoded = item.status === 'succeeded' && processed > 0 ? processed : null;
@@ -96,14 +101,30 @@ function itemView(job: JobRow, item: JobItemRow, baseUrl: string, secret: string
     ...outputPicture(storedOutput(job), item),
     estimated_credits: Number(item.estimated_credits),
     charged_credits: Number(item.charged_credits),
-    output: item.output
-      ? {
-          ...item.output,
-          url: signAssetUrl(baseUrl, item.output.asset_id, secret, expiresAt),
-          expires_at: expiresAt.toISOString(),
-        }
-      : null,
+    output: item.output ? outputView(item.output, links, expiresAt) : null,
     error: item.error,
     worker: item.worker,
+  };
+}
+
+/**
+ * An item's output with its signed links: the file's, and for a video its light map's
+ * (`light_map_url`, null when none was made — docs/api-decisions.md §12); the light map's asset id stays inside.
+ */
+function outputView(
+  output: ItemOutput,
+  links: { baseUrl: string; secret: string },
+  expiresAt: Date,
+): NonNullable<JobItemView['output']> {
+  const { light_map_asset_id: lightMapId, ...stored } = output;
+  const sign = (assetId: string) => signAssetUrl(links.baseUrl, assetId, links.secret, expiresAt);
+  const lightMap = lightMapId
+    ? { light_map_url: sign(lightMapId), light_map_expires_at: expiresAt.toISOString() }
+    : { light_map_url: null, light_map_expires_at: null };
+  return {
+    ...stored,
+    url: sign(output.asset_id),
+    expires_at: expiresAt.toISOString(),
+    ...(output.video ? lightMap : {}),
   };
 }

@@ -20,6 +20,8 @@ export interface ItemOutput {
   container: string;
   video?: Record<string, unknown>;
   audio?: Record<string, unknown>;
+  /** The light map's asset (sdr2hdr): signed into `light_map_url` by the job view, never shown itself. */
+  light_map_asset_id?: string;
 }
 
 export interface JobRow {

@@ -9,6 +9,7 @@ import { toList, type ListResponse } from '../common/pagination';
 import type { JobInputDto } from './dto/submit-job.dto';
 import { JobLifecycle } from './job-lifecycle';
 import { toJobEstimate, type JobEstimate } from './job-estimate';
+import { workerVerdict } from './media-rules';
 import { JobQueue } from './job-queue';
 import { jobLocation, toJobView, type JobView } from './job-view';
 import type { ItemSource, JobApi } from './job.types';
@@ -92,10 +93,17 @@ export class JobsService {
     const { job, items, region } = await this.prepare(caller, request, 'estimate');
     const estimatedCredits = items.reduce((sum, item) => sum + item.estimatedCredits, 0);
     const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
-    const refusal = await this.jobs.transaction(async (manager) => {
+    const limitRefusal = await this.jobs.transaction(async (manager) => {
       const account = await readAccount(manager, caller.accountId);
       return this.limits.refusal(manager, caller, account, { region, estimatedCredits, estimatedSeconds });
     });
+    // The submit's refusal first (what it would answer now); else what the job would end with (media-rules.ts).
+    const refusal =
+      limitRefusal ??
+      items
+        .map((item, index) => workerVerdict(job.api, item, inputParam(item.source, index), this.config))
+        .find((verdict) => verdict !== null) ??
+      null;
     const video = job.api === 'sdr2hdr' ? job.output : null;
     const targetLines = video && video.resolution !== 'source' ? RESOLUTIONS[video.resolution] : undefined;
     const preset = video ? QUALITY_PRESETS[video.quality].preset : undefined;
@@ -324,6 +332,12 @@ function validateMetadata(metadata: Record<string, unknown>): Record<string, str
 
 /** A checked input with its price: a source, or (estimate only) a described file. */
 type PricedItem = Omit<NewJobItem, 'source'> & { source: ItemSource | DeclaredSource };
+
+/** The request field an item came from, as its errors name it. */
+function inputParam(source: ItemSource | DeclaredSource, index: number): string {
+  const field = source.type === 'declared' ? 'media' : source.type === 'upload' ? 'upload_id' : 'source_url';
+  return `inputs[${index}].${field}`;
+}
 
 /** A submit's items are sources: validateInput refused `media` for a submit. */
 function storedItem(item: PricedItem): NewJobItem {

@@ -9,6 +9,7 @@ import { STORAGE, StorageUnavailableError, type Storage } from '../common/storag
 import type { JobInputDto } from './dto/submit-job.dto';
 import type { ItemSource } from './job.types';
 import type { JobApi } from './job.types';
+import { checkMediaRules } from './media-rules';
 import { ProbeSlots } from './probe-slots';
 import { SOURCE_PROBE, type ProbeOutcome, type SourceProbe } from './source-probe';
 import { UploadsRepository } from './uploads.repository';
@@ -126,13 +127,14 @@ export class SourcesService {
         details: { size_bytes: sizeBytes, max_source_bytes: this.config.maxSourceBytes },
       });
     }
-    this.checkDuration(outcome.durationSeconds, param);
-    return { source, durationSeconds: outcome.durationSeconds, width: outcome.width, height: outcome.height };
+    const checked = { source, durationSeconds: outcome.durationSeconds, width: outcome.width, height: outcome.height };
+    checkMediaRules(checked, param, this.config);
+    return checked;
   }
 
   /**
-   * An estimate's described file (`inputs[i].media`): the rules that need no bytes — the duration limit
-   * and, for video, a picture size to price — as for a probed source.
+   * An estimate's described file (`inputs[i].media`): the rules that need no bytes (media-rules.ts) and, for
+   * video, a picture size to price — as for a probed source.
    */
   declared(
     api: JobApi,
@@ -147,23 +149,14 @@ export class SourcesService {
         message: 'A video is priced by its picture size: give media.width and media.height.',
       });
     }
-    this.checkDuration(media.duration_seconds, param);
-    return {
+    const checked: CheckedSource<DeclaredSource> = {
       source: { type: 'declared' },
       durationSeconds: media.duration_seconds,
       width: video ? (media.width ?? null) : null,
       height: video ? (media.height ?? null) : null,
     };
-  }
-
-  private checkDuration(durationSeconds: number, param: string): void {
-    if (durationSeconds > this.config.maxDurationSeconds) {
-      throw new ApiError('duration_exceeded', {
-        param,
-        message: `The input lasts ${Math.ceil(durationSeconds)} s; this API accepts at most ${this.config.maxDurationSeconds} s.`,
-        details: { duration_seconds: durationSeconds, max_duration_seconds: this.config.maxDurationSeconds },
-      });
-    }
+    checkMediaRules(checked, param, this.config);
+    return checked;
   }
 
   /**

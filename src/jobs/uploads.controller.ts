@@ -23,7 +23,13 @@ export class UploadsController {
   @RequireScope('sdr2hdr', 'audio')
   @ApiConsumes(...UPLOAD_CONTENT_TYPES)
   @ApiBody({ description: 'The raw media file', schema: { type: 'string', format: 'binary' } })
-  @ApiOperation({ summary: 'Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)' })
+  @ApiOperation({
+    summary: 'Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)',
+    description:
+      "An upload is kept 24 h. An account holds at most its plan's bytes in live uploads (free 1 GiB, starter " +
+      '10 GiB, pro 100 GiB, enterprise 500 GiB): an upload that would pass it is 429 `quota_exceeded` with ' +
+      '`details.upload_bytes_limit` and `upload_bytes_used`, and nothing is stored.',
+  })
   @ApiSuccess(201, UploadResponse, 'The upload: reference upload_id in a job')
   @ApiErrorResponses('auth', 'rate', 'upload')
   async create(

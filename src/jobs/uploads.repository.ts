@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { row } from '../common/database/sql';
+
+/** The plan's bound on the bytes an account holds in live uploads, and what it holds now. */
+export interface UploadStorage {
+  limit: number;
+  used: number;
+}
 
 export interface UploadRow {
   id: string;
@@ -17,7 +23,25 @@ export interface UploadRow {
 export class UploadsRepository {
   constructor(private readonly db: DataSource) {}
 
-  async insert(upload: {
+  /** What the account may hold and holds now (live uploads: not deleted, not expired). */
+  async storage(accountId: string, manager: EntityManager = this.db.manager): Promise<UploadStorage> {
+    const found = (await row<{ limit: string; used: string }>(
+      manager,
+      `SELECT p.upload_storage_bytes AS limit,
+              (SELECT COALESCE(sum(u.size_bytes), 0) FROM uploads u
+                WHERE u.account_id = a.id AND u.deleted_at IS NULL AND u.expires_at > now()) AS used
+         FROM accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1`,
+      [accountId],
+    ))!;
+    return { limit: Number(found.limit), used: Number(found.used) };
+  }
+
+  /**
+   * Records the stored upload if it fits the account's bound, else returns the bound. Uploads of one account
+   * finish one at a time here (a transaction-scoped advisory lock), so two that fit only one at a time cannot
+   * both be recorded.
+   */
+  async insertWithinStorage(upload: {
     id: string;
     accountId: string;
     storageKey: string;
@@ -25,22 +49,30 @@ export class UploadsRepository {
     sha256: string;
     contentType: string | null;
     ttlHours: number;
-  }): Promise<UploadRow> {
-    return (await row<UploadRow>(
-      this.db,
-      `INSERT INTO uploads (id, account_id, storage_key, size_bytes, sha256, content_type, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
-       RETURNING id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at`,
-      [
-        upload.id,
+  }): Promise<{ row: UploadRow } | { refused: UploadStorage }> {
+    return this.db.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('upload_storage:' || $1, 0))`, [
         upload.accountId,
-        upload.storageKey,
-        upload.sizeBytes,
-        upload.sha256,
-        upload.contentType,
-        upload.ttlHours,
-      ],
-    ))!;
+      ]);
+      const held = await this.storage(upload.accountId, manager);
+      if (held.used + upload.sizeBytes > held.limit) return { refused: held };
+      const inserted = (await row<UploadRow>(
+        manager,
+        `INSERT INTO uploads (id, account_id, storage_key, size_bytes, sha256, content_type, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
+         RETURNING id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at`,
+        [
+          upload.id,
+          upload.accountId,
+          upload.storageKey,
+          upload.sizeBytes,
+          upload.sha256,
+          upload.contentType,
+          upload.ttlHours,
+        ],
+      ))!;
+      return { row: inserted };
+    });
   }
 
   /**

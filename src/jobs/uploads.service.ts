@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { SizeLimitExceeded, STORAGE, type Storage } from '../common/storage/storage';
-import { UploadsRepository } from './uploads.repository';
+import { UploadsRepository, type UploadStorage } from './uploads.repository';
 
 export const UPLOAD_TTL_HOURS = 24;
 
@@ -46,13 +46,24 @@ export class UploadsService {
       body.resume(); // drain, so the connection can answer
       throw tooLarge();
     }
+    // The plan's bound on bytes held in uploads: a body that says it will not fit is refused unread, and no
+    // body is stored past what is left (a chunked one is stopped there).
+    const before = await this.uploads.storage(accountId);
+    const left = Math.max(0, before.limit - before.used);
+    if (declaredLength !== null && declaredLength > left) {
+      body.resume();
+      throw storageFull(before, declaredLength);
+    }
     const id = newId('upl');
     const key = `uploads/${accountId}/${id}`;
     let stored;
     try {
-      stored = await this.storage.write(key, body, limit);
+      stored = await this.storage.write(key, body, Math.min(limit, left));
     } catch (error) {
-      if (error instanceof SizeLimitExceeded) throw tooLarge();
+      if (error instanceof SizeLimitExceeded) {
+        if (left < limit) throw storageFull(await this.uploads.storage(accountId), null);
+        throw tooLarge();
+      }
       throw error;
     }
     if (stored.sizeBytes === 0) {
@@ -66,7 +77,8 @@ export class UploadsService {
       await this.storage.remove(key);
       throw new ApiError('content_policy_violation', { param: 'body' });
     }
-    const row = await this.uploads.insert({
+    // Judged again where uploads of the account queue: another upload may have finished meanwhile.
+    const recorded = await this.uploads.insertWithinStorage({
       id,
       accountId,
       storageKey: key,
@@ -75,6 +87,11 @@ export class UploadsService {
       contentType,
       ttlHours: UPLOAD_TTL_HOURS,
     });
+    if ('refused' in recorded) {
+      await this.storage.remove(key);
+      throw storageFull(recorded.refused, stored.sizeBytes);
+    }
+    const row = recorded.row;
     return {
       object: 'upload',
       upload_id: row.id,
@@ -85,4 +102,15 @@ export class UploadsService {
       expires_at: row.expires_at.toISOString(),
     };
   }
+}
+
+/** 429 quota_exceeded with the plan's bound and the bytes held (docs/api-decisions.md §4, direct upload). */
+function storageFull(held: UploadStorage, sizeBytes: number | null): ApiError {
+  const size = sizeBytes === null ? 'This upload' : `This upload of ${sizeBytes} bytes`;
+  return new ApiError('quota_exceeded', {
+    message:
+      `${size} does not fit: your plan lets an account hold ${held.limit} bytes in uploads and it holds ${held.used}. ` +
+      `Uploads count until they expire, ${UPLOAD_TTL_HOURS} h after they were made; upgrade your plan for more.`,
+    details: { upload_bytes_limit: held.limit, upload_bytes_used: held.used },
+  });
 }

@@ -504,7 +504,7 @@ export interface PcmExtractArgsInput {
   rwTimeoutUs?: number;
 }
 
-/** 16 kHz mono signed 16-bit little-endian PCM on stdout: what the WebRTC VAD reads. */
+/** 16 kHz mono signed 16-bit little-endian PCM on stdout: what the speech detector (src/media/vad.ts) reads. */
 export function buildPcmExtractArgs(options: PcmExtractArgsInput): string[] {
   const audio = requireAudio(options.probe, 'buildPcmExtractArgs');
   return [

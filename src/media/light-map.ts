@@ -6,7 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS } from './ffmpeg-args';
 import { bt2020Luminance, hlgDecodeDisplayLight, pqDecode, type Rgb, type Transfer } from './hdr-mapping';
-import { defaultFfmpegPath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
+import { defaultFfmpegPath, defaultFfprobePath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 
 /** Upper edges (cd/m²) and colours of the bands; edges sit between the levels the mappings aim at. */
 export const LIGHT_BANDS: { below: number; colour: string; label: string }[] = [
@@ -23,6 +23,21 @@ export const LIGHT_BANDS: { below: number; colour: string; label: string }[] = [
 
 export function bandOf(nits: number): (typeof LIGHT_BANDS)[number] {
   return LIGHT_BANDS.find((band) => nits < band.below) ?? LIGHT_BANDS[LIGHT_BANDS.length - 1];
+}
+
+const cubes = new Map<string, string>();
+
+/**
+ * The cube of `transfer`, computed once per process: its 65³ points took ~1 s of JavaScript on an idle
+ * core (9 s on a loaded machine), more than the rest of a map.
+ */
+export function falseColourCube(transfer: Transfer): string {
+  let cube = cubes.get(transfer);
+  if (cube === undefined) {
+    cube = buildFalseColourCube(transfer);
+    cubes.set(transfer, cube);
+  }
+  return cube;
 }
 
 /** output R′G′B′ (BT.2020, PQ or HLG, full range) → the band colour of its luminance, as a `.cube`. */
@@ -51,6 +66,11 @@ export interface LightMapArgsInput {
   png: string;
   /** The frame shown (seconds from the start). */
   atSeconds: number;
+  /**
+   * `atSeconds` is a keyframe of the output: the frame just after it is shown, decoded from that
+   * keyframe (a few HEVC frames instead of up to a GOP), and the source frame of the same time beside it.
+   */
+  keyframe?: boolean;
   /** The output's picture size; the source frame is scaled to it. */
   width: number;
   height: number;
@@ -65,15 +85,22 @@ export function buildLightMapArgs(input: LightMapArgsInput): string[] {
   if (!/^[A-Za-z0-9_./+-]+$/.test(input.cubePath)) throw new Error(`LUT path must be plain: ${input.cubePath}`);
   const { width, height } = input;
   const bandWidth = Math.floor((2 * width - 20) / LIGHT_BANDS.length);
+  // The longest label ("1500-3000") must fit its band on a small picture too (DejaVu ≈ 0.6 em a digit).
+  const fontSize = Math.max(7, Math.min(12, Math.floor((bandWidth - 4) / 5.6)));
   const legend = LIGHT_BANDS.flatMap((band, i) => {
     const x = 10 + i * bandWidth;
     return [
       `drawbox=x=${x}:y=${height + 6}:w=${bandWidth - 4}:h=18:color=0x${band.colour}@1:t=fill`,
-      `drawtext=fontfile=${FONT}:text='${band.label}':x=${x}:y=${height + 30}:fontsize=12:fontcolor=black`,
+      `drawtext=fontfile=${FONT}:text='${band.label}':x=${x}:y=${height + 30}:fontsize=${fontSize}:fontcolor=black`,
     ];
   });
   const title = `drawtext=fontfile=${FONT}:text='cd/m²':x=${2 * width - 50}:y=${height + 42}:fontsize=11:fontcolor=black`;
-  const seek = ['-ss', input.atSeconds.toFixed(3)];
+  // Just after a keyframe's time, both seeks land on that keyframe (ffmpeg seeks to the keyframe at or
+  // before the time) and both show the frame after it: the same frame, decoding a few frames at most
+  // (a seek just before it would land on the keyframe before, a GOP earlier).
+  const at = (input.atSeconds + (input.keyframe ? 0.0005 : 0)).toFixed(4);
+  const sourceSeek = ['-ss', at];
+  const outputSeek = ['-ss', at];
   const local = ['-protocol_whitelist', 'file', '-format_whitelist', ALLOWED_DEMUXERS];
   return [
     '-hide_banner',
@@ -81,11 +108,11 @@ export function buildLightMapArgs(input: LightMapArgsInput): string[] {
     '-loglevel',
     'error',
     '-y',
-    ...seek,
+    ...sourceSeek,
     ...local,
     '-i',
     input.source,
-    ...seek,
+    ...outputSeek,
     ...local,
     '-i',
     input.output,
@@ -112,16 +139,72 @@ export interface RenderLightMapInput {
   height: number;
   durationSeconds: number;
   ffmpegPath?: string;
+  ffprobePath?: string;
   signal?: AbortSignal;
   timeLimitMs?: number;
 }
 
-/** Writes the light map PNG of the frame in the middle of the item; the run's outcome. */
+/** Packets read after the seek when looking for the keyframe nearest the middle (no decoding). */
+const KEYFRAME_SCAN_PACKETS = 600;
+
+/**
+ * The output's keyframe nearest `seconds`: ffprobe seeks there (landing on the keyframe at or before it)
+ * and reads packet flags only. Decoding from a keyframe to the exact middle cost more than the rest of
+ * the map together (9 s of a 10 s 1080p item's 250-frame GOP on a loaded machine). Null when none is read.
+ */
+export async function keyframeNear(
+  path: string,
+  seconds: number,
+  tools: { ffprobePath?: string; signal?: AbortSignal; timeLimitMs?: number } = {},
+): Promise<number | null> {
+  let csv = '';
+  const run = await runMediaProcess(
+    tools.ffprobePath ?? defaultFfprobePath(),
+    [
+      '-v',
+      'error',
+      '-read_intervals',
+      `${seconds.toFixed(3)}%+#${KEYFRAME_SCAN_PACKETS}`,
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'packet=pts_time,flags',
+      '-of',
+      'csv=p=0',
+      path,
+    ],
+    { signal: tools.signal, timeLimitMs: tools.timeLimitMs, onStdout: (chunk) => void (csv += chunk.toString('utf8')) },
+  );
+  if (run.status !== 'succeeded') return null;
+  const keyframes = csv
+    .split('\n')
+    .map((line) => line.split(','))
+    .filter(([time, flags]) => flags?.startsWith('K') && Number.isFinite(Number(time)))
+    .map(([time]) => Number(time));
+  if (!keyframes.length) return null;
+  return keyframes.reduce((best, time) => (Math.abs(time - seconds) < Math.abs(best - seconds) ? time : best));
+}
+
+/**
+ * Writes the light map PNG of the frame after the output's keyframe nearest the middle of the item (or
+ * of the exact middle, see below); the run's outcome.
+ */
 export async function renderLightMap(input: RenderLightMapInput): Promise<MediaProcessResult> {
   const cubePath = `${input.png}.false-colour.cube`;
   try {
-    await writeFile(cubePath, buildFalseColourCube(input.transfer));
-    const args = buildLightMapArgs({ ...input, cubePath, atSeconds: Math.max(0, input.durationSeconds / 2) });
+    const middle = Math.max(0, input.durationSeconds / 2);
+    const nearest = await keyframeNear(input.output, middle, input);
+    // A keyframe near the start or the end (fade-ins, leaders, a short item's only keyframe at 0) is not
+    // a representative frame: then the exact middle, decoded from the keyframe before it.
+    const inside = (time: number) => time >= 0.1 * input.durationSeconds && time <= 0.9 * input.durationSeconds;
+    const keyframe = nearest !== null && inside(nearest) ? nearest : null;
+    await writeFile(cubePath, falseColourCube(input.transfer));
+    const args = buildLightMapArgs({
+      ...input,
+      cubePath,
+      atSeconds: keyframe ?? middle,
+      keyframe: keyframe !== null,
+    });
     return await runMediaProcess(input.ffmpegPath ?? defaultFfmpegPath(), args, {
       signal: input.signal,
       timeLimitMs: input.timeLimitMs,

@@ -329,7 +329,7 @@ interface StepOptions {
   onProgress: (fraction: number) => void;
 }
 
-/** Streams 16 kHz mono PCM from ffmpeg's stdout straight into the VAD: memory stays flat for any length. */
+/** Streams 16 kHz mono PCM from ffmpeg's stdout straight into the VAD (Silero): memory stays flat for any length. */
 async function detectSpeechInMedia(
   request: SpeechLoudnessRequest,
   step: StepOptions,
@@ -338,21 +338,17 @@ async function detectSpeechInMedia(
   const detector = await VoiceActivityDetector.create(request.vad);
   const expectedBytes = Math.max(1, request.probe.durationSeconds * VAD_SAMPLE_RATE * 2);
   let bytes = 0;
-  try {
-    const run = await runMediaProcess(step.ffmpegPath ?? defaultFfmpegPath(), buildPcmExtractArgs(request), {
-      signal: step.signal,
-      timeLimitMs: step.timeLimitMs,
-      onStdout: (chunk) => {
-        detector.push(chunk);
-        bytes += chunk.length;
-        step.onProgress(Math.min(1, bytes / expectedBytes));
-      },
-    });
-    if (run.status !== 'succeeded') return { ok: false, failure: processFailure(run, started) };
-    return { ok: true, result: detector.finish() };
-  } finally {
-    detector.dispose();
-  }
+  const run = await runMediaProcess(step.ffmpegPath ?? defaultFfmpegPath(), buildPcmExtractArgs(request), {
+    signal: step.signal,
+    timeLimitMs: step.timeLimitMs,
+    // ffmpeg decodes faster than the model reads: its output waits for each chunk to be read.
+    onStdout: (chunk) => {
+      bytes += chunk.length;
+      return detector.push(chunk).then(() => step.onProgress(Math.min(1, bytes / expectedBytes)));
+    },
+  });
+  if (run.status !== 'succeeded') return { ok: false, failure: processFailure(run, started) };
+  return { ok: true, result: await detector.finish() };
 }
 
 // --- loudnorm's JSON report ---------------------------------------------------------------------------

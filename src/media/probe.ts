@@ -4,6 +4,7 @@ import { runMediaProcess, defaultFfprobePath } from './run-ffmpeg';
 import { buildProbeArgs, isNetworkInput } from './ffmpeg-args';
 import { scanIsoBmff } from './iso-bmff';
 import { measurePacketEnds, type PacketEnds } from './packet-end';
+import { pixelBudgetProblem } from './pixel-budget';
 import type {
   AudioStreamInfo,
   InputContainer,
@@ -184,13 +185,9 @@ export function classifyProbe(raw: FfprobeOutput, options: ClassifyOptions): Pro
       message: `The input lasts ${Math.ceil(durationSeconds)} s; this API accepts at most ${options.maxDurationSeconds} s.`,
     };
   }
-  if (video && options.maxPixels !== undefined && video.width * video.height > options.maxPixels) {
-    return {
-      ok: false,
-      code: 'out_of_memory',
-      message: `The video is ${video.width}×${video.height}; the workers accept at most ${options.maxPixels} pixels per frame.`,
-    };
-  }
+  const overBudget =
+    video && options.maxPixels !== undefined ? pixelBudgetProblem(video.width, video.height, options.maxPixels) : null;
+  if (overBudget) return { ok: false, code: overBudget.code, message: overBudget.message };
 
   const probe: ProbeResult = { container, formatName: format.format_name, durationSeconds, encrypted };
   if (video) probe.video = video;

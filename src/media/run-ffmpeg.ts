@@ -33,8 +33,12 @@ export interface MediaProcessOptions {
   /** Wall-clock budget; the process is SIGKILLed when it passes. */
   timeLimitMs?: number;
   stderrLines?: number;
-  /** Receives stdout as it arrives. If it throws, the process is killed and the run rejects with that error. */
-  onStdout?: (chunk: Buffer) => void;
+  /**
+   * Receives stdout as it arrives. When it answers a promise, stdout is paused until it settles (the
+   * tool then waits on a full pipe: back-pressure for a slower reader). If it throws or the promise
+   * rejects, the process is killed and the run rejects with that error.
+   */
+  onStdout?: (chunk: Buffer) => unknown;
 }
 
 /**
@@ -87,13 +91,20 @@ export function runMediaProcess(
       options.signal?.removeEventListener('abort', onAbort);
     };
 
+    const callbackFailed = (error: unknown): void => {
+      callbackError = error;
+      kill('error');
+    };
     child.stdout.on('data', (chunk: Buffer) => {
       if (!options.onStdout || killedFor === 'error') return;
       try {
-        options.onStdout(chunk);
+        const reading = options.onStdout(chunk);
+        if (isThenable(reading)) {
+          child.stdout.pause();
+          reading.then(() => child.stdout.resume(), callbackFailed);
+        }
       } catch (error) {
-        callbackError = error;
-        kill('error');
+        callbackFailed(error);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => tail.push(chunk.toString('utf8')));
@@ -125,6 +136,10 @@ export function runMediaProcess(
       });
     });
   });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 function statusOf(

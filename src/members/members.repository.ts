@@ -35,7 +35,7 @@ export interface LinkRow {
 
 const MEMBER_COLUMNS = `m.id, m.account_id, m.email, m.role, m.invited_at, m.joined_at, m.last_sign_in_at,
   CASE WHEN m.joined_at IS NULL THEN (SELECT max(l.expires_at) FROM password_links l
-    WHERE l.member_id = m.id AND l.purpose = 'invite' AND l.used_at IS NULL) END AS invitation_expires_at`;
+    WHERE l.member_id = m.id AND l.purpose = 'invite' AND l.used_at IS NULL AND NOT l.requested) END AS invitation_expires_at`;
 const ACCOUNT_COLUMNS = 'a.name AS account_name, a.plan_id AS account_plan, a.status AS account_status';
 
 @Injectable()
@@ -46,14 +46,17 @@ export class MembersRepository {
     return this.db.transaction(work);
   }
 
-  /** Null when the email already belongs to a member (of any account). */
+  /**
+   * Null when the email already belongs to a member of this account. Another account's member may be
+   * invited (the conflict is settled when they accept: members_joined_email_idx).
+   */
   async insert(
     manager: EntityManager,
     member: { id: string; accountId: string; email: string; role: MemberRole },
   ): Promise<MemberRow | null> {
     const inserted = await row<{ id: string }>(
       manager,
-      `INSERT INTO members (id, account_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT (email) DO NOTHING RETURNING id`,
+      `INSERT INTO members (id, account_id, email, role) VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, email) DO NOTHING RETURNING id`,
       [member.id, member.accountId, member.email, member.role],
     );
     return inserted ? this.find(member.accountId, inserted.id, manager) : null;
@@ -72,13 +75,26 @@ export class MembersRepository {
     ]);
   }
 
+  /** The member who joined with this email, else its most recent invitation (an email may be invited by several accounts). */
   findForSignIn(email: string): Promise<SignInRow | null> {
     return row<SignInRow>(
       this.db,
       `SELECT ${MEMBER_COLUMNS}, m.password_hash, ${ACCOUNT_COLUMNS}
-         FROM members m JOIN accounts a ON a.id = m.account_id WHERE m.email = $1`,
+         FROM members m JOIN accounts a ON a.id = m.account_id WHERE m.email = $1
+        ORDER BY m.joined_at IS NULL, m.invited_at DESC, m.id LIMIT 1`,
       [email],
     );
+  }
+
+  /** Whether someone with this email has joined an account other than `memberId`'s. */
+  async joinedElsewhere(manager: EntityManager, memberId: string): Promise<boolean> {
+    const found = await row(
+      manager,
+      `SELECT 1 FROM members other JOIN members m ON m.email = other.email
+        WHERE m.id = $1 AND other.id <> m.id AND other.joined_at IS NOT NULL`,
+      [memberId],
+    );
+    return found !== null;
   }
 
   findWithAccount(memberId: string, manager: EntityManager = this.db.manager): Promise<SignInRow | null> {
@@ -122,16 +138,29 @@ export class MembersRepository {
 
   // ---- one-time links ----
 
-  /** A new link replaces every link the member still had: only the latest one works. */
+  /**
+   * A new link replaces every link the member still had: only the latest one works. A link `requested`
+   * anonymously ("forgot password") replaces only earlier requested ones, never an invitation or a link an
+   * owner or operator handed out.
+   */
   async replaceLinks(
     manager: EntityManager,
-    link: { tokenHash: Buffer; memberId: string; purpose: 'invite' | 'reset'; expiresAt: Date },
+    link: { tokenHash: Buffer; memberId: string; purpose: 'invite' | 'reset'; expiresAt: Date; requested?: boolean },
   ): Promise<void> {
-    await manager.query(`DELETE FROM password_links WHERE member_id = $1`, [link.memberId]);
+    const requested = link.requested ?? false;
+    await manager.query(`DELETE FROM password_links WHERE member_id = $1 AND (requested OR NOT $2)`, [
+      link.memberId,
+      requested,
+    ]);
     await manager.query(
-      `INSERT INTO password_links (token_hash, member_id, purpose, expires_at) VALUES ($1, $2, $3, $4)`,
-      [link.tokenHash, link.memberId, link.purpose, link.expiresAt],
+      `INSERT INTO password_links (token_hash, member_id, purpose, expires_at, requested) VALUES ($1, $2, $3, $4, $5)`,
+      [link.tokenHash, link.memberId, link.purpose, link.expiresAt, requested],
     );
+  }
+
+  /** Once a password is set, every other link of the member stops working. */
+  async dropLinks(manager: EntityManager, memberId: string): Promise<void> {
+    await manager.query(`DELETE FROM password_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
   }
 
   /** An unused, unexpired link with its member and account. */

@@ -98,10 +98,11 @@ export class MembersService {
     const address = normaliseEmail(email);
     const member = await this.members.insert(manager, { id: newId('mem'), accountId, email: address, role });
     if (!member) {
-      // One person, one account: emails are unique across the service (sign-in needs no account picker).
+      // Only this account's own members are refused here. Another account's member is invited like anyone
+      // (saying so would tell this owner who uses mediajobs elsewhere); redeemLink refuses them on accepting.
       throw new ApiError('invalid_parameter', {
         param: 'email',
-        message: 'This email already belongs to a member of a mediajobs account. Invite another address.',
+        message: 'This email already belongs to a member of your account.',
       });
     }
     const url = await this.issueLink(manager, member.id, 'invite');
@@ -209,7 +210,17 @@ export class MembersService {
     const passwordHash = await hashPassword(password);
     const used = await this.members.consumeLink(manager, hashToken(token));
     if (!used) throw deadLink();
-    await this.members.setPassword(manager, used.member_id, passwordHash);
+    // One person, one account (sign-in needs no account picker): an invitation of someone who joined
+    // another account meanwhile cannot be accepted. Told here, to the holder of the link, not to the inviter.
+    if (await this.members.joinedElsewhere(manager, used.member_id)) throw memberElsewhere();
+    try {
+      await this.members.setPassword(manager, used.member_id, passwordHash);
+    } catch (error) {
+      // Two invitations of one email accepted at once: members_joined_email_idx lets one through.
+      if ((error as { code?: string }).code === '23505') throw memberElsewhere();
+      throw error;
+    }
+    await this.members.dropLinks(manager, used.member_id);
     await this.sessions.endAllOfMember(used.member_id, manager);
     return used.member_id;
   }
@@ -218,8 +229,11 @@ export class MembersService {
     const member = await this.members.findForSignIn(email);
     if (!member) return;
     // An invited member who asks gets a fresh invitation link instead (the same page sets the password).
+    // Anyone may ask for anyone: the new link joins the ones an owner or operator handed out, never replaces them.
     const purpose = member.joined_at ? 'reset' : 'invite';
-    const url = await this.members.transaction((manager) => this.issueLink(manager, member.id, purpose));
+    const url = await this.members.transaction((manager) =>
+      this.issueLink(manager, member.id, purpose, { requested: true }),
+    );
     const expiresAt = new Date(Date.now() + LINK_TTL_SECONDS * 1000);
     this.mailer.sendLater(
       purpose === 'reset'
@@ -228,10 +242,15 @@ export class MembersService {
     );
   }
 
-  private async issueLink(manager: EntityManager, memberId: string, purpose: 'invite' | 'reset'): Promise<string> {
+  private async issueLink(
+    manager: EntityManager,
+    memberId: string,
+    purpose: 'invite' | 'reset',
+    options: { requested?: boolean } = {},
+  ): Promise<string> {
     const { token, hash } = generateToken();
     const expiresAt = new Date(Date.now() + LINK_TTL_SECONDS * 1000);
-    await this.members.replaceLinks(manager, { tokenHash: hash, memberId, purpose, expiresAt });
+    await this.members.replaceLinks(manager, { tokenHash: hash, memberId, purpose, expiresAt, ...options });
     // The token travels in the fragment: browsers never send it to a server or in a Referer.
     return `${this.config.publicBaseUrl}/dashboard/set-password#token=${token}`;
   }
@@ -254,6 +273,14 @@ function lastOwner(param: string): ApiError {
   return new ApiError('invalid_parameter', {
     param,
     message: 'An account keeps at least one owner: make another member owner first.',
+  });
+}
+
+function memberElsewhere(): ApiError {
+  return new ApiError('invalid_parameter', {
+    param: 'token',
+    message:
+      'This email is already a member of another mediajobs account, and one email belongs to one account. Sign in there, or ask for an invitation to another address.',
   });
 }
 

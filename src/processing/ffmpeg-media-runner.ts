@@ -11,10 +11,12 @@ import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight, type OutputL
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
+import { renderLightMap } from '../media/light-map';
 import type {
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  LightMapRequest,
   MediaRun,
   MediaRunner,
   RunItemRequest,
@@ -163,6 +165,28 @@ export class FfmpegMediaRunner implements MediaRunner {
     const { width, height } = probed.probe.video;
     const light = await readOutputLight(output, mapping, transfer);
     return made(output, container, probed.probe.durationSeconds, height, sdr2hdrMedia(width, height, quality, light));
+  }
+
+  /** The output's picture size and length come from the output itself (a probe, ~0.15 s). */
+  async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
+    const probed = await this.probe(request.outputPath, 'sdr2hdr', request.signal);
+    if (!probed.ok || !probed.probe.video) return { ok: false, stderrTail: ['the output does not probe'] };
+    const rendered = await renderLightMap({
+      source: request.sourcePath,
+      output: request.outputPath,
+      png: request.pngPath,
+      transfer: request.transfer,
+      width: probed.probe.video.width,
+      height: probed.probe.video.height,
+      durationSeconds: probed.probe.durationSeconds,
+      ffmpegPath: this.config.ffmpegPath,
+      ffprobePath: this.config.ffprobePath,
+      signal: request.signal,
+      timeLimitMs: request.timeLimitMs,
+    });
+    return rendered.status === 'succeeded'
+      ? { ok: true, path: request.pngPath }
+      : { ok: false, stderrTail: rendered.stderrTail };
   }
 
   private tools(run: MediaRun) {

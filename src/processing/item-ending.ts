@@ -65,7 +65,8 @@ export class ItemEnding {
       }),
     );
     if (!itemsEnded.includes(item.index)) {
-      if (asset) await this.storage.remove(asset.storageKey);
+      if (asset)
+        await this.storage.removeMany([asset.storageKey, ...(asset.lightMap ? [asset.lightMap.storageKey] : [])]);
       return { outcome: 'ended_elsewhere', outputBytes: asset?.sizeBytes ?? null };
     }
     return { outcome: itemResult.ok ? 'succeeded' : 'failed', outputBytes: asset?.sizeBytes ?? null };
@@ -88,20 +89,43 @@ export class ItemEnding {
     return jobEnded;
   }
 
-  /** Puts an output into storage under a key of its own run; null when the object store stayed down. */
+  /**
+   * Puts an output (and its light map, under the same run's key with .png) into storage; null when the
+   * object store stayed down for the output. A light map the store refused is left out, the output kept.
+   */
   private async store(job: JobRow, index: number, output: MadeOutput): Promise<Asset | null> {
-    const storageKey = outputKey(job.account_id, job.id, index, output.container, randomBase62(8));
+    const run = randomBase62(8);
+    const storageKey = outputKey(job.account_id, job.id, index, output.container, run);
+    // Moved, not copied, when the local backend's folder is on the same file system (see writeFile).
+    const write = (key: string, path: string) =>
+      retryThroughOutage(() => this.storage.writeFile(key, path), this.outages.store);
     try {
-      // Moved, not copied, when the local backend's folder is on the same file system (see writeFile).
-      const stored = await retryThroughOutage(
-        () => this.storage.writeFile(storageKey, output.path),
-        this.outages.store,
-      );
+      const stored = await write(storageKey, output.path);
       const { container, contentType, media } = output;
-      return { storageKey, sizeBytes: stored.sizeBytes, container, contentType, media };
+      const lightMap = output.lightMapPath
+        ? await this.storeLightMap(job, index, run, output.lightMapPath, write)
+        : null;
+      return { storageKey, sizeBytes: stored.sizeBytes, container, contentType, media, lightMap };
     } catch (error) {
       if (!(error instanceof StorageUnavailableError)) throw error;
       this.logger.warn({ job_id: job.id, index, err: error }, 'could not store an output');
+      return null;
+    }
+  }
+
+  private async storeLightMap(
+    job: JobRow,
+    index: number,
+    run: string,
+    path: string,
+    write: (key: string, path: string) => Promise<{ sizeBytes: number }>,
+  ): Promise<Asset['lightMap']> {
+    const storageKey = outputKey(job.account_id, job.id, index, 'png', run);
+    try {
+      return { storageKey, sizeBytes: (await write(storageKey, path)).sizeBytes };
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      this.logger.warn({ job_id: job.id, index, err: error }, 'could not store a light map');
       return null;
     }
   }

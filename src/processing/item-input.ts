@@ -11,6 +11,7 @@ import { STORE_FAILED } from './item-ending';
 import type { MediaFailure } from './media-runner';
 import { OUTAGE_POLICIES, retryThroughOutage, type OutagePolicies } from './outage-retry';
 import { ProcessingRepository } from './processing.repository';
+import { pixelBudgetProblem } from '../media/pixel-budget';
 
 export type ItemInputResult = { ok: true; path: string } | MediaFailure;
 
@@ -25,13 +26,8 @@ export class ItemInput {
 
   /** The input's local path, or why the item cannot run (before any media tool has started). */
   async prepare(item: JobItemRow, workDir: string, signal: AbortSignal, clock: ItemClock): Promise<ItemInputResult> {
-    if (item.width && item.height && item.width * item.height > this.config.workerMaxPixels) {
-      return {
-        ok: false,
-        code: 'out_of_memory',
-        message: `The input (${item.width}×${item.height}) exceeds the workers' pixel budget.`,
-      };
-    }
+    const overBudget = pixelBudgetProblem(item.width, item.height, this.config.workerMaxPixels);
+    if (overBudget) return { ok: false, code: overBudget.code, message: overBudget.message };
     const input = await clock.time('input', () => this.fetch(item, join(workDir, `in-${item.index}`), signal));
     if (!input.ok) return input;
     // The block list is checked on the bytes themselves: a source_url's are known only now.

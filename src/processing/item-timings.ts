@@ -5,11 +5,21 @@ import { itemStageSeconds } from '../metrics/job-metrics';
 /**
  * claim: take the item (and the job's start); input: fetch the source (an S3 download, a URL download;
  * nothing on the local backend); check: the block list on its bytes; probe: ffprobe of the local input
- * again; encode: the media tools' wall time; store: the output into storage; end: the ending
+ * again; encode: the media tools' wall time; light_map: an sdr2hdr output's light map (light-map-step.ts); store: the output into storage; end: the ending
  * transaction (item, asset, and the job's settlement when it was the last item); cleanup: the item's
  * work folder removed.
  */
-export const ITEM_STAGES = ['claim', 'input', 'check', 'probe', 'encode', 'store', 'end', 'cleanup'] as const;
+export const ITEM_STAGES = [
+  'claim',
+  'input',
+  'check',
+  'probe',
+  'encode',
+  'light_map',
+  'store',
+  'end',
+  'cleanup',
+] as const;
 export type ItemStage = (typeof ITEM_STAGES)[number];
 
 export class ItemClock {

@@ -53,6 +53,8 @@ export interface MadeOutput {
   container: string;
   contentType: string;
   media: Record<string, unknown>;
+  /** The item's light map (a PNG in the work folder, sdr2hdr only), stored beside the output. */
+  lightMapPath?: string;
 }
 
 /** Media that could not be made: the item's catalogue code and the message a customer may read. */
@@ -101,6 +103,17 @@ export interface JoinRequest extends MediaRun {
   output: Sdr2HdrOutput;
 }
 
+/** A light map of an sdr2hdr output: the source's frame beside the output's in false colour, one PNG. */
+export interface LightMapRequest extends MediaRun {
+  /** The source of the output (for a segmented item: the source part the encoded part was made from). */
+  sourcePath: string;
+  /** The output made from it (an item's output, or one encoded part). */
+  outputPath: string;
+  /** Where the PNG goes. */
+  pngPath: string;
+  transfer: Sdr2HdrOutput['transfer'];
+}
+
 /** The media pipelines and tools as the worker's use cases see them (ffmpeg lives behind this). */
 export interface MediaRunner {
   /** One item in one pass: probe the local input again, judge it (`admit`), run its pipeline. */
@@ -118,6 +131,8 @@ export interface MediaRunner {
   encodeSegment(request: EncodeSegmentRequest): Promise<EncodeSegmentResult>;
   /** Joins encoded parts without re-encoding, with the audio, into one output. */
   join(request: JoinRequest): Promise<RunItemResult>;
+  /** Renders the light map of the frame in the middle of the output; the PNG's path. */
+  lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure>;
 }
 
 export const MEDIA_RUNNER = Symbol('MEDIA_RUNNER');

@@ -28,7 +28,14 @@ export class WebhookEndpointsController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Register a webhook endpoint (its whsec_ secret is shown once, in this response)' })
+  @ApiOperation({
+    summary: 'Register a webhook endpoint (its whsec_ secret is shown once, in this response)',
+    description:
+      'One endpoint per URL and event filter: a second with the same URL and the same events (in any order) is 409 ' +
+      '`webhook_endpoint_exists` (`param` url, `details.endpoint_id` the one that exists). An account holds at most ' +
+      "its plan's number of endpoints (free 5, starter 10, pro 20, enterprise 50): one more is 429 `quota_exceeded` " +
+      'with `details.webhook_endpoints_limit` and `webhook_endpoints_used`. Nothing connects to the URL here.',
+  })
   @ApiSuccess(201, WebhookEndpointWithSecretResponse, 'The endpoint, with its signing secret (shown only here)')
   @ApiErrorResponses('auth', 'rate', 'invalid', 'webhook_url')
   create(@Caller() caller: AuthContext, @Body() body: CreateWebhookEndpointDto): Promise<WebhookEndpointView> {

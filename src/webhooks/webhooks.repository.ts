@@ -102,18 +102,41 @@ export class WebhooksRepository {
 
   // ---- endpoints ----
 
+  /**
+   * Registers the endpoint unless the account already has one with this URL and this event filter, or has
+   * as many as its plan allows. Registrations of one account queue on a transaction-scoped advisory lock,
+   * so two at once cannot both pass either check (nor does the lock hold anything else up).
+   */
   async insertEndpoint(endpoint: {
     id: string;
     accountId: string;
     url: string;
     events: JobEvent[];
     secret: string;
-  }): Promise<EndpointRow> {
-    return (await row<EndpointRow>(
-      this.db,
-      `INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING ${ENDPOINT_COLUMNS}`,
-      [endpoint.id, endpoint.accountId, endpoint.url, endpoint.events, endpoint.secret],
-    ))!;
+  }): Promise<{ created: EndpointRow } | { duplicateOf: string } | { limit: number; used: number }> {
+    return this.db.transaction(async (manager: EntityManager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [
+        endpoint.accountId,
+      ]);
+      // The plan as stored now (not the credential's cached view): the number the error reports.
+      const held = (await row<{ limit: number; used: number; duplicate: string | null }>(
+        manager,
+        `SELECT p.webhook_endpoints AS limit,
+                (SELECT count(*)::int FROM webhook_endpoints w WHERE w.account_id = a.id) AS used,
+                (SELECT w.id FROM webhook_endpoints w
+                  WHERE w.account_id = a.id AND w.url = $2 AND w.events = $3::text[] ORDER BY w.id LIMIT 1) AS duplicate
+           FROM accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1`,
+        [endpoint.accountId, endpoint.url, endpoint.events],
+      ))!;
+      if (held.duplicate) return { duplicateOf: held.duplicate };
+      if (held.used >= held.limit) return { limit: held.limit, used: held.used };
+      const created = (await row<EndpointRow>(
+        manager,
+        `INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING ${ENDPOINT_COLUMNS}`,
+        [endpoint.id, endpoint.accountId, endpoint.url, endpoint.events, endpoint.secret],
+      ))!;
+      return { created };
+    });
   }
 
   listEndpoints(accountId: string, limit: number, startingAfter?: string): Promise<EndpointRow[]> {

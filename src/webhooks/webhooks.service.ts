@@ -127,14 +127,30 @@ export class WebhooksService {
     });
     if (!check.ok) throw new ApiError('invalid_url', { param: 'url', message: check.reason });
     const secret = generateSecret();
-    const created = await this.repository.insertEndpoint({
+    const outcome = await this.repository.insertEndpoint({
       id: newId('we'),
       accountId,
       url: check.url.href,
+      // In the catalogue's order, without repeats: the same filter is the same array, whatever order it came in.
       events: JOB_EVENTS.filter((event) => events.includes(event)),
       secret,
     });
-    return toEndpointView(created, { secret });
+    // Each endpoint is sent every event it subscribes to (and each redelivery): copies and an unbounded
+    // number would let one event fan out into any number of requests (docs/api-decisions.md §6).
+    if ('duplicateOf' in outcome) {
+      throw new ApiError('webhook_endpoint_exists', {
+        param: 'url',
+        message: `Endpoint ${outcome.duplicateOf} already has this URL and these events. Use it, or delete it first.`,
+        details: { endpoint_id: outcome.duplicateOf },
+      });
+    }
+    if ('limit' in outcome) {
+      throw new ApiError('quota_exceeded', {
+        message: `Your plan allows ${outcome.limit} webhook endpoints and the account has ${outcome.used}. Delete one you no longer use, or upgrade your plan.`,
+        details: { webhook_endpoints_limit: outcome.limit, webhook_endpoints_used: outcome.used },
+      });
+    }
+    return toEndpointView(outcome.created, { secret });
   }
 
   async listEndpoints(

@@ -40,6 +40,7 @@ describe('the session cookie', () => {
       const { privateKey } = generateKeyPairSync('ed25519');
       api = await startApi({
         NODE_ENV: 'production',
+        ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
         PUBLIC_BASE_URL: origin,
         ASSET_URL_SECRET: 'session-cookie-asset-secret',
         LICENSE_SIGNING_KEY: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),

@@ -576,6 +576,7 @@ describe('dashboard sessions', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const production = await startApi({
       NODE_ENV: 'production',
+      ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
       ASSET_URL_SECRET: 'production-test-asset-secret',
       LICENSE_SIGNING_KEY: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
       LOG_LEVEL: 'silent',

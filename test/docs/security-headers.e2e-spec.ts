@@ -131,6 +131,7 @@ describe('HSTS in production over https', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     api = await startApi({
       NODE_ENV: 'production',
+      ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
       PUBLIC_BASE_URL: 'https://api.mediajobs.example',
       ASSET_URL_SECRET: 'hsts-test-asset-secret-0123',
       LICENSE_SIGNING_KEY: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),

@@ -31,7 +31,8 @@ function startApi(env: Record<string, string>): Promise<Exit> {
   });
 }
 
-const PRODUCTION = { NODE_ENV: 'production', ASSET_URL_SECRET: 'start-up-config-asset-secret' };
+// The test default ALLOW_PRIVATE_URLS (port-less loopback) is refused in production: cleared here.
+const PRODUCTION = { NODE_ENV: 'production', ASSET_URL_SECRET: 'start-up-config-asset-secret', ALLOW_PRIVATE_URLS: '' };
 
 describe('configuration errors at start-up', () => {
   it.each([

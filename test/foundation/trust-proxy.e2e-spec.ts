@@ -20,6 +20,7 @@ function productionEnv(): Record<string, string> {
   const { privateKey } = generateKeyPairSync('ed25519');
   return {
     NODE_ENV: 'production',
+    ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
     ASSET_URL_SECRET: 'trust-proxy-test-asset-secret',
     LICENSE_SIGNING_KEY: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
     METRICS_TOKEN: '',

@@ -58,7 +58,13 @@ describe('job read', () => {
     ...job,
     items: job.items.map((item: any) => ({
       ...item,
-      output: item.output && { ...item.output, url: undefined, expires_at: undefined },
+      output: item.output && {
+        ...item.output,
+        url: undefined,
+        expires_at: undefined,
+        light_map_url: undefined,
+        light_map_expires_at: undefined,
+      },
     })),
   });
 
@@ -101,6 +107,9 @@ describe('job read', () => {
           video,
           url: expect.stringContaining('/v1/assets/ast_read0'),
           expires_at: expect.any(String),
+          // Stored before light maps (or none could be made): null, never a broken link.
+          light_map_url: null,
+          light_map_expires_at: null,
         },
         error: null,
         worker: 'wkr_a',

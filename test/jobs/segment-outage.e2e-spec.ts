@@ -157,12 +157,14 @@ describe('PostgreSQL unreachable when a segmented item ends', () => {
     });
     const events: { event: string }[] = await db.query(`SELECT event FROM outbox_events WHERE job_id = $1`, [jobId]);
     expect(events.map((row) => row.event)).toEqual(['job.succeeded']);
-    // One output object, the one the item's asset is: a join that ran twice would leave a second one.
-    const assets: { storage_key: string }[] = await db.query(`SELECT storage_key FROM assets WHERE job_id = $1`, [
-      jobId,
-    ]);
-    expect(assets).toHaveLength(1);
-    expect(await outputObjects(jobId)).toEqual([assets[0].storage_key.split('/').pop()]);
+    // One output object and its light map, the objects the item's assets are: a join that ran twice would
+    // leave more.
+    const assets: { storage_key: string; content_type: string }[] = await db.query(
+      `SELECT storage_key, content_type FROM assets WHERE job_id = $1`,
+      [jobId],
+    );
+    expect(assets.map((asset) => asset.content_type).sort()).toEqual(['image/png', 'video/mp4']);
+    expect(await outputObjects(jobId)).toEqual(assets.map((asset) => asset.storage_key.split('/').pop()).sort());
     const segments = join(storage, 'segments', jobId);
     await until(
       'the temporary segments to be removed',

@@ -113,7 +113,7 @@ describe('job submission: request shape, account state and upload checks', () =>
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'invalid_url', param: 'inputs[0].source_url' });
     expect(response.body.error.message).toContain('private, loopback or link-local address');
-    expect(response.body.error.message).toContain('ALLOW_PRIVATE_URLS=127.0.0.1,::1');
+    expect(response.body.error.message).toContain('ALLOW_PRIVATE_URLS=127.0.0.1:8080');
   });
 
   it('an unknown upload id is asset_not_found', async () => {

@@ -159,6 +159,7 @@ describe('licence signing key', () => {
     it('production refuses to start without LICENSE_SIGNING_KEY, saying which variable', async () => {
       const result = await runApi({
         NODE_ENV: 'production',
+        ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
         LICENSE_SIGNING_KEY: '',
         ASSET_URL_SECRET: 'production-asset-secret-0123456789',
         LOG_LEVEL: 'info',

@@ -133,7 +133,7 @@ describe('the refusal of a private address', () => {
     expect(result).toMatchObject({ ok: false, refusal: 'private_address' });
     expect(!result.ok && result.reason).toBe(
       'The URL points to a private, loopback or link-local address, which is not allowed. ' +
-        'For local development, allow it with the setting ALLOW_PRIVATE_URLS (e.g. ALLOW_PRIVATE_URLS=127.0.0.1,::1).',
+        'For local development, allow it with the setting ALLOW_PRIVATE_URLS (host and port, e.g. ALLOW_PRIVATE_URLS=127.0.0.1:8080).',
     );
   });
 

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { parseConfig } from '../../src/common/config/config';
 import { WorkerMetricsServer } from '../../src/metrics/worker-metrics-server';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
+import { expectError } from '../support/error-checks';
 import { upload } from '../support/jobs';
 import { startWorker, type TestWorker } from '../support/worker';
 import { sdrMp4 } from '../fixtures/media';
@@ -71,6 +72,33 @@ describe('metrics endpoints', () => {
     expect((await fetch(`${workerUrl}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
   });
 
+  it("every other answer of the worker's port is the error envelope (issue 29 item 10), as the API's", async () => {
+    const get = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${workerUrl}${path}`, init);
+      const text = await response.text();
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text: the assertions below then fail on it
+      }
+      return { status: response.status, headers: response.headers, body };
+    };
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expectError(worker, await get('/', { headers: auth }), 'route_not_found', null);
+    expectError(worker, await get('/metrics/extra?x=1', { headers: auth }), 'route_not_found', null);
+    const post = await get('/metrics', { method: 'POST', headers: auth, body: 'x' });
+    expectError(worker, post, 'method_not_allowed', null);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expectError(worker, await get('/metrics'), 'missing_api_key', 'Authorization');
+    expectError(
+      worker,
+      await get('/metrics', { headers: { authorization: 'Bearer wrong-token-000000' } }),
+      'invalid_api_key',
+      'Authorization',
+    );
+  });
+
   it("the API's /metrics needs the token too (the error envelope says how to send it)", async () => {
     const missing = await call(api, 'GET', '/metrics');
     expect(missing.status).toBe(401);
@@ -120,7 +148,13 @@ describe('metrics endpoints', () => {
   });
 
   it('production without METRICS_TOKEN keeps the worker endpoint on loopback (config refuses 0.0.0.0)', () => {
-    const env = { ...process.env, NODE_ENV: 'production', ASSET_URL_SECRET: 'x'.repeat(32), METRICS_TOKEN: '' };
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      ASSET_URL_SECRET: 'x'.repeat(32),
+      METRICS_TOKEN: '',
+      ALLOW_PRIVATE_URLS: '', // the test default (port-less loopback) is refused in production
+    };
     expect(() => parseConfig({ ...env, WORKER_METRICS_PORT: '9464', WORKER_METRICS_HOST: '0.0.0.0' })).toThrow(
       /WORKER_METRICS_HOST=0\.0\.0\.0 exposes metrics beyond loopback: set METRICS_TOKEN/,
     );

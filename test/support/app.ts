@@ -65,7 +65,9 @@ export const REFERENCE_DOCUMENTS = ['/docs/openapi.json', '/docs/operator/openap
 export function mergeReferences(documents: Record<string, any>[]): Record<string, any> {
   const merged: Record<string, any> = { ...documents[0], paths: {}, components: {} };
   for (const document of documents) {
-    Object.assign(merged.paths, document.paths);
+    // A path may be in both (GET /v1/account for operators too, PATCH for customers only): its methods add up.
+    for (const [path, item] of Object.entries<Record<string, unknown>>(document.paths ?? {}))
+      merged.paths[path] = { ...merged.paths[path], ...item };
     for (const [kind, entries] of Object.entries<Record<string, unknown>>(document.components ?? {}))
       merged.components[kind] = { ...merged.components[kind], ...entries };
   }

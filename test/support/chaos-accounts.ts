@@ -17,14 +17,19 @@ export interface PlanLimits {
   apis?: ('sdr2hdr' | 'audio')[];
   maxOutputHeight?: number;
   usdPerCredit?: number;
+  /** Webhook endpoints an account may hold (default 1000: the suites register as many as they like). */
+  webhookEndpoints?: number;
+  /** Bytes an account may hold in uploads (default 1 TiB). */
+  uploadStorageBytes?: number;
 }
 
 /** Inserts a plan row with these limits (the plans table of docs/api-decisions.md §3) and returns its id. */
 export async function createPlan(api: TestApi, limits: PlanLimits): Promise<string> {
   const id = `chaos_${randomBytes(6).toString('hex')}`;
   await api.app.get(DataSource).query(
-    `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height, usd_per_credit)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height,
+                        usd_per_credit, webhook_endpoints, upload_storage_bytes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       id,
       limits.requestsPerSecond,
@@ -33,6 +38,8 @@ export async function createPlan(api: TestApi, limits: PlanLimits): Promise<stri
       limits.apis ?? ['sdr2hdr', 'audio'],
       limits.maxOutputHeight ?? 2160,
       limits.usdPerCredit ?? 0.005,
+      limits.webhookEndpoints ?? 1000,
+      limits.uploadStorageBytes ?? 2 ** 40,
     ],
   );
   return id;

@@ -3,7 +3,12 @@ import { CATALOGUE, type ErrorCode } from '../../src/common/errors/catalogue';
 import type { JsonResponse, TestApi } from './app';
 
 /** The envelope of `code`: status, family, retryable from the catalogue, request id = header, doc_url. */
-export function expectError(api: TestApi, response: JsonResponse, code: ErrorCode, param?: string | null): void {
+export function expectError(
+  api: Pick<TestApi, 'config'>,
+  response: JsonResponse,
+  code: ErrorCode,
+  param?: string | null,
+): void {
   const row = CATALOGUE[code];
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status: row.status, code });
   const error = response.body.error;

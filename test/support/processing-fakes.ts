@@ -9,6 +9,7 @@ import type {
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  LightMapRequest,
   MediaRun,
   MediaRunner,
   RunItemRequest,
@@ -246,6 +247,12 @@ export class FakeRunner implements MediaRunner {
   async join(request: JoinRequest): Promise<RunItemResult> {
     this.calls.push({ method: 'join', request });
     return this.joinResult ?? made(`${request.outputPath}.${request.output.container}`, request.output.container);
+  }
+
+  /** Makes no file: the item ends without a light map, as when rendering it fails. */
+  async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
+    this.calls.push({ method: 'lightMap', request });
+    return { ok: false, stderrTail: ['the fake runner makes no light map'] };
   }
 
   called(method: keyof MediaRunner): unknown[] {

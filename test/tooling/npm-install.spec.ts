@@ -23,6 +23,7 @@ describe('install scripts', () => {
       'msgpackr-extract': true,
       '@scarf/scarf': false,
       '@parcel/watcher': false,
+      'onnxruntime-node': false,
     });
     const documented = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
     for (const name of Object.keys(allowScripts)) expect(documented).toContain(`\`${name}\``);

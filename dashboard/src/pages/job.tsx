@@ -193,6 +193,31 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
         )}
       </section>
 
+      {job.items.some((item) => item.output?.light_map_url) && (
+        <section aria-labelledby="light-heading">
+          <h2 id="light-heading">Where the light went</h2>
+          <p className="hint">
+            An HDR picture cannot be judged on an SDR screen: each map shows the middle frame of the source (left)
+            beside the same frame of the output coloured by its brightness in cd/m² (right; legend below).
+          </p>
+          {job.items.map((item) =>
+            item.output?.light_map_url ? (
+              <figure key={item.index} className="light-map">
+                <img
+                  src={item.output.light_map_url}
+                  alt={`Item ${item.index}: the source frame beside the output frame as a false-colour map of its light in cd/m²`}
+                  loading="lazy"
+                />
+                <figcaption>
+                  Item {item.index}
+                  {item.output.video ? ` · ${describeLight(item.output.video)}` : ''}
+                </figcaption>
+              </figure>
+            ) : null,
+          )}
+        </section>
+      )}
+
       {Object.keys(job.metadata).length > 0 && (
         <section aria-labelledby="metadata-heading">
           <h2 id="metadata-heading">Metadata</h2>

@@ -609,7 +609,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload a media file as the raw request body (streamed; returns upload_id and SHA-256) */
+        /**
+         * Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)
+         * @description An upload is kept 24 h. An account holds at most its plan's bytes in live uploads (free 1 GiB, starter 10 GiB, pro 100 GiB, enterprise 500 GiB): an upload that would pass it is 429 `quota_exceeded` with `details.upload_bytes_limit` and `upload_bytes_used`, and nothing is stored.
+         */
         post: operations["uploadsCreate"];
         delete?: never;
         options?: never;
@@ -624,7 +627,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download an output (signed, expiring link from the job view; Range supported) */
+        /** Download an output or its light map (signed, expiring link from the job view; Range supported) */
         get: operations["assetsContent"];
         put?: never;
         post?: never;
@@ -644,7 +647,10 @@ export interface paths {
         /** List the account's webhook endpoints (never their secrets) */
         get: operations["webhookEndpointsList"];
         put?: never;
-        /** Register a webhook endpoint (its whsec_ secret is shown once, in this response) */
+        /**
+         * Register a webhook endpoint (its whsec_ secret is shown once, in this response)
+         * @description One endpoint per URL and event filter: a second with the same URL and the same events (in any order) is 409 `webhook_endpoint_exists` (`param` url, `details.endpoint_id` the one that exists). An account holds at most its plan's number of endpoints (free 5, starter 10, pro 20, enterprise 50): one more is 429 `quota_exceeded` with `details.webhook_endpoints_limit` and `webhook_endpoints_used`. Nothing connects to the URL here.
+         */
         post: operations["webhookEndpointsCreate"];
         delete?: never;
         options?: never;
@@ -1906,6 +1912,14 @@ export interface components {
             url: string;
             /** Format: date-time */
             expires_at: string;
+            /**
+             * Format: uri
+             * @description sdr2hdr outputs: signed link to a PNG — the middle frame of the source beside the same output frame as a false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).
+             * @example https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d
+             */
+            light_map_url?: string | null;
+            /** Format: date-time */
+            light_map_expires_at?: string | null;
         };
         JobItemResponse: {
             /**
@@ -2092,11 +2106,11 @@ export interface components {
             duration_seconds: number;
             items: components["schemas"]["JobEstimateItemResponse"][];
             /**
-             * @description Whether a submit of the same body would be accepted now.
+             * @description Whether a submit of the same body would be accepted now and its job could run: false too for a picture over the workers’ budget, which the submit accepts and the job then fails as out_of_memory (charged 0).
              * @example true
              */
             accepted: boolean;
-            /** @description When not accepted: the error object the submit would get now; else null. */
+            /** @description When not accepted: the error object the submit would get now, or the out_of_memory its job would end with; else null. */
             error: components["schemas"]["ErrorObject"] | null;
         };
         JobResponseList: {
@@ -2725,7 +2739,7 @@ export interface components {
              * @description Permanent machine-readable code.
              * @enum {string}
              */
-            code: "missing_api_key" | "invalid_api_key" | "expired_api_key" | "revoked_api_key" | "insufficient_scope" | "account_suspended" | "insufficient_credits" | "spend_limit_exceeded" | "plan_not_supported" | "payment_failed" | "subscription_inactive" | "rate_limit_exceeded" | "concurrency_limit_exceeded" | "quota_exceeded" | "queue_full" | "missing_parameter" | "invalid_parameter" | "invalid_url" | "duration_exceeded" | "file_too_large" | "unsupported_format" | "unsupported_codec" | "invalid_media" | "content_policy_violation" | "job_not_found" | "asset_not_found" | "job_not_cancellable" | "idempotency_conflict" | "resource_locked" | "processing_failed" | "out_of_memory" | "upstream_error" | "timeout" | "drm_protected" | "no_speech_detected" | "job_cancelled" | "internal_error" | "service_unavailable" | "maintenance_window" | "region_unavailable" | "license_invalid" | "license_expired" | "activation_limit_reached" | "device_not_activated" | "offline_grace_expired" | "route_not_found" | "method_not_allowed" | "invalid_json" | "request_too_large" | "request_timeout" | "resource_missing" | "range_not_satisfiable" | "unsupported_content_type" | "invalid_credentials" | "invalid_session" | "csrf_check_failed" | "source_changed" | "resume_point_expired" | "stream_limit_exceeded";
+            code: "missing_api_key" | "invalid_api_key" | "expired_api_key" | "revoked_api_key" | "insufficient_scope" | "account_suspended" | "insufficient_credits" | "spend_limit_exceeded" | "plan_not_supported" | "payment_failed" | "subscription_inactive" | "rate_limit_exceeded" | "concurrency_limit_exceeded" | "quota_exceeded" | "queue_full" | "missing_parameter" | "invalid_parameter" | "invalid_url" | "duration_exceeded" | "file_too_large" | "unsupported_format" | "unsupported_codec" | "invalid_media" | "content_policy_violation" | "job_not_found" | "asset_not_found" | "job_not_cancellable" | "idempotency_conflict" | "resource_locked" | "processing_failed" | "out_of_memory" | "upstream_error" | "timeout" | "drm_protected" | "no_speech_detected" | "job_cancelled" | "internal_error" | "service_unavailable" | "maintenance_window" | "region_unavailable" | "license_invalid" | "license_expired" | "activation_limit_reached" | "device_not_activated" | "offline_grace_expired" | "route_not_found" | "method_not_allowed" | "invalid_json" | "request_too_large" | "request_timeout" | "resource_missing" | "range_not_satisfiable" | "unsupported_content_type" | "invalid_credentials" | "invalid_session" | "csrf_check_failed" | "source_changed" | "resume_point_expired" | "stream_limit_exceeded" | "webhook_endpoint_exists";
             /** @description How to recover, for people; never parse it. */
             message: string;
             /** @description The offending field as a path, e.g. inputs[0].source_url. */
@@ -2992,6 +3006,19 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Error envelope; `code` one of: webhook_endpoint_exists */
+        error_409_2084d8f1: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Error envelope; `code` one of: job_not_cancellable */
         error_409_8a9b7c11: {
             headers: {
@@ -3156,6 +3183,20 @@ export interface components {
         error_429_4752a641: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error envelope; `code` one of: rate_limit_exceeded, quota_exceeded */
+        error_429_5065b7ee: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -4999,7 +5040,8 @@ export interface operations {
                      *                 "size_bytes": 48213377,
                      *                 "container": "mp4",
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *                 "expires_at": "2026-01-15T09:30:00.000Z"
+                     *                 "expires_at": "2026-01-15T09:30:00.000Z",
+                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *               },
                      *               "error": {
                      *                 "type": "auth_error",
@@ -5115,7 +5157,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5306,7 +5349,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5411,7 +5455,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5525,7 +5570,8 @@ export interface operations {
                      *                 "size_bytes": 48213377,
                      *                 "container": "mp4",
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *                 "expires_at": "2026-01-15T09:30:00.000Z"
+                     *                 "expires_at": "2026-01-15T09:30:00.000Z",
+                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *               },
                      *               "error": {
                      *                 "type": "auth_error",
@@ -5641,7 +5687,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5832,7 +5879,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -5937,7 +5985,8 @@ export interface operations {
                      *             "size_bytes": 48213377,
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
-                     *             "expires_at": "2026-01-15T09:30:00.000Z"
+                     *             "expires_at": "2026-01-15T09:30:00.000Z",
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
                      *           "error": {
                      *             "type": "auth_error",
@@ -6032,7 +6081,7 @@ export interface operations {
             413: components["responses"]["error_413_a68ad31d"];
             415: components["responses"]["error_415_60c98bc3"];
             422: components["responses"]["error_422_7c616e89"];
-            429: components["responses"]["error_429_7d80f3d3"];
+            429: components["responses"]["error_429_5065b7ee"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
         };
@@ -6062,6 +6111,7 @@ export interface operations {
                     "video/quicktime": string;
                     "audio/wav": string;
                     "audio/mp4": string;
+                    "image/png": string;
                 };
             };
             /** @description The byte range asked for with Range */
@@ -6075,6 +6125,7 @@ export interface operations {
                     "video/quicktime": string;
                     "audio/wav": string;
                     "audio/mp4": string;
+                    "image/png": string;
                 };
             };
             404: components["responses"]["error_404_5ce13b3f"];
@@ -6192,9 +6243,10 @@ export interface operations {
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_2084d8f1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
-            429: components["responses"]["error_429_7d80f3d3"];
+            429: components["responses"]["error_429_5065b7ee"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
         };
@@ -7564,7 +7616,7 @@ export const adminLicenseWithKeyResponseObjectValues: ReadonlyArray<FlattenedDee
 export const adminLicenseResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AdminLicenseResponse"]["object"]> = ["license"];
 export const webhookEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEvent"]["event"]> = ["job.succeeded", "job.partially_succeeded", "job.failed", "job.cancelled", "webhook.test"];
 export const errorObjectTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["type"]> = ["auth_error", "billing_error", "rate_limit_error", "invalid_request_error", "resource_error", "processing_error", "server_error", "license_error"];
-export const errorObjectCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["code"]> = ["missing_api_key", "invalid_api_key", "expired_api_key", "revoked_api_key", "insufficient_scope", "account_suspended", "insufficient_credits", "spend_limit_exceeded", "plan_not_supported", "payment_failed", "subscription_inactive", "rate_limit_exceeded", "concurrency_limit_exceeded", "quota_exceeded", "queue_full", "missing_parameter", "invalid_parameter", "invalid_url", "duration_exceeded", "file_too_large", "unsupported_format", "unsupported_codec", "invalid_media", "content_policy_violation", "job_not_found", "asset_not_found", "job_not_cancellable", "idempotency_conflict", "resource_locked", "processing_failed", "out_of_memory", "upstream_error", "timeout", "drm_protected", "no_speech_detected", "job_cancelled", "internal_error", "service_unavailable", "maintenance_window", "region_unavailable", "license_invalid", "license_expired", "activation_limit_reached", "device_not_activated", "offline_grace_expired", "route_not_found", "method_not_allowed", "invalid_json", "request_too_large", "request_timeout", "resource_missing", "range_not_satisfiable", "unsupported_content_type", "invalid_credentials", "invalid_session", "csrf_check_failed", "source_changed", "resume_point_expired", "stream_limit_exceeded"];
+export const errorObjectCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["code"]> = ["missing_api_key", "invalid_api_key", "expired_api_key", "revoked_api_key", "insufficient_scope", "account_suspended", "insufficient_credits", "spend_limit_exceeded", "plan_not_supported", "payment_failed", "subscription_inactive", "rate_limit_exceeded", "concurrency_limit_exceeded", "quota_exceeded", "queue_full", "missing_parameter", "invalid_parameter", "invalid_url", "duration_exceeded", "file_too_large", "unsupported_format", "unsupported_codec", "invalid_media", "content_policy_violation", "job_not_found", "asset_not_found", "job_not_cancellable", "idempotency_conflict", "resource_locked", "processing_failed", "out_of_memory", "upstream_error", "timeout", "drm_protected", "no_speech_detected", "job_cancelled", "internal_error", "service_unavailable", "maintenance_window", "region_unavailable", "license_invalid", "license_expired", "activation_limit_reached", "device_not_activated", "offline_grace_expired", "route_not_found", "method_not_allowed", "invalid_json", "request_too_large", "request_timeout", "resource_missing", "range_not_satisfiable", "unsupported_content_type", "invalid_credentials", "invalid_session", "csrf_check_failed", "source_changed", "resume_point_expired", "stream_limit_exceeded", "webhook_endpoint_exists"];
 
 /** The value the service uses for each property a request leaves out (its schema's `default`). */
 export const schemaDefaults = {

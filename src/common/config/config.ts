@@ -3,7 +3,7 @@
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createAddressPolicy } from '../net/address-policy';
+import { createAddressPolicy, loopbackEntriesWithoutPort } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
 import { parseSigningKey } from '../crypto/ed25519-private-key';
 
@@ -169,7 +169,15 @@ export function parseConfig(env: Env = process.env): AppConfig {
     createAddressPolicy(allowPrivateUrls);
   } catch (error) {
     throw new ConfigError(
-      `ALLOW_PRIVATE_URLS must list IP addresses, CIDRs or host names: ${(error as Error).message}`,
+      `ALLOW_PRIVATE_URLS must list IP addresses, CIDRs or host names, each optionally with :port: ${(error as Error).message}`,
+    );
+  }
+  // A port-less loopback entry lets a customer's URL reach this host's Redis and PostgreSQL: production
+  // must name the one port it means (docs/configuration.md).
+  const openLoopback = nodeEnv === 'production' ? loopbackEntriesWithoutPort(allowPrivateUrls) : [];
+  if (openLoopback.length > 0) {
+    throw new ConfigError(
+      `ALLOW_PRIVATE_URLS: "${openLoopback[0]}" opens every port of this host (Redis, PostgreSQL); in production name the port, e.g. 127.0.0.1:8080.`,
     );
   }
   const dashboard = dashboardConfig(env, publicBaseUrl);

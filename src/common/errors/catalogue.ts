@@ -129,7 +129,10 @@ export const CATALOGUE = {
     type: 'rate_limit_error',
     status: 429,
     retryable: false,
-    condition: 'Period quota (e.g. monthly processing minutes) used up',
+    // One code for every plan quota (details say which): processing minutes per period, bytes held in
+    // uploads, webhook endpoints. None frees itself by retrying at once, so retryable stays false.
+    condition:
+      "A plan quota used up: the period's processing minutes, the bytes the account holds in uploads, or its webhook endpoints",
     message: 'Your processing quota for this period is used up. Wait for the period to reset or upgrade your plan.',
   },
   queue_full: {
@@ -485,6 +488,17 @@ export const CATALOGUE = {
     condition: "More open event streams than the account's plan allows",
     message:
       'Your account has as many event streams open as its plan allows. Close one (or wait for one to end), then connect again.',
+    added: true,
+  },
+  // POST /v1/webhook-endpoints: one URL with one event filter is one endpoint — a copy would only send every
+  // event to the same receiver again (issue 29 item 5).
+  webhook_endpoint_exists: {
+    type: 'invalid_request_error',
+    status: 409,
+    retryable: false,
+    condition: 'A webhook endpoint with the same URL and the same events already exists in the account',
+    message:
+      'An endpoint with this URL and these events already exists (details.endpoint_id). Use it, or delete it first; to rotate its secret, POST /v1/webhook-endpoints/{id}/rotate-secret.',
     added: true,
   },
 } as const satisfies Record<string, CatalogueEntry>;

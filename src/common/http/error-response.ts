@@ -80,15 +80,30 @@ export function writeEnvelopeAndClose(
   options: { withBody?: boolean } = {},
 ): void {
   if (!socket.writable) return;
-  const requestId = newId('req');
-  const body = JSON.stringify({ error: toErrorObject(apiError.code, { requestId, docsUrl }, apiError) });
-  const status = CATALOGUE[apiError.code].status;
-  const extra = Object.entries(apiError.headers ?? {})
+  const { status, headers, body } = envelopeOf(apiError, docsUrl);
+  const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.write(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${options.withBody === false ? '' : body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${options.withBody === false ? '' : body}`,
   );
+}
+
+/**
+ * The envelope of `apiError` as a bare HTTP answer (status, headers, JSON text) under a new request
+ * id, for what the API's Fastify does not answer: a socket no route takes, the worker's metrics port.
+ */
+export function envelopeOf(
+  apiError: ApiError,
+  docsUrl: string,
+): { status: number; headers: Record<string, string>; body: string } {
+  const requestId = newId('req');
+  const body = JSON.stringify({ error: toErrorObject(apiError.code, { requestId, docsUrl }, apiError) });
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Request-Id': requestId,
+    ...apiError.headers,
+  };
+  return { status: CATALOGUE[apiError.code].status, headers, body };
 }

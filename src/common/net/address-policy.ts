@@ -1,13 +1,16 @@
 // Which IP addresses a user-supplied URL may reach (docs/api-decisions.md §4, §6): only public unicast, unless the
-// operator exempts a host or network with ALLOW_PRIVATE_URLS.
+// operator exempts a host, a host's one port, or a network with ALLOW_PRIVATE_URLS (docs/configuration.md).
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 export interface AddressPolicy {
-  /** True when `ip`, reached by the name `hostname` (or the literal itself), may be connected to. */
-  allows(hostname: string, ip: string): boolean;
+  /**
+   * True when `ip`, reached by the name `hostname` (or the literal itself) on `port`, may be connected to.
+   * Without a port only the port-less entries can allow a private address (fail closed).
+   */
+  allows(hostname: string, ip: string, port?: number): boolean;
 }
 
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
@@ -90,57 +93,123 @@ function normaliseHostname(hostname: string): string {
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
+/** One ALLOW_PRIVATE_URLS entry: a network (a single address is a /32 or /128) or a host name, with or without a port. */
+type Entry =
+  | { kind: 'network'; network: [Address, number]; port: number | null }
+  | { kind: 'host'; host: string; port: number | null };
+
+function parsePort(text: string, entry: string): number {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 1 && port <= 65535))
+    throw new Error(`ALLOW_PRIVATE_URLS: "${entry}" has no valid port (1-65535 after the colon).`);
+  return port;
+}
+
+function single(address: Address): [Address, number] {
+  const bare = unmap(address);
+  return [bare, bare.kind() === 'ipv4' ? 32 : 128];
+}
+
+function parseCidr(entry: string): [Address, number] {
+  const [base, bits, extra] = entry.split('/');
+  const address = parseStrict(base);
+  if (
+    address === null ||
+    extra !== undefined ||
+    !/^\d{1,3}$/.test(bits) ||
+    !ipaddr.isValidCIDR(`${address.toString()}/${bits}`)
+  ) {
+    throw new Error(`ALLOW_PRIVATE_URLS: "${entry}" is not a valid CIDR (e.g. 10.1.0.0/16 or fd00::/8).`);
+  }
+  const network = ipaddr.parseCIDR(`${address.toString()}/${bits}`);
+  return network[0].kind() === 'ipv6' && (network[0] as ipaddr.IPv6).isIPv4MappedAddress() && network[1] >= 96
+    ? [unmap(network[0]), network[1] - 96]
+    : network;
+}
+
+function parseHost(text: string, entry: string): string {
+  const host = normaliseHostname(text);
+  if (!HOSTNAME.test(host)) {
+    throw new Error(
+      `ALLOW_PRIVATE_URLS: "${entry}" is neither an IP address, a CIDR, a host name nor one of them with :port.`,
+    );
+  }
+  return host;
+}
+
 /**
- * Builds the policy from ALLOW_PRIVATE_URLS entries: IP addresses, CIDRs (`10.1.0.0/16`, `fd00::/8`)
- * or exact host names (`media.internal`, whose every address is then allowed). A malformed entry
- * throws, so a bad configuration stops start-up instead of silently allowing nothing.
+ * Entries: `10.1.0.0/16` (CIDR), `10.1.2.3`, `::1`, `media.internal` (every port), and the same with one port:
+ * `127.0.0.1:8080`, `[::1]:8080`, `media.internal:8443`. A malformed entry throws.
+ */
+function parseEntry(entry: string): Entry {
+  if (entry.includes('/')) return { kind: 'network', network: parseCidr(entry), port: null };
+  const address = parseStrict(entry);
+  if (address) return { kind: 'network', network: single(address), port: null };
+  const bracketed = /^\[([^\]]*)\]:(.*)$/.exec(entry);
+  if (bracketed) {
+    const v6 = parseStrict(bracketed[1]);
+    if (!v6 || v6.kind() !== 'ipv6') throw new Error(`ALLOW_PRIVATE_URLS: "${entry}" is not [IPv6 address]:port.`);
+    return { kind: 'network', network: single(v6), port: parsePort(bracketed[2], entry) };
+  }
+  const colon = entry.lastIndexOf(':');
+  if (colon > 0 && !entry.slice(0, colon).includes(':')) {
+    const port = parsePort(entry.slice(colon + 1), entry);
+    const host = entry.slice(0, colon);
+    const ip = parseStrict(host);
+    return ip ? { kind: 'network', network: single(ip), port } : { kind: 'host', host: parseHost(host, entry), port };
+  }
+  return { kind: 'host', host: parseHost(entry, entry), port: null };
+}
+
+function parseEntries(allow: readonly string[]): Entry[] {
+  return allow
+    .map((raw) => raw.trim())
+    .filter((entry) => entry !== '')
+    .map(parseEntry);
+}
+
+const LOOPBACK_PROBES = ['127.0.0.1', '::1', '0.0.0.0', '::'].map((ip) => ipaddr.parse(ip));
+
+/** Whether a port-less entry would reach this host's own services: loopback, the unspecified address, localhost. */
+function coversLoopback(entry: Entry): boolean {
+  if (entry.port !== null) return false;
+  if (entry.kind === 'host') return entry.host === 'localhost' || entry.host.endsWith('.localhost');
+  const [base, bits] = entry.network;
+  if (['loopback', 'unspecified'].includes(base.range())) return true;
+  return LOOPBACK_PROBES.some((probe) => probe.kind() === base.kind() && probe.match(base, bits));
+}
+
+/**
+ * The entries that allow every port of this host (a bare `127.0.0.1`, `::1`, `localhost`, a CIDR holding
+ * them): through them a source URL or webhook reaches the host's Redis, PostgreSQL and admin ports.
+ * Production refuses them at start-up (src/common/config/config.ts); development keeps them for origins
+ * on ephemeral ports.
+ */
+export function loopbackEntriesWithoutPort(allow: readonly string[]): string[] {
+  const entries = allow.map((raw) => raw.trim()).filter((entry) => entry !== '');
+  return entries.filter((entry) => coversLoopback(parseEntry(entry)));
+}
+
+/**
+ * Builds the policy from ALLOW_PRIVATE_URLS entries (parseEntry). An entry with a port allows that port only;
+ * a host name allows every address it resolves to. A malformed entry throws, so a bad configuration stops
+ * start-up instead of silently allowing nothing.
  */
 export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
-  const networks: [Address, number][] = [];
-  const hosts = new Set<string>();
-  for (const raw of allow) {
-    const entry = raw.trim();
-    if (entry === '') continue;
-    if (entry.includes('/')) {
-      const [base, bits, extra] = entry.split('/');
-      const address = parseStrict(base);
-      if (
-        address === null ||
-        extra !== undefined ||
-        !/^\d{1,3}$/.test(bits) ||
-        !ipaddr.isValidCIDR(`${address.toString()}/${bits}`)
-      ) {
-        throw new Error(`ALLOW_PRIVATE_URLS: "${entry}" is not a valid CIDR (e.g. 10.1.0.0/16 or fd00::/8).`);
-      }
-      const network = ipaddr.parseCIDR(`${address.toString()}/${bits}`);
-      networks.push(
-        network[0].kind() === 'ipv6' && (network[0] as ipaddr.IPv6).isIPv4MappedAddress() && network[1] >= 96
-          ? [unmap(network[0]), network[1] - 96]
-          : network,
-      );
-      continue;
-    }
-    const address = parseStrict(entry);
-    if (address) {
-      const single = unmap(address);
-      networks.push([single, single.kind() === 'ipv4' ? 32 : 128]);
-      continue;
-    }
-    const host = normaliseHostname(entry);
-    if (!HOSTNAME.test(host)) {
-      throw new Error(`ALLOW_PRIVATE_URLS: "${entry}" is neither an IP address, a CIDR nor a host name.`);
-    }
-    hosts.add(host);
-  }
-
+  const entries = parseEntries(allow);
   return {
-    allows(hostname: string, ip: string): boolean {
+    allows(hostname: string, ip: string, port?: number): boolean {
       const parsed = parseStrict(ip);
       if (parsed === null) return false;
       if (isPublicAddress(parsed)) return true;
-      if (hosts.has(normaliseHostname(hostname))) return true;
+      const host = normaliseHostname(hostname);
       const address = unmap(parsed);
-      return networks.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
+      return entries.some((entry) => {
+        if (entry.port !== null && entry.port !== port) return false;
+        if (entry.kind === 'host') return entry.host === host;
+        const [base, bits] = entry.network;
+        return base.kind() === address.kind() && address.match(base, bits);
+      });
     },
   };
 }

@@ -41,7 +41,7 @@ const REASONS: Record<UrlRefusal, string> = {
 // A developer whose test source is on their own machine learns how to allow it; production says nothing
 // of its configuration.
 const ALLOW_LIST_HINT =
-  'For local development, allow it with the setting ALLOW_PRIVATE_URLS (e.g. ALLOW_PRIVATE_URLS=127.0.0.1,::1).';
+  'For local development, allow it with the setting ALLOW_PRIVATE_URLS (host and port, e.g. ALLOW_PRIVATE_URLS=127.0.0.1:8080).';
 
 function refuse(refusal: UrlRefusal, explainAllowList = false): CheckUrlResult {
   const reason =
@@ -88,7 +88,9 @@ export async function checkUrl(raw: string | URL, options: CheckUrlOptions): Pro
   }
 
   const policy = toPolicy(options.allow);
-  if (!addresses.every((address) => policy.allows(hostname, address)))
+  // The port decides too: an allowed `127.0.0.1:8080` must not open the host's Redis or PostgreSQL.
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  if (!addresses.every((address) => policy.allows(hostname, address, port)))
     return refuse('private_address', options.explainAllowList);
   return { ok: true, url, addresses };
 }

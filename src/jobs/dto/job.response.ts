@@ -106,6 +106,19 @@ export class ItemOutputResponse {
   })
   url: string;
   @ApiProperty({ format: 'date-time' }) expires_at: string;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    example:
+      'https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d',
+    description:
+      'sdr2hdr outputs: signed link to a PNG — the middle frame of the source beside the same output frame as a ' +
+      'false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. ' +
+      'Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).',
+  })
+  light_map_url?: string | null;
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true }) light_map_expires_at?: string | null;
 }
 
 export class ItemWarningResponse {
@@ -297,8 +310,15 @@ export class JobEstimateResponse {
   estimated_seconds: number;
   @ApiProperty({ example: 12.5, description: 'Seconds of media in all inputs.' }) duration_seconds: number;
   @ApiProperty({ type: [JobEstimateItemResponse] }) items: JobEstimateItemResponse[];
-  @ApiProperty({ example: true, description: 'Whether a submit of the same body would be accepted now.' })
+  @ApiProperty({
+    example: true,
+    description:
+      'Whether a submit of the same body would be accepted now and its job could run: false too for a picture ' +
+      'over the workers’ budget, which the submit accepts and the job then fails as out_of_memory (charged 0).',
+  })
   accepted: boolean;
-  @ApiErrorObjectOrNull('When not accepted: the error object the submit would get now; else null.')
+  @ApiErrorObjectOrNull(
+    'When not accepted: the error object the submit would get now, or the out_of_memory its job would end with; else null.',
+  )
   error: ErrorObject | null;
 }

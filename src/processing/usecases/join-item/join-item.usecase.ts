@@ -1,7 +1,7 @@
 // The end of a segmented item: its encoded segments joined without re-encoding (the MediaRunner's
 // concat), the source's audio muxed once, and the item ended through ItemEnding as a one-pass item
 // would be. Run by the unit that ended the item's last segment.
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { STORAGE, type Storage } from '../../../common/storage/storage';
@@ -9,6 +9,7 @@ import { JobLifecycle } from '../../../jobs/job-lifecycle';
 import { storedOutput } from '../../../jobs/output-options';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
+import { withLightMap } from '../../light-map-step';
 import { MEDIA_RUNNER, type MediaRunner } from '../../media-runner';
 import { SegmentFiles } from '../../segment-files';
 import { SegmentsRepository, type SegmentRow } from '../../segments.repository';
@@ -23,6 +24,8 @@ export interface JoinItemCommand {
 
 @Injectable()
 export class JoinItem {
+  private readonly logger = new Logger(JoinItem.name);
+
   constructor(
     private readonly lifecycle: JobLifecycle,
     private readonly segments: SegmentsRepository,
@@ -62,7 +65,28 @@ export class JoinItem {
         timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });
       if (signal.aborted) return;
-      await this.ending.end(job, item, joined);
+      // The middle segment's encoded part beside the source part it was made from: one light map per item.
+      const middle = Math.floor(segments.length / 2);
+      const source = await this.storage.localFile(
+        segments[middle].source_key,
+        join(workDir, 'light-map-src.mp4'),
+        signal,
+      );
+      const result = source
+        ? await withLightMap(joined, {
+            runner: this.runner,
+            logger: this.logger,
+            sourcePath: source,
+            framePath: parts[middle],
+            pngPath: join(workDir, `light-map-${index}.png`),
+            output: output.output,
+            signal,
+            timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+            context: { job_id: jobId, item: index },
+          })
+        : joined;
+      if (signal.aborted) return;
+      await this.ending.end(job, item, result);
       await this.files.remove(jobId, index);
     });
   }

@@ -12,6 +12,7 @@ import { splitsIntoSegments } from '../../../media/segments';
 import { mediaRun } from '../../../metrics/job-metrics';
 import { ItemEnding } from '../../item-ending';
 import { ItemInput } from '../../item-input';
+import { withLightMap } from '../../light-map-step';
 import { ItemClock } from '../../item-timings';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest, type RunItemResult } from '../../media-runner';
@@ -158,7 +159,19 @@ export class RunItem {
     const result = await this.runner.run(request);
     if (result.ok)
       mediaRun(job.api, result.processedSeconds, (performance.now() - started) / 1000, result.outputHeight);
-    return result;
+    if (output.api !== 'sdr2hdr') return result;
+    return clock.time('light_map', () =>
+      withLightMap(result, {
+        runner: this.runner,
+        logger: this.logger,
+        sourcePath: input.path,
+        pngPath: join(workDir, `light-map-${item.index}.png`),
+        output: output.output,
+        signal: command.signal,
+        timeLimitMs: Math.max(1, timeLeftMs(jobDeadline(job, this.config))),
+        context: { job_id: job.id, item: item.index },
+      }),
+    );
   }
 
   private async logStart(job: JobRow, clock: ItemClock): Promise<void> {
