@@ -3,8 +3,8 @@
 import { runMediaProcess, defaultFfprobePath } from './run-ffmpeg';
 import { buildProbeArgs, isNetworkInput } from './ffmpeg-args';
 import { scanIsoBmff } from './iso-bmff';
-import { pixelBudgetProblem } from './pixel-budget';
 import { measurePacketEnds, type PacketEnds } from './packet-end';
+import { pixelBudgetProblem } from './pixel-budget';
 import type {
   AudioStreamInfo,
   InputContainer,
