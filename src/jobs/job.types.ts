@@ -79,6 +79,7 @@ const ITEM_FIELDS = {
   height: 'height',
   estimated_credits: 'estimated_credits::text',
   charged_credits: 'charged_credits::text',
+  processed_seconds: 'processed_seconds::text',
   output: 'output',
   error: 'error',
   worker: 'worker',
@@ -143,6 +144,8 @@ export interface JobItemRow {
   height: number | null;
   estimated_credits: string;
   charged_credits: string;
+  /** Seconds of the source the worker decoded and encoded (0 until the item succeeded). */
+  processed_seconds: string;
   output: ItemOutput | null;
   error: ErrorObject | null;
   /** The worker that ran (or runs) the item, an opaque id; null until one takes it. */

@@ -1164,7 +1164,7 @@ export interface components {
             /** @example 10 */
             concurrent_jobs: number;
             /**
-             * @description Largest output height (p).
+             * @description Largest output, in lines of the picture's short side (p): 1080 admits 1920×1080 and a 1080×1920 portrait.
              * @example 2160
              */
             max_output_height: number;
@@ -1742,7 +1742,7 @@ export interface components {
         };
         Sdr2HdrOutputDto: {
             /**
-             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
+             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the same short side: a 1080×1920 portrait is 1080p (2 credits a second), not 2160p. Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
              * @default source
              * @enum {string}
              */
@@ -1813,6 +1813,19 @@ export interface components {
             type: "upload";
             /** @example upl_0Qx3cA1b2C3d4E5f6G7h8i9 */
             upload_id: string;
+        };
+        ItemWarningResponse: {
+            /**
+             * @description Stable machine-readable name of the warning.
+             * @example source_shorter_than_declared
+             * @enum {string}
+             */
+            code: "source_shorter_than_declared";
+            /**
+             * @description English sentence; may be reworded, never to be parsed.
+             * @example The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged.
+             */
+            message: string;
         };
         OutputLightResponse: {
             /**
@@ -1921,10 +1934,17 @@ export interface components {
             status: "queued" | "processing" | "succeeded" | "failed" | "cancelled";
             source: components["schemas"]["UrlSourceResponse"] | components["schemas"]["UploadSourceResponse"];
             /**
-             * @description Duration of the source, from its probe.
+             * @description Duration of the source as its container declares it (where its packets end, when that is later), from its probe: what was priced and held.
              * @example 12.5
              */
             duration_seconds: number;
+            /**
+             * @description What the source decoded to — the seconds encoded and charged; null until the item succeeded. Shorter than duration_seconds by more than 0.1 s adds a warning; by more than 1 s the source is truncated or corrupt and the item fails invalid_media, charged 0.
+             * @example 12.5
+             */
+            decoded_duration_seconds: number | null;
+            /** @description What the client should know about an item although it succeeded; empty when nothing. */
+            warnings: components["schemas"]["ItemWarningResponse"][];
             /** @example 1920 */
             width: number | null;
             /** @example 1080 */
@@ -5008,6 +5028,13 @@ export interface operations {
                      *                 "url": "https://media.example.com/clips/intro.mp4"
                      *               },
                      *               "duration_seconds": 12.5,
+                     *               "decoded_duration_seconds": 12.5,
+                     *               "warnings": [
+                     *                 {
+                     *                   "code": "source_shorter_than_declared",
+                     *                   "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *                 }
+                     *               ],
                      *               "width": 1920,
                      *               "height": 1080,
                      *               "output_width": 1920,
@@ -5119,6 +5146,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5305,6 +5339,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5405,6 +5446,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5514,6 +5562,13 @@ export interface operations {
                      *                 "url": "https://media.example.com/clips/intro.mp4"
                      *               },
                      *               "duration_seconds": 12.5,
+                     *               "decoded_duration_seconds": 12.5,
+                     *               "warnings": [
+                     *                 {
+                     *                   "code": "source_shorter_than_declared",
+                     *                   "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *                 }
+                     *               ],
                      *               "width": 1920,
                      *               "height": 1080,
                      *               "output_width": 1920,
@@ -5625,6 +5680,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5811,6 +5873,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5911,6 +5980,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -7499,6 +7575,7 @@ export const sdr2HdrOutputDtoContainerValues: ReadonlyArray<FlattenedDeepRequire
 export const sdr2HdrOutputDtoQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["quality"]> = ["fast", "balanced", "best"];
 export const urlSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UrlSourceResponse"]["type"]> = ["url"];
 export const uploadSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadSourceResponse"]["type"]> = ["upload"];
+export const itemWarningResponseCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemWarningResponse"]["code"]> = ["source_shorter_than_declared"];
 export const outputLightResponseMappingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OutputLightResponse"]["mapping"]> = ["reference", "expand"];
 export const videoOutputMediaResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["codec"]> = ["hevc"];
 export const videoOutputMediaResponseProfileValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["profile"]> = ["main10"];
