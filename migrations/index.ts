@@ -12,6 +12,7 @@ import { ItemSegments1765250000000 } from './1765250000000-item-segments';
 import { PlanEventStreams1765310000000 } from './1765310000000-plan-event-streams';
 import { PlanStorageAndEndpoints1765400000000 } from './1765400000000-plan-storage-and-endpoints';
 import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitations-across-accounts';
+import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   PlanEventStreams1765310000000,
   PlanStorageAndEndpoints1765400000000,
   InvitationsAcrossAccounts1765410000000,
+  ItemPhase1765420000000,
 ];

@@ -2,7 +2,16 @@ import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
 import { outputPicture, storedOutput } from './output-options';
-import type { BillingState, ItemOutput, ItemSource, JobApi, JobItemRow, JobRow, JobStatus } from './job.types';
+import type {
+  BillingState,
+  ItemOutput,
+  ItemPhase,
+  ItemSource,
+  JobApi,
+  JobItemRow,
+  JobRow,
+  JobStatus,
+} from './job.types';
 
 export interface JobItemView {
   index: number;
@@ -24,6 +33,8 @@ export interface JobItemView {
   error: ErrorObject | null;
   /** An opaque id of the worker that ran the item (docs/api-decisions.md §11); null until a worker takes it. */
   worker: string | null;
+  /** What the item is doing while processing (encoding, joining, storing); null otherwise. */
+  phase: ItemPhase | null;
 }
 
 export interface JobView {
@@ -104,6 +115,8 @@ function itemView(
     output: item.output ? outputView(item.output, links, expiresAt) : null,
     error: item.error,
     worker: item.worker,
+    // A phase describes work in progress: an ended or waiting item has none.
+    phase: item.status === 'processing' ? (item.phase ?? null) : null,
   };
 }
 

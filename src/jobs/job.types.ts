@@ -10,6 +10,9 @@ export const TERMINAL_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 
 export const JOB_STATUSES = ['queued', 'processing', ...TERMINAL_STATUSES] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type ItemStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
+/** What a processing item is doing now (items[i].phase). */
+export const ITEM_PHASES = ['encoding', 'joining', 'storing'] as const;
+export type ItemPhase = (typeof ITEM_PHASES)[number];
 export type BillingState = 'authorised' | 'settled' | 'released';
 
 export type ItemSource = { type: 'url'; url: string } | { type: 'upload'; upload_id: string };
@@ -80,6 +83,7 @@ const ITEM_FIELDS = {
   output: 'output',
   error: 'error',
   worker: 'worker',
+  phase: 'phase',
 };
 export const JOB_COLUMNS = Object.keys(JOB_FIELDS).join(', ');
 export const ITEM_COLUMNS = Object.keys(ITEM_FIELDS).join(', ');
@@ -146,6 +150,8 @@ export interface JobItemRow {
   error: ErrorObject | null;
   /** The worker that ran (or runs) the item, an opaque id; null until one takes it. */
   worker: string | null;
+  /** The last phase a worker marked (kept after the item ends; the view shows it while processing). */
+  phase: ItemPhase | null;
 }
 
 export function isTerminal(status: JobStatus): boolean {

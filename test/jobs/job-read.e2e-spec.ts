@@ -113,6 +113,8 @@ describe('job read', () => {
         },
         error: null,
         worker: 'wkr_a',
+        // Ended: no phase (items[i].phase describes work in progress).
+        phase: null,
       },
       {
         index: 1,
@@ -130,6 +132,7 @@ describe('job read', () => {
         output: null,
         error: itemError(),
         worker: 'wkr_b',
+        phase: null,
       },
     ]);
   });

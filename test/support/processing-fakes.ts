@@ -73,6 +73,7 @@ export function itemRow(overrides: Partial<JobItemRow> = {}): JobItemRow {
     output: null,
     error: null,
     worker: 'wkr_spec',
+    phase: 'encoding',
     ...overrides,
   };
 }

@@ -1972,6 +1972,12 @@ export interface components {
              * @example wkr_9f2c41d7
              */
             worker: string | null;
+            /**
+             * @description What the item is doing while it is processing: `encoding` (progress moves), then, for a long item encoded in segments, `joining` them, then `storing` the output. The progress stands still while an item joins or stores. null while queued and once ended.
+             * @example encoding
+             * @enum {string|null}
+             */
+            phase: "encoding" | "joining" | "storing" | null;
         };
         JobBillingResponse: {
             /**
@@ -5052,7 +5058,8 @@ export interface operations {
                      *                 "doc_url": "https://api.mediajobs.example/v1/resource",
                      *                 "retryable": false
                      *               },
-                     *               "worker": "wkr_9f2c41d7"
+                     *               "worker": "wkr_9f2c41d7",
+                     *               "phase": "encoding"
                      *             }
                      *           ],
                      *           "billing": {
@@ -5169,7 +5176,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5361,7 +5369,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5467,7 +5476,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5582,7 +5592,8 @@ export interface operations {
                      *                 "doc_url": "https://api.mediajobs.example/v1/resource",
                      *                 "retryable": false
                      *               },
-                     *               "worker": "wkr_9f2c41d7"
+                     *               "worker": "wkr_9f2c41d7",
+                     *               "phase": "encoding"
                      *             }
                      *           ],
                      *           "billing": {
@@ -5699,7 +5710,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5891,7 +5903,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5997,7 +6010,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {

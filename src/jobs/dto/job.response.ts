@@ -5,7 +5,15 @@ import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
-import { JOB_APIS, JOB_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
+import {
+  ITEM_PHASES,
+  JOB_APIS,
+  JOB_STATUSES,
+  type BillingState,
+  type ItemPhase,
+  type ItemStatus,
+  type JobStatus,
+} from '../job.types';
 
 const ITEM_STATUSES = Object.keys({
   queued: 0,
@@ -190,6 +198,14 @@ export class JobItemResponse {
     description: 'An opaque id of the worker that ran the item; null until a worker takes it.',
   })
   worker: string | null;
+  @ApiProperty({
+    enum: ITEM_PHASES,
+    nullable: true,
+    example: 'encoding',
+    description:
+      'What the item is doing while it is processing: `encoding` (progress moves), then, for a long item encoded in segments, `joining` them, then `storing` the output. The progress stands still while an item joins or stores. null while queued and once ended.',
+  })
+  phase: ItemPhase | null;
 }
 
 export class JobBillingResponse {

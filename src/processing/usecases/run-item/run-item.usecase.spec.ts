@@ -52,7 +52,7 @@ function setup(options: Setup = {}) {
       return { outcome: result.ok ? 'succeeded' : 'failed', outputBytes: null };
     },
   };
-  const progress = { forItem: () => () => undefined };
+  const progress = { forItem: () => () => undefined, phase: () => undefined };
   const useCase = new RunItem(
     lifecycle as unknown as JobLifecycle,
     repository as unknown as ProcessingRepository,

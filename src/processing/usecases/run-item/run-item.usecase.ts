@@ -83,6 +83,7 @@ export class RunItem {
         );
         return null;
       }
+      if (run.ok) this.progress.phase(job.id, index, 'storing');
       ({ outcome, outputBytes } = await this.ending.end(job, item, run, clock));
       return null;
     } finally {
