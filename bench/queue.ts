@@ -11,6 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import { WorkerModule } from '../src/worker.module';
 import { parseConfig } from '../src/common/config/config';
 import { JobQueue } from '../src/jobs/job-queue';
+import { QueueOwner } from '../src/common/queue-owner';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest } from '../src/processing/media-runner';
 import { ProcessingRepository } from '../src/processing/processing.repository';
 import { RunItem } from '../src/processing/usecases/run-item/run-item.usecase';
@@ -161,7 +162,8 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     .compile();
   await layerWorker.init();
   const redis = new Redis(env.redisUrl);
-  const producer = new JobQueue(config, redis);
+  const producerQueues = new QueueOwner(config);
+  const producer = new JobQueue(config, redis, producerQueues);
 
   const bareConnection = { host: new URL(env.redisUrl).hostname, port: Number(new URL(env.redisUrl).port || 6379) };
   const bareQueue = new Queue('bare', { connection: bareConnection, prefix: `${env.redisPrefix}bare` });
@@ -271,7 +273,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
   } finally {
     await bareWorker.close();
     await bareQueue.close();
-    await producer.onApplicationShutdown();
+    await producerQueues.onApplicationShutdown();
     redis.disconnect();
     await worker.close();
     await layerWorker.close();

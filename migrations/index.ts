@@ -12,6 +12,7 @@ import { ItemSegments1765250000000 } from './1765250000000-item-segments';
 import { PlanEventStreams1765310000000 } from './1765310000000-plan-event-streams';
 import { PlanStorageAndEndpoints1765400000000 } from './1765400000000-plan-storage-and-endpoints';
 import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitations-across-accounts';
+import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 
 export const MIGRATIONS = [
@@ -27,5 +28,6 @@ export const MIGRATIONS = [
   PlanEventStreams1765310000000,
   PlanStorageAndEndpoints1765400000000,
   InvitationsAcrossAccounts1765410000000,
+  ItemPhase1765420000000,
   ItemChecks1765450000000,
 ];

@@ -22,8 +22,10 @@ export type MediaJobsOptions = HttpClientOptions;
 export interface WaitOptions {
   /** Called with the job view after every poll. */
   onProgress?: (job: JobView) => void;
-  /** First delay between polls (default 1 s); it grows by half each poll up to 10 s. */
+  /** First delay between polls (default 1 s); it grows by half each poll up to maxPollIntervalMs. */
   pollIntervalMs?: number;
+  /** The longest delay between polls (default 10 s); a progress display may want 1 s throughout. */
+  maxPollIntervalMs?: number;
   /** Gives up with TimeoutError (code wait_timeout) after this long (default 1 h). */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -76,7 +78,7 @@ export class MediaJobs {
         });
       }
       await this.http.sleep(interval);
-      interval = Math.min(Math.round(interval * 1.5), MAX_POLL_INTERVAL_MS);
+      interval = Math.min(Math.round(interval * 1.5), options.maxPollIntervalMs ?? MAX_POLL_INTERVAL_MS);
     }
   }
 }

@@ -8,16 +8,19 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { secretsEqual } from '../auth/api-key';
+import { adminTokenError, isAdminToken } from '../auth/admin-token';
 import type { AppConfig } from '../common/config/config';
 import type { CredentialAttempts } from '../auth/credential-attempts';
 import { READ_METHODS } from '../auth/roles';
 import { checkBrowserOrigin, checkCrossSite } from '../auth/same-origin';
 import { ApiError } from '../common/errors';
-import { bullConnection, closeQueue, mediaQueueName, regionsKey, WEBHOOK_QUEUE } from '../common/queues';
+import { QueueOwner } from '../common/queue-owner';
+import { regionsKey } from '../common/queues';
 import { boardCsrfToken, CSRF_COOKIE, CSRF_HEADER, csrfCookie } from './queue-board-csrf';
 import { boardError, QueueBoardAdapter } from './queue-board-routes';
 
@@ -31,12 +34,6 @@ const SECURITY_HEADERS = { 'Cache-Control': 'no-store' };
 
 function sign(adminToken: string, expires: number): string {
   return createHmac('sha256', `queue-board:${adminToken}`).update(String(expires)).digest('base64url');
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 function cookieValue(request: FastifyRequest, name: string): string | undefined {
@@ -94,12 +91,10 @@ export async function setupQueueBoard(
     throw boardError(error);
   });
 
-  const add = (name: string, description: string) => {
-    if (queues.has(name)) return;
-    const queue = new Queue(name, { connection: bullConnection(config, 'producer'), prefix: config.redisPrefix });
-    // Connection errors fail the board's own calls (shown in the page); Node needs a listener.
-    queue.on('error', () => undefined);
-    queues.set(name, queue);
+  const owner = app.get(QueueOwner);
+  const add = (queue: Queue, description: string) => {
+    if (queues.has(queue.name)) return;
+    queues.set(queue.name, queue);
     board.addQueue(new BullMQAdapter(queue, { description }));
   };
   let refreshed = 0;
@@ -109,20 +104,20 @@ export async function setupQueueBoard(
     refreshed = Date.now();
     const regions = await redis.smembers(regionsKey(config)).catch(() => [] as string[]);
     for (const region of [...new Set([config.region, ...regions])].sort())
-      add(mediaQueueName(region), `Media jobs of region ${region} (BullMQ id = job id)`);
+      add(owner.queue('media', 'producer', region), `Media jobs of region ${region} (BullMQ id = job id)`);
   };
-  add(WEBHOOK_QUEUE, 'Webhook delivery attempts (any worker; job id = delivery id and attempt)');
+  add(owner.queue('webhooks', 'producer'), 'Webhook delivery attempts (any worker; job id = delivery id and attempt)');
   await refresh();
 
   const authorised = (request: FastifyRequest): boolean => {
     if (!config.adminToken) return false;
     const header = request.headers['x-admin-token'];
-    if (typeof header === 'string' && header) return sameText(header, config.adminToken);
+    if (typeof header === 'string' && header) return isAdminToken(config.adminToken, header);
     const [expires, signature] = (cookieValue(request, COOKIE) ?? '').split('.');
     return (
       Number(expires) > Date.now() / 1000 &&
       !!signature &&
-      sameText(signature, sign(config.adminToken, Number(expires)))
+      secretsEqual(signature, sign(config.adminToken, Number(expires)))
     );
   };
 
@@ -194,16 +189,7 @@ export async function setupQueueBoard(
         const wantsPage = request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? ''));
         if (wantsPage) return reply.status(401).type('text/html; charset=utf-8').send(signInPage(false));
         const presented = request.headers['x-admin-token'];
-        sendError(
-          presented
-            ? new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' })
-            : new ApiError('missing_api_key', {
-                param: 'X-Admin-Token',
-                message: `Send the operator token in the X-Admin-Token header, or sign in at ${QUEUE_BOARD_PATH}.`,
-              }),
-          request,
-          reply,
-        );
+        sendError(adminTokenError(!!presented, `, or sign in at ${QUEUE_BOARD_PATH}`), request, reply);
         return reply;
       });
 
@@ -211,7 +197,7 @@ export async function setupQueueBoard(
         // Another site may not sign a browser in (login CSRF), as for the dashboard's sign-in.
         checkBrowserOrigin(request, publicOrigin);
         const token = request.body?.token ?? '';
-        if (!config.adminToken || !sameText(token, config.adminToken)) {
+        if (!config.adminToken || !isAdminToken(config.adminToken, token)) {
           return reply.status(401).type('text/html; charset=utf-8').send(signInPage(true));
         }
         await pendingAttempts.get(request)?.refund();
@@ -237,5 +223,7 @@ export async function setupQueueBoard(
     { prefix: QUEUE_BOARD_PATH },
   );
 
-  return { close: async () => void (await Promise.allSettled([...queues.values()].map(closeQueue))) };
+  return {
+    close: async () => void (await Promise.allSettled([...queues.values()].map((queue) => owner.closeQueue(queue)))),
+  };
 }

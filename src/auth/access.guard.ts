@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { MaintenanceService } from '../common/maintenance/maintenance.service';
 import { RateLimiter, type RateLimitResult } from '../common/rate-limit/rate-limiter';
-import { secretsEqual } from './api-key';
+import { adminTokenError, isAdminToken } from './admin-token';
 import type { AuthContext } from './auth-context';
 import type { Access } from './auth.decorators';
 import { AuthService, type Authenticated } from './auth.service';
@@ -242,16 +242,8 @@ export class AccessGuard {
     // Counted before it is compared, given back when right: see CredentialAttempts.reserve.
     const attempt = await this.attempts.reserve(request.ip);
     const token = request.headers['x-admin-token'];
-    if (token === undefined || token === '') {
-      throw new ApiError('missing_api_key', {
-        param: 'X-Admin-Token',
-        message: 'Send the operator token in the X-Admin-Token header.',
-      });
-    }
-    const value = Array.isArray(token) ? token[0] : token;
-    if (!this.config.adminToken || !secretsEqual(value, this.config.adminToken)) {
-      throw new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' });
-    }
+    if (token === undefined || token === '') throw adminTokenError(false);
+    if (!isAdminToken(this.config.adminToken, Array.isArray(token) ? token[0] : token)) throw adminTokenError(true);
     await attempt.refund();
   }
 }

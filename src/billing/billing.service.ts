@@ -3,8 +3,9 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors';
 import { toList, type ListResponse } from '../common/pagination';
 import { billingPeriod } from './billing-period';
-import { BillingRepository, type LedgerFilter, type LedgerRow } from './billing.repository';
+import { BillingRepository, type LedgerFilter } from './billing.repository';
 import { ledgerCsvHeader, ledgerCsvRow } from './ledger-csv';
+import { toLedgerEntry, type LedgerEntry } from './ledger-entry';
 import { PROCESSING_USAGE, type ProcessingUsage } from './processing-usage';
 
 export interface CreditBalance {
@@ -42,22 +43,12 @@ export interface DailyUsage {
   total_charged_usd: number;
 }
 
-export interface LedgerEntry {
-  object: 'ledger_entry';
-  id: string;
-  kind: LedgerRow['kind'];
-  credits: number;
-  job_id: string | null;
-  reason: string | null;
-  balance_after: number;
-  reserved_after: number;
-  created_at: string;
-}
-
 /** Rounds USD to cents without binary-float surprises (0.1 + 0.2). */
 export function usd(credits: number, usdPerCredit: number): number {
   return Math.round(credits * usdPerCredit * 100) / 100;
 }
+
+export type { LedgerEntry };
 
 @Injectable()
 export class BillingService {
@@ -182,18 +173,4 @@ export class BillingService {
       }
     })();
   }
-}
-
-export function toLedgerEntry(row: LedgerRow): LedgerEntry {
-  return {
-    object: 'ledger_entry',
-    id: row.id,
-    kind: row.kind,
-    credits: Number(row.credits),
-    job_id: row.job_id,
-    reason: row.reason,
-    balance_after: Number(row.balance_after),
-    reserved_after: Number(row.reserved_after),
-    created_at: row.created_at.toISOString(),
-  };
 }

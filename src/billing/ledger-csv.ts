@@ -2,7 +2,7 @@
 // quoting is a few lines, and cells are neutralised against formula injection (OWASP: a cell that
 // starts with = + - @ or a tab/CR is read as a formula by Excel and LibreOffice), which the common
 // CSV writers leave off by default.
-import type { LedgerEntry } from './billing.service';
+import type { LedgerEntry } from './ledger-entry';
 
 export const LEDGER_CSV_COLUMNS = [
   'created_at',

@@ -1,8 +1,9 @@
 // The catalogue of queues and the job names on them, typed: a consumer's handler map must name every
 // job of its queue (the compiler checks it), and the worker checks it again at boot (`checkHandlers`),
 // so a name added here without a handler stops start-up with a message saying what to add where.
-import type { Job, Queue } from 'bullmq';
+import type { Job, Queue, RedisOptions as BullRedisOptions } from 'bullmq';
 import type { AppConfig } from './config/config';
+import { redisOptions } from './redis/redis.module';
 
 export const QUEUE_JOBS = {
   // process-job takes a job and queues each of its open items as a process-item unit, which any
@@ -156,6 +157,32 @@ export interface WebhookJobData {
   deliveryId: string;
 }
 
+/**
+ * The one way a webhook delivery is queued, by the pump and for a punctual retry: the BullMQ id names
+ * the delivery and its attempt number, so a delivery already queued for that attempt is not added
+ * twice. Nothing is kept once run: the database holds the delivery's state, and the pump queues again
+ * whatever is due and unleased (a lost or failed queue job costs at most a pump interval).
+ */
+export async function enqueueWebhookDeliveries(
+  queue: Queue<WebhookJobData>,
+  deliveries: { id: string; attempts: number }[],
+  delayMs = 0,
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  await queue.addBulk(
+    deliveries.map((delivery) => ({
+      name: 'deliver' as const,
+      data: { deliveryId: delivery.id },
+      opts: {
+        jobId: `${delivery.id}-${delivery.attempts}`,
+        delay: delayMs,
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    })),
+  );
+}
+
 export function cancelChannel(config: AppConfig): string {
   return `${config.redisPrefix}:cancel`;
 }
@@ -169,21 +196,13 @@ export function workersKey(config: AppConfig, region: string): string {
   return `${config.redisPrefix}:workers:${region}`;
 }
 
-/** BullMQ connection options: fail fast in the API; workers block on Redis, so no per-request cap. */
-export function bullConnection(config: AppConfig, role: 'producer' | 'worker') {
-  const url = new URL(config.redisUrl);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    username: url.username || undefined,
-    password: url.password ? decodeURIComponent(url.password) : undefined,
-    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-    tls: url.protocol === 'rediss:' ? {} : undefined,
-    ...(role === 'producer'
-      ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 }
-      : // Reconnect within 2 s of Redis coming back (BullMQ's default backs off to 20 s).
-        { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(times * 200, 2000) }),
-  };
+/**
+ * BullMQ connection options (from the one factory, common/redis): fail fast in the API; workers block
+ * on Redis, so no per-request cap.
+ */
+export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): BullRedisOptions {
+  const options: BullRedisOptions = redisOptions(config, role === 'producer' ? 'producer' : 'blocking');
+  return options;
 }
 
 /** A raw Redis client as BullMQ's Redis backend hands it out. */
@@ -215,7 +234,9 @@ export async function closeQueue(target: ClosableQueue): Promise<void> {
     const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CLOSE_GRACE_MS)));
     return Promise.race([promise, late]).finally(() => clearTimeout(timer));
   };
+  // A close that fails (its QUIT refused by a Redis that went away) leaves clients to drop below.
   await grace(target.close().catch(() => undefined));
+  // A client that never connected has nothing to drop: its rejection is the outage itself.
   const client = await grace(target.backend.client.catch(() => undefined));
   if (client && client.status !== 'end') client.disconnect();
 }

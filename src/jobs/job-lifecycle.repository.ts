@@ -14,6 +14,7 @@ import {
   type BillingState,
   type ItemCheck,
   type ItemOutput,
+  type ItemPhase,
   type ItemStatus,
   type JobItemRow,
   type JobRow,
@@ -103,7 +104,7 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       );
       if (!jobs[0]) return null;
       const { rows: items } = await client.query<JobItemRow>(
-        `UPDATE job_items SET status = 'processing', worker = $3, attempts = attempts + 1, progress = 0
+        `UPDATE job_items SET status = 'processing', worker = $3, attempts = attempts + 1, progress = 0, phase = 'encoding'
           WHERE job_id = $1 AND index = $2 AND status = ANY($4) RETURNING ${ITEM_COLUMNS}`,
         [jobId, index, worker, from.item],
       );
@@ -132,6 +133,15 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       await client.query(`UPDATE jobs SET ${jobProgress('$2')}, heartbeat_at = now() WHERE id = $1`, [jobId, open]);
       return true;
     });
+  }
+
+  /** What a processing item is doing now; a no-op once it is no longer processing. */
+  async phase(jobId: string, index: number, phase: ItemPhase): Promise<void> {
+    // A mark (async commit): one lost to a crash only shows the previous phase until the next.
+    await this.marks.query(
+      `UPDATE job_items SET phase = $3 WHERE job_id = $1 AND index = $2 AND status = 'processing'`,
+      [jobId, index, phase],
+    );
   }
 
   /** The job's overall progress after one of its items ended (the job row is locked by the caller). */

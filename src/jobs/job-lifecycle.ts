@@ -9,7 +9,16 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
 import { OutboxWriter, type JobEvent } from '../webhooks/outbox.writer';
-import type { BillingState, ItemCheck, ItemOutput, ItemStatus, JobItemRow, JobRow, JobStatus } from './job.types';
+import type {
+  BillingState,
+  ItemCheck,
+  ItemOutput,
+  ItemPhase,
+  ItemStatus,
+  JobItemRow,
+  JobRow,
+  JobStatus,
+} from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
 
 export type Actor = 'api' | 'worker';
@@ -156,6 +165,11 @@ export class JobLifecycle {
     });
     if (taken) jobClaimed(taken.job);
     return taken;
+  }
+
+  /** What a processing item is doing now (items[i].phase): encoding, joining or storing. */
+  reportPhase(jobId: string, index: number, phase: ItemPhase): Promise<void> {
+    return this.repository.phase(jobId, index, phase);
   }
 
   /** An item's progress, the job's overall progress and liveness; false once the job is no longer processing. */

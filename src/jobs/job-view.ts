@@ -1,10 +1,12 @@
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
+import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
 import { outputPicture, storedOutput } from './output-options';
 import type {
   BillingState,
   ItemCheck,
   ItemOutput,
+  ItemPhase,
   ItemSource,
   JobApi,
   JobItemRow,
@@ -17,6 +19,10 @@ export interface JobItemView {
   status: string;
   source: ItemSource;
   duration_seconds: number;
+  /** What the source decoded to (its encoded length); null until the item succeeded. */
+  decoded_duration_seconds: number | null;
+  /** Things about the item the client should know although it succeeded (e.g. a short source). */
+  warnings: ItemWarning[];
   width: number | null;
   height: number | null;
   /** What the item produces (never upscaled); null for audio. */
@@ -30,6 +36,8 @@ export interface JobItemView {
   error: ErrorObject | null;
   /** An opaque id of the worker that ran the item (docs/api-decisions.md §11); null until a worker takes it. */
   worker: string | null;
+  /** What the item is doing while processing (encoding, joining, storing); null otherwise. */
+  phase: ItemPhase | null;
 }
 
 export interface JobView {
@@ -71,24 +79,7 @@ export function toJobView(
     started_at: iso(job.started_at),
     finished_at: iso(job.finished_at),
     progress: job.status === 'succeeded' || job.status === 'partially_succeeded' ? 1 : Number(job.progress),
-    items: items.map((item) => ({
-      index: item.index,
-      status: item.status,
-      source:
-        item.source.type === 'url'
-          ? { type: 'url', url: item.source.url }
-          : { type: 'upload', upload_id: item.source.upload_id },
-      duration_seconds: Number(item.duration_seconds),
-      width: item.width,
-      height: item.height,
-      ...outputPicture(storedOutput(job), item),
-      estimated_credits: Number(item.estimated_credits),
-      charged_credits: Number(item.charged_credits),
-      output: item.output ? outputView(item.output, links, expiresAt) : null,
-      checks: item.checks ?? [],
-      error: item.error,
-      worker: item.worker,
-    })),
+    items: items.map((item) => itemView(job, item, links, expiresAt)),
     billing: {
       estimated_credits: Number(job.estimated_credits),
       charged_credits: Number(job.charged_credits),
@@ -97,6 +88,39 @@ export function toJobView(
     },
     error: job.error,
     metadata: job.metadata,
+  };
+}
+
+function itemView(
+  job: JobRow,
+  item: JobItemRow,
+  links: { baseUrl: string; secret: string },
+  expiresAt: Date,
+): JobItemView {
+  // A succeeded item always has its processed length; 0 would be a row written without one (unknown).
+  const processed = Number(item.processed_seconds);
+  const decoded = item.status === 'succeeded' && processed > 0 ? processed : null;
+  return {
+    index: item.index,
+    status: item.status,
+    source:
+      item.source.type === 'url'
+        ? { type: 'url', url: item.source.url }
+        : { type: 'upload', upload_id: item.source.upload_id },
+    duration_seconds: Number(item.duration_seconds),
+    decoded_duration_seconds: decoded,
+    warnings: decodedLengthWarnings(Number(item.duration_seconds), decoded),
+    width: item.width,
+    height: item.height,
+    ...outputPicture(storedOutput(job), item),
+    estimated_credits: Number(item.estimated_credits),
+    charged_credits: Number(item.charged_credits),
+    output: item.output ? outputView(item.output, links, expiresAt) : null,
+    checks: item.checks ?? [],
+    error: item.error,
+    worker: item.worker,
+    // A phase describes work in progress: an ended or waiting item has none.
+    phase: item.status === 'processing' ? (item.phase ?? null) : null,
   };
 }
 

@@ -10,6 +10,9 @@ export const TERMINAL_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 
 export const JOB_STATUSES = ['queued', 'processing', ...TERMINAL_STATUSES] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type ItemStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
+/** What a processing item is doing now (items[i].phase). */
+export const ITEM_PHASES = ['encoding', 'joining', 'storing'] as const;
+export type ItemPhase = (typeof ITEM_PHASES)[number];
 export type BillingState = 'authorised' | 'settled' | 'released';
 
 export type ItemSource = { type: 'url'; url: string } | { type: 'upload'; upload_id: string };
@@ -84,10 +87,12 @@ const ITEM_FIELDS = {
   height: 'height',
   estimated_credits: 'estimated_credits::text',
   charged_credits: 'charged_credits::text',
+  processed_seconds: 'processed_seconds::text',
   output: 'output',
   checks: 'checks',
   error: 'error',
   worker: 'worker',
+  phase: 'phase',
 };
 export const JOB_COLUMNS = Object.keys(JOB_FIELDS).join(', ');
 export const ITEM_COLUMNS = Object.keys(ITEM_FIELDS).join(', ');
@@ -148,12 +153,16 @@ export interface JobItemRow {
   height: number | null;
   estimated_credits: string;
   charged_credits: string;
+  /** Seconds of the source the worker decoded and encoded (0 until the item succeeded). */
+  processed_seconds: string;
   output: ItemOutput | null;
   /** The output's checks, run as the item ended (docs/api-decisions.md §12); empty until then. */
   checks: ItemCheck[];
   error: ErrorObject | null;
   /** The worker that ran (or runs) the item, an opaque id; null until one takes it. */
   worker: string | null;
+  /** The last phase a worker marked (kept after the item ends; the view shows it while processing). */
+  phase: ItemPhase | null;
 }
 
 export function isTerminal(status: JobStatus): boolean {

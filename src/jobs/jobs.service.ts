@@ -16,7 +16,7 @@ import type { ItemSource, JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
 import {
-  outputHeight,
+  outputLines,
   outputPicture,
   RESOLUTIONS,
   resolveOutput,
@@ -225,8 +225,8 @@ export class JobsService {
       const source: CheckedSource<ItemSource | DeclaredSource> = input.media
         ? this.sources.declared(job.api, input.media, index)
         : await this.sources.check(caller.accountId, job.api, input, index, signal);
-      const height = job.api === 'sdr2hdr' ? outputHeight(source.height ?? 0, job.output.resolution) : 0;
-      items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, height) });
+      const lines = job.api === 'sdr2hdr' ? outputLines(source, job.output.resolution) : 0;
+      items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, lines) });
     }
     return items;
   }
@@ -236,7 +236,7 @@ export class JobsService {
     if (job.api !== 'sdr2hdr') return;
     const { resolution } = job.output;
     for (const [index, item] of items.entries()) {
-      if (outputHeight(item.height ?? 0, resolution) > caller.plan.maxOutputHeight) {
+      if (outputLines(item, resolution) > caller.plan.maxOutputHeight) {
         throw new ApiError('plan_not_supported', {
           param: resolution === 'source' ? `inputs[${index}]` : 'output.resolution',
           message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Request a smaller output.resolution or upgrade.`,

@@ -148,7 +148,21 @@ export function outputPicture(job: JobOutput, source: { width: number | null; he
   return { output_width: size.width, output_height: size.height };
 }
 
-/** The height of the output: the requested tier, never upscaling the source. */
-export function outputHeight(sourceHeight: number, resolution: Resolution): number {
-  return resolution === 'source' ? sourceHeight : Math.min(sourceHeight, RESOLUTIONS[resolution]);
+/**
+ * The lines a resolution asks for, on the short side (the worker's downscale target); undefined for
+ * `source`, which keeps the source's size (its sides rounded down to even).
+ */
+export function targetLines(resolution: Resolution): number | undefined {
+  return resolution === 'source' ? undefined : RESOLUTIONS[resolution];
+}
+
+/**
+ * The lines of the output picture's short side — what 1080p means for landscape and portrait alike:
+ * a 1080×1920 portrait is 1080p. Prices and plan limits are judged on this (docs/api-decisions.md §4);
+ * 0 without a picture size.
+ */
+export function outputLines(source: { width: number | null; height: number | null }, resolution: Resolution): number {
+  if (!source.width || !source.height) return 0;
+  const size = outputSize({ width: source.width, height: source.height }, targetLines(resolution));
+  return Math.min(size.width, size.height);
 }

@@ -1,4 +1,4 @@
-import { outputHeight } from './output-options';
+import { outputLines } from './output-options';
 import { itemCredits } from './pricing';
 
 describe('pricing (docs/api-decisions.md §4)', () => {
@@ -16,9 +16,16 @@ describe('pricing (docs/api-decisions.md §4)', () => {
     expect(itemCredits('audio', 0.2)).toBe(1);
   });
 
-  it('never upscales: the output height is at most the source height', () => {
-    expect(outputHeight(1080, '720p')).toBe(720);
-    expect(outputHeight(480, '1080p')).toBe(480);
-    expect(outputHeight(2160, 'source')).toBe(2160);
+  it('prices the lines of the short side, never upscaled: portrait 1080×1920 is 1080p', () => {
+    const lines = (width: number, height: number, resolution: Parameters<typeof outputLines>[1]) =>
+      outputLines({ width, height }, resolution);
+    expect(lines(1920, 1080, '720p')).toBe(720);
+    expect(lines(854, 480, '1080p')).toBe(480);
+    expect(lines(3840, 2160, 'source')).toBe(2160);
+    expect(lines(1080, 1920, 'source')).toBe(1080);
+    expect(lines(1080, 1920, '720p')).toBe(720);
+    expect(lines(360, 203, 'source')).toBe(202);
+    expect(lines(1000, 563, '720p')).toBe(562);
+    expect(outputLines({ width: null, height: null }, 'source')).toBe(0);
   });
 });

@@ -602,7 +602,7 @@ function inputArgs(input: string, rwTimeoutUs?: number): string[] {
 
 // Only the demuxers we accept ever parse user input, and a file can never make the tool open
 // another file or URL (HLS/concat playlists, dref): a local input may read local files only.
-function inputOptions(input: string, rwTimeoutUs = DEFAULT_RW_TIMEOUT_US): string[] {
+export function inputOptions(input: string, rwTimeoutUs = DEFAULT_RW_TIMEOUT_US): string[] {
   if (isNetworkInput(input)) {
     return [
       '-protocol_whitelist',

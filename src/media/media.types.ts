@@ -64,4 +64,10 @@ export type ProbeOutcome =
 
 /** Catalogue codes a pipeline run can end with. */
 export type PipelineErrorCode =
-  'drm_protected' | 'no_speech_detected' | 'timeout' | 'job_cancelled' | 'out_of_memory' | 'processing_failed';
+  | 'drm_protected'
+  | 'no_speech_detected'
+  | 'timeout'
+  | 'job_cancelled'
+  | 'out_of_memory'
+  | 'processing_failed'
+  | 'source_changed';

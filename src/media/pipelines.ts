@@ -113,6 +113,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
     const run = await runFfmpeg(args, {
       ffmpegPath: request.ffmpegPath,
       durationSeconds: request.probe.durationSeconds,
+      maxOutSeconds: encodeCeiling(request.probe.durationSeconds),
       onProgress: (fraction) => throttle.report(measures ? fraction * ENCODE_WEIGHT : fraction),
       progressIntervalMs: 0,
       signal: request.signal,
@@ -205,6 +206,7 @@ export async function normaliseSpeechLoudness(
   const step = (offset: number, weight: number) => ({
     ffmpegPath: request.ffmpegPath,
     durationSeconds: request.probe.durationSeconds,
+    maxOutSeconds: encodeCeiling(request.probe.durationSeconds),
     signal: request.signal,
     timeLimitMs: remaining(deadline),
     progressIntervalMs: 0,
@@ -385,6 +387,17 @@ export function parseLoudnormReport(stderrLines: string[]): LoudnormReport | nul
 
 // --- shared -------------------------------------------------------------------------------------------
 
+const OVERRAN =
+  'The source holds more media than its headers declare (and than was priced): it was stopped at the priced length. It was not processed and you were not charged; submit it again re-wrapped (e.g. ffmpeg -c copy) to have it priced as it is.';
+
+/**
+ * The most an encode may write: what was probed (and checked against the price), plus a second for the
+ * last frame's or audio packet's length and ffmpeg's progress granularity. An honest file never gets near it.
+ */
+export function encodeCeiling(probedSeconds: number): number {
+  return probedSeconds + 1;
+}
+
 const PROCESS_FAILURES: Record<Exclude<MediaProcessResult['status'], 'succeeded'>, [PipelineErrorCode, string]> = {
   timeout: ['timeout', 'Processing took longer than the job time limit.'],
   aborted: ['job_cancelled', 'The job was cancelled.'],
@@ -392,7 +405,8 @@ const PROCESS_FAILURES: Record<Exclude<MediaProcessResult['status'], 'succeeded'
   failed: ['processing_failed', 'Processing failed.'],
 };
 
-function processFailure(run: MediaProcessResult, started: number): PipelineFailure {
+function processFailure(run: MediaProcessResult & { overran?: boolean }, started: number): PipelineFailure {
+  if (run.overran) return failure('source_changed', OVERRAN, run.stderrTail, started);
   const status = run.status === 'succeeded' ? 'failed' : run.status;
   const [code, message] = PROCESS_FAILURES[status];
   return failure(code, message, run.stderrTail, started);

@@ -15,6 +15,34 @@ function verdict(name: string, api: MediaApi, extra: Partial<ClassifyOptions> = 
 }
 
 describe('classifyProbe', () => {
+  describe('the length: what the packets say when the header says less (issue 29 item 1)', () => {
+    const ends = (video: number, audio: number) =>
+      new Map([
+        [0, { endSeconds: video, lastPacketSeconds: 1 / 30 }],
+        [1, { endSeconds: audio, lastPacketSeconds: 0.021333 }],
+      ]);
+    const length = (packetEnds: ReturnType<typeof ends> | null, api: MediaApi = 'sdr2hdr') => {
+      const outcome = verdict('sdr-320x180-aac.mp4', api, { packetEnds, maxDurationSeconds: 100 });
+      return outcome.ok ? outcome.probe.durationSeconds : outcome.code;
+    };
+
+    it('an honest header (1 s) is kept when only the last packet runs past it (AAC priming, ms)', () => {
+      expect(length(ends(1, 1.016))).toBe(1);
+      expect(length(null)).toBe(1);
+    });
+
+    it('a header that stops before the packets: the packets are the length, for the streams the API encodes', () => {
+      expect(length(ends(30, 30.016))).toBe(30.016);
+      expect(length(ends(1, 30.016))).toBe(30.016);
+      expect(length(ends(30, 1), 'audio')).toBe(1);
+      expect(length(ends(1, 30.016), 'audio')).toBe(30.016);
+    });
+
+    it('the limit is judged on the packets', () => {
+      expect(length(ends(300, 300))).toBe('duration_exceeded');
+    });
+  });
+
   it('accepts a tagged SDR MP4 for sdr2hdr and reports what the argv builders need', () => {
     expect(verdict('sdr-320x180-aac.mp4', 'sdr2hdr')).toEqual({
       ok: true,

@@ -3,6 +3,7 @@
 import { runMediaProcess, defaultFfprobePath } from './run-ffmpeg';
 import { buildProbeArgs, isNetworkInput } from './ffmpeg-args';
 import { scanIsoBmff } from './iso-bmff';
+import { measurePacketEnds, type PacketEnds } from './packet-end';
 import { pixelBudgetProblem } from './pixel-budget';
 import type {
   AudioStreamInfo,
@@ -47,6 +48,7 @@ export interface FfprobeStream {
   sample_rate?: string;
   channels?: number;
   duration?: string;
+  start_time?: string;
   disposition?: { attached_pic?: number };
 }
 
@@ -77,6 +79,7 @@ export async function probeMedia(input: string, options: ProbeOptions): Promise<
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const chunks: Buffer[] = [];
   let stdoutBytes = 0;
+  const started = performance.now();
   const run = await runMediaProcess(
     options.ffprobePath ?? defaultFfprobePath(),
     buildProbeArgs(input, options.rwTimeoutUs),
@@ -105,12 +108,29 @@ export async function probeMedia(input: string, options: ProbeOptions): Promise<
   const raw = parseProbeJson(Buffer.concat(chunks).toString('utf8'));
   if (!raw) return invalidMedia('The media could not be read.');
   const encryptionSignals = network ? [] : await boxEncryptionSignals(input);
-  return classifyProbe(raw, { ...options, encryptionSignals });
+  // Then, within what is left of the time, where the packets end (packet-end.ts), so the length we
+  // price is the one ffmpeg will encode, whatever the headers claim. One ffprobe at a time: the
+  // submit's probe slots bound processes. Unknown (out of time): the header stands at submit; the
+  // worker measures its local copy again, and its encode stops at the priced length.
+  // Only the ISO BMFF family needs it: ffmpeg's WAV demuxer stops where the data chunk's declared size
+  // ends, so a WAV decodes no longer than its header says.
+  const isoBmff = (raw.format?.format_name ?? '').split(',').includes('mov');
+  const packetEnds = isoBmff
+    ? await measurePacketEnds(input, {
+        ffprobePath: options.ffprobePath,
+        timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)),
+        rwTimeoutUs: options.rwTimeoutUs,
+        signal: options.signal,
+      })
+    : null;
+  return classifyProbe(raw, { ...options, encryptionSignals, packetEnds });
 }
 
 export interface ClassifyOptions extends ProbeRules {
   /** Box-level evidence from a local file scan (iso-bmff.ts), e.g. ['encv', 'pssh']. */
   encryptionSignals?: string[];
+  /** Where each stream's packets end (packet-end.ts); null or absent: the headers are all we know. */
+  packetEnds?: PacketEnds | null;
 }
 
 /**
@@ -150,7 +170,12 @@ export function classifyProbe(raw: FfprobeOutput, options: ClassifyOptions): Pro
   if (audio && (audio.sampleRate <= 0 || audio.channels <= 0))
     return invalidMedia('The audio stream has no sample rate or channels.');
 
-  const durationSeconds = durationOf(format.duration, options.api === 'sdr2hdr' ? videoStream : audioStream);
+  const durationSeconds = encodedDuration(
+    durationOf(format.duration, options.api === 'sdr2hdr' ? videoStream : audioStream),
+    // What the pipeline encodes: sdr2hdr keeps the audio beside the video (no -shortest); audio only the audio.
+    options.api === 'sdr2hdr' ? [videoStream, audioStream] : [audioStream],
+    options.packetEnds,
+  );
   if (durationSeconds === null) return invalidMedia('The media has no duration (empty or unreadable).');
 
   if (options.maxDurationSeconds !== undefined && durationSeconds > options.maxDurationSeconds) {
@@ -295,6 +320,30 @@ function durationOf(formatDuration: string | undefined, stream?: FfprobeStream):
     if (candidate !== undefined && Number.isFinite(value) && value > 0) return value;
   }
   return null;
+}
+
+/**
+ * The length ffmpeg will encode. The header is believed when it covers every packet but the last (an
+ * AAC frame trimmed by the edit list ends a few ms past an honest header; a 1-credit-per-second price
+ * must not round that up); a header that stops earlier lies, and the packets' end is the length.
+ */
+function encodedDuration(
+  header: number | null,
+  streams: Array<FfprobeStream | undefined>,
+  packetEnds: PacketEnds | null | undefined,
+): number | null {
+  let measured: number | null = null;
+  let lastPacket = 0;
+  for (const stream of streams) {
+    const end = stream && packetEnds?.get(stream.index);
+    if (!stream || !end) continue;
+    const start = Math.max(0, Number(stream.start_time) || 0);
+    const length = end.endSeconds - start;
+    if (measured === null || length > measured) [measured, lastPacket] = [length, end.lastPacketSeconds];
+  }
+  if (measured === null || measured <= 0) return header;
+  if (header !== null && measured - lastPacket <= header) return header;
+  return Math.round(measured * 1e6) / 1e6;
 }
 
 // --- encryption -------------------------------------------------------------------------------------

@@ -162,11 +162,19 @@ export interface RunFfmpegOptions extends Omit<MediaProcessOptions, 'onStdout'> 
   onProgress?: (fraction: number) => void;
   /** Minimum time between two progress calls (the final 1 is never held back). */
   progressIntervalMs?: number;
+  /**
+   * The most output (seconds of out_time) this run may write: past it ffmpeg is killed and the result
+   * says `overran` — the input held more than was probed and priced (a header that lies, a file
+   * that grew), and it is never encoded for longer than that.
+   */
+  maxOutSeconds?: number;
 }
 
 export interface RunFfmpegResult extends MediaProcessResult {
   /** Last out_time ffmpeg reported (seconds of output written), null if it never reported one. */
   outTimeSeconds: number | null;
+  /** Killed because out_time passed `maxOutSeconds` (status 'failed'). */
+  overran: boolean;
 }
 
 /** Runs ffmpeg whose argv contains `-progress pipe:1` (the builders in ffmpeg-args.ts all do). */
@@ -174,22 +182,28 @@ export async function runFfmpeg(args: string[], options: RunFfmpegOptions = {}):
   const parser = new FfmpegProgressParser();
   const throttle = new ProgressThrottle(options.onProgress, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
   let outTimeSeconds: number | null = null;
+  const overrun = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, overrun.signal]) : overrun.signal;
   const result = await runMediaProcess(options.ffmpegPath ?? defaultFfmpegPath(), args, {
-    signal: options.signal,
+    signal,
     timeLimitMs: options.timeLimitMs,
     stderrLines: options.stderrLines,
     onStdout: (chunk) => {
       for (const block of parser.push(chunk.toString('utf8'))) {
         if (block.outTimeSeconds === null) continue;
         outTimeSeconds = block.outTimeSeconds;
+        if (options.maxOutSeconds !== undefined && block.outTimeSeconds > options.maxOutSeconds) overrun.abort();
         if (options.durationSeconds && options.durationSeconds > 0) {
           throttle.report(block.outTimeSeconds / options.durationSeconds);
         }
       }
     },
   });
+  // The caller's own abort wins: a cancel is a cancel, whatever was written.
+  const overran = overrun.signal.aborted && !options.signal?.aborted;
+  if (overran) return { ...result, status: 'failed', outTimeSeconds, overran };
   if (result.status === 'succeeded') throttle.complete();
-  return { ...result, outTimeSeconds };
+  return { ...result, outTimeSeconds, overran };
 }
 
 export function defaultFfmpegPath(): string {

@@ -1,9 +1,10 @@
 // The MediaRunner of production: ffprobe and ffmpeg on this machine (src/media), and the files they
 // make in the item's work folder.
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { truncatedSource } from '../jobs/decoded-length';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
@@ -49,6 +50,7 @@ export class FfmpegMediaRunner implements MediaRunner {
     if (!probed.ok) return probeFailure(probed);
     const refused = request.admit({
       durationSeconds: probed.probe.durationSeconds,
+      width: probed.probe.video?.width ?? null,
       height: probed.probe.video?.height ?? null,
     });
     if (refused) return refused;
@@ -75,6 +77,8 @@ export class FfmpegMediaRunner implements MediaRunner {
       });
       request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
+      const truncated = await endedEarly(output, probed.probe.durationSeconds, result.processedSeconds);
+      if (truncated) return truncated;
       const media = sdr2hdrMedia(result.width, result.height, quality, result.light);
       return {
         ...made(output, container, result.processedSeconds, result.height, media),
@@ -89,6 +93,8 @@ export class FfmpegMediaRunner implements MediaRunner {
     });
     request.onStage?.('encode', performance.now() - encoding);
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
+    const truncated = await endedEarly(output, probed.probe.durationSeconds, result.processedSeconds);
+    if (truncated) return truncated;
     const media = {
       input_integrated_lufs: round(result.input.integratedLufs),
       speech_seconds: round(result.speech.speechSeconds),
@@ -217,6 +223,21 @@ function made(
   media: Record<string, unknown>,
 ): MadeOutput {
   return { ok: true, path, processedSeconds, outputHeight, container, contentType: CONTENT_TYPES[container], media };
+}
+
+/**
+ * A source that decoded more than a second short of what its container declares is truncated or
+ * corrupt (src/jobs/decoded-length.ts): invalid_media, its partial output deleted, charged 0.
+ */
+async function endedEarly(
+  output: string,
+  declaredSeconds: number,
+  decodedSeconds: number,
+): Promise<{ ok: false; code: 'invalid_media'; message: string } | null> {
+  const message = truncatedSource(declaredSeconds, decodedSeconds);
+  if (!message) return null;
+  await rm(output, { force: true });
+  return { ok: false, code: 'invalid_media', message };
 }
 
 /** A probe of our own local file that ran out of time is the machine's trouble, not the media's. */

@@ -28,6 +28,7 @@ interface RunItemCommon extends MediaRun {
    */
   admit(input: {
     durationSeconds: number;
+    width: number | null;
     height: number | null;
   }): { ok: false; code: ErrorCode; message: string } | null;
 }

@@ -11,6 +11,10 @@ import { ProgressWriter } from './progress-writer';
 import { SegmentFiles } from './segment-files';
 import { SegmentsRepository } from './segments.repository';
 import { StorageSweeper } from './storage-sweeper';
+import { CancelListener } from './upkeep/cancel-listener';
+import { Reconciler } from './upkeep/reconciler';
+import { RetentionPurge } from './upkeep/retention-purge';
+import { WorkerHeartbeat } from './upkeep/worker-heartbeat';
 import { EncodeSegment } from './usecases/encode-segment/encode-segment.usecase';
 import { JoinItem } from './usecases/join-item/join-item.usecase';
 import { RunItem } from './usecases/run-item/run-item.usecase';
@@ -32,6 +36,10 @@ import { WorkDirs } from './work-dirs';
     ProgressWriter,
     SegmentFiles,
     MediaWorker,
+    WorkerHeartbeat,
+    CancelListener,
+    Reconciler,
+    RetentionPurge,
     StorageSweeper,
     WorkDirs,
     { provide: MEDIA_RUNNER, useClass: FfmpegMediaRunner },

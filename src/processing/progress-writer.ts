@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { JobLifecycle } from '../jobs/job-lifecycle';
+import type { ItemPhase } from '../jobs/job.types';
 import { SegmentsRepository } from './segments.repository';
 
 /**
@@ -30,6 +31,15 @@ export class ProgressWriter {
           .then((item) => this.lifecycle.reportProgress(jobId, index, clamp(Math.min(0.999, item)))),
         abort,
         { job_id: jobId, item: index, segment },
+      );
+  }
+
+  /** Marks what an item does now (items[i].phase); a failed write is logged and forgotten, as progress is. */
+  phase(jobId: string, index: number, phase: ItemPhase): void {
+    this.lifecycle
+      .reportPhase(jobId, index, phase)
+      .catch((error: unknown) =>
+        this.logger.warn({ job_id: jobId, item: index, phase, err: error }, 'phase write failed'),
       );
   }
 

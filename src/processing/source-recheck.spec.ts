@@ -7,18 +7,19 @@ const priced: PricedSource = {
   sourceType: 'url',
   resolution: 'source',
   estimatedCredits: 2,
+  width: 160,
   height: 90,
 };
 
 describe('recheckSource', () => {
   it('passes the source the submit priced, and a shorter one (settlement charges less)', () => {
-    expect(recheckSource(priced, { durationSeconds: 2, height: 90 }, limits)).toBeNull();
-    expect(recheckSource(priced, { durationSeconds: 1.5, height: 90 }, limits)).toBeNull();
-    expect(recheckSource(priced, { durationSeconds: 1.2, height: 72 }, limits)).toBeNull();
+    expect(recheckSource(priced, { durationSeconds: 2, width: 160, height: 90 }, limits)).toBeNull();
+    expect(recheckSource(priced, { durationSeconds: 1.5, width: 160, height: 90 }, limits)).toBeNull();
+    expect(recheckSource(priced, { durationSeconds: 1.2, width: 128, height: 72 }, limits)).toBeNull();
   });
 
   it('longer than priced → source_changed, naming both prices', () => {
-    expect(recheckSource(priced, { durationSeconds: 4, height: 90 }, limits)).toEqual({
+    expect(recheckSource(priced, { durationSeconds: 4, width: 160, height: 90 }, limits)).toEqual({
       ok: false,
       code: 'source_changed',
       message: expect.stringMatching(
@@ -29,32 +30,46 @@ describe('recheckSource', () => {
 
   it('a taller output than priced → source_changed even when it would cost no more (the plan checked the priced height)', () => {
     // Priced: 4 s at 1080p = 8 credits. 1 s at 2160p costs 8 as well, but the plan was checked for 1080p.
-    const at1080: PricedSource = { ...priced, estimatedCredits: 8, height: 1080 };
-    expect(recheckSource(at1080, { durationSeconds: 1, height: 2160 }, limits)?.code).toBe('source_changed');
-    expect(recheckSource(at1080, { durationSeconds: 4, height: 1080 }, limits)).toBeNull();
+    const at1080: PricedSource = { ...priced, estimatedCredits: 8, width: 1920, height: 1080 };
+    expect(recheckSource(at1080, { durationSeconds: 1, width: 3840, height: 2160 }, limits)?.code).toBe(
+      'source_changed',
+    );
+    expect(recheckSource(at1080, { durationSeconds: 4, width: 1920, height: 1080 }, limits)).toBeNull();
+  });
+
+  it('a portrait source is judged on its short side, as the submit priced it', () => {
+    const portrait: PricedSource = { ...priced, estimatedCredits: 8, width: 1080, height: 1920 };
+    expect(recheckSource(portrait, { durationSeconds: 4, width: 1080, height: 1920 }, limits)).toBeNull();
+    expect(recheckSource(portrait, { durationSeconds: 4, width: 2160, height: 3840 }, limits)?.code).toBe(
+      'source_changed',
+    );
   });
 
   it('a requested resolution caps the output: a taller source above it changes nothing', () => {
-    const capped: PricedSource = { ...priced, resolution: '720p', estimatedCredits: 2, height: 1080 };
-    expect(recheckSource(capped, { durationSeconds: 2, height: 2160 }, limits)).toBeNull();
+    const capped: PricedSource = { ...priced, resolution: '720p', estimatedCredits: 2, width: 1920, height: 1080 };
+    expect(recheckSource(capped, { durationSeconds: 2, width: 3840, height: 2160 }, limits)).toBeNull();
   });
 
   it('over MAX_DURATION_SECONDS → duration_exceeded, first, saying the source changed', () => {
-    expect(recheckSource(priced, { durationSeconds: 6, height: 90 }, limits)).toEqual({
+    expect(recheckSource(priced, { durationSeconds: 6, width: 160, height: 90 }, limits)).toEqual({
       ok: false,
       code: 'duration_exceeded',
       message:
         'The source changed after submit: it now lasts 6 s; this API accepts at most 5 s. It was not processed and you were not charged.',
     });
     const upload: PricedSource = { ...priced, sourceType: 'upload' };
-    expect(recheckSource(upload, { durationSeconds: 6, height: 90 }, limits)?.message).toMatch(/^The input lasts 6 s/);
+    expect(recheckSource(upload, { durationSeconds: 6, width: 160, height: 90 }, limits)?.message).toMatch(
+      /^The input lasts 6 s/,
+    );
   });
 
   it('audio is priced per started 10 s: 12 s priced 2 credits, 25 s is 3', () => {
-    const audio: PricedSource = { api: 'audio', sourceType: 'url', estimatedCredits: 2, height: null };
-    expect(recheckSource(audio, { durationSeconds: 19, height: null }, { maxDurationSeconds: 60 })).toBeNull();
-    expect(recheckSource(audio, { durationSeconds: 25, height: null }, { maxDurationSeconds: 60 })?.code).toBe(
-      'source_changed',
-    );
+    const audio: PricedSource = { api: 'audio', sourceType: 'url', estimatedCredits: 2, width: null, height: null };
+    expect(
+      recheckSource(audio, { durationSeconds: 19, width: null, height: null }, { maxDurationSeconds: 60 }),
+    ).toBeNull();
+    expect(
+      recheckSource(audio, { durationSeconds: 25, width: null, height: null }, { maxDurationSeconds: 60 })?.code,
+    ).toBe('source_changed');
   });
 });

@@ -7,7 +7,7 @@
 // better submitted again and priced as it is.
 import type { ErrorCode } from '../common/errors';
 import type { JobApi, JobItemRow, JobRow } from '../jobs/job.types';
-import { outputHeight, storedOutput, type Resolution } from '../jobs/output-options';
+import { outputLines, storedOutput, type Resolution } from '../jobs/output-options';
 import { itemCredits } from '../jobs/pricing';
 
 /** What the submit checked and priced for one item. */
@@ -17,7 +17,8 @@ export interface PricedSource {
   /** The job's requested resolution (sdr2hdr), from which the output height follows. */
   resolution?: Resolution;
   estimatedCredits: number;
-  /** The source height the submit probe saw (null for audio or unknown). */
+  /** The source size the submit probe saw (null for audio or unknown). */
+  width: number | null;
   height: number | null;
 }
 
@@ -29,6 +30,7 @@ export function pricedSource(job: JobRow, item: JobItemRow): PricedSource {
     sourceType: item.source.type,
     resolution: output.api === 'sdr2hdr' ? output.output.resolution : undefined,
     estimatedCredits: Number(item.estimated_credits),
+    width: item.width,
     height: item.height,
   };
 }
@@ -36,6 +38,7 @@ export function pricedSource(job: JobRow, item: JobItemRow): PricedSource {
 /** What the worker's own probe of the downloaded file says. */
 export interface ActualSource {
   durationSeconds: number;
+  width: number | null;
   height: number | null;
 }
 
@@ -59,8 +62,9 @@ export function recheckSource(
     };
   }
   const resolution = priced.resolution ?? 'source';
-  const pricedHeight = priced.api === 'sdr2hdr' ? outputHeight(priced.height ?? 0, resolution) : 0;
-  const actualHeight = priced.api === 'sdr2hdr' ? outputHeight(actual.height ?? 0, resolution) : 0;
+  // Output lines (the short side), as the submit priced and checked the plan on them.
+  const pricedHeight = priced.api === 'sdr2hdr' ? outputLines(priced, resolution) : 0;
+  const actualHeight = priced.api === 'sdr2hdr' ? outputLines(actual, resolution) : 0;
   const credits = itemCredits(priced.api, actual.durationSeconds, actualHeight);
   if (credits > priced.estimatedCredits || actualHeight > pricedHeight) {
     const picture = priced.api === 'sdr2hdr' ? ` at ${actualHeight}p (priced: ${pricedHeight}p)` : '';

@@ -3,8 +3,15 @@
 // rows retention deleted while the store was down, and unfinished multipart uploads (or partial files)
 // of processes that died mid-write. Only objects older than
 // STORAGE_SWEEP_AFTER_SECONDS are considered, so a write in progress is never touched.
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { PeriodicTask } from '../common/periodic';
 import {
   jobOfOutputKey,
   jobOfSegmentKey,
@@ -29,14 +36,23 @@ export interface SweepResult {
 }
 
 @Injectable()
-export class StorageSweeper {
+export class StorageSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(StorageSweeper.name);
+  private readonly task = new PeriodicTask('storage sweep', this.logger, () => this.sweep());
 
   constructor(
     private readonly repository: ProcessingRepository,
     @Inject(STORAGE) private readonly storage: Storage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.task.start(this.intervalMs);
+  }
+
+  beforeApplicationShutdown(): void {
+    this.task.stop();
+  }
 
   /** How often a worker sweeps: the grace period, at most hourly. */
   get intervalMs(): number {

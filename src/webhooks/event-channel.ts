@@ -6,7 +6,7 @@
 // publication was lost (the process died after its commit, or Redis failed the command) still reaches
 // open streams about a second later. Streams deduplicate by event id.
 import type { Redis } from 'ioredis';
-import type { EventPayload } from './outbox.writer';
+import type { EventPayload } from './event-payload';
 
 export function eventChannel(redisPrefix: string, accountId: string): string {
   return `${redisPrefix}:events:${accountId}`;

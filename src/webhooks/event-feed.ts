@@ -59,11 +59,14 @@ export class EventFeed implements OnModuleDestroy {
       current.listeners.delete(listener);
       if (current.listeners.size || this.channels.get(name) !== current) return;
       this.channels.delete(name);
+      // No listener is left for the channel: a message still arriving is dropped (above), and a lost
+      // connection takes the subscription with it, so a failed unsubscribe needs nothing more.
       subscriber.unsubscribe(name).catch(() => undefined);
     };
   }
 
   onModuleDestroy(): void {
+    // Shutting down: a connection that never opened (its error was the caller's) has nothing to close.
     void this.subscriber?.then((client) => client.disconnect()).catch(() => undefined);
     this.subscriber = undefined;
   }

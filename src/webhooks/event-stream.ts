@@ -202,6 +202,8 @@ export class EventStream implements OnModuleDestroy {
     try {
       unsubscribe = await this.feed.subscribe(caller.accountId, connection);
     } catch (error) {
+      // The caller gets the subscribe's error; a release that fails too (Redis down) costs nothing
+      // lasting: the place's lease runs out within LEASE_MS (stream-slots.ts).
       await this.slots.release(taken.slot).catch(() => undefined);
       throw error;
     }
@@ -233,6 +235,7 @@ export class EventStream implements OnModuleDestroy {
         clearInterval(this.ticker);
         this.ticker = undefined;
       }
+      // The stream has ended either way; a place not given back (Redis down) lapses with its lease.
       await this.slots.release(taken.slot).catch(() => undefined);
     }
   }
@@ -288,6 +291,8 @@ export class EventStream implements OnModuleDestroy {
       }
       if (now - this.lastRenewal >= RENEW_MS) {
         this.lastRenewal = now;
+        // A failed renewal (Redis down) is tried again in RENEW_MS, well within the 60 s lease; the
+        // streams' heartbeats must go on meanwhile.
         await this.slots.renew(connections.map((connection) => connection.slot)).catch(() => undefined);
       }
     } finally {

@@ -7,29 +7,17 @@ import type { ErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
 import { REDIS } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
+import type { EventItem, EventPayload, JobEvent } from './event-payload';
 
-export const JOB_EVENTS = ['job.succeeded', 'job.partially_succeeded', 'job.failed', 'job.cancelled'] as const;
-export type JobEvent = (typeof JOB_EVENTS)[number];
-/** Sent only on request ("send a test event") to one endpoint, whatever events it subscribes to. */
-export const TEST_EVENT = 'webhook.test';
-export type EventType = JobEvent | typeof TEST_EVENT;
-
-/** One item of an ended job in its event: its status, charge, measured output (no link) and checks. */
-export interface EventItem {
-  index: number;
-  status: string;
-  charged_credits: number;
-  output: object | null;
-  checks: { name: string; passed: boolean; expected: string; measured: string | number | null }[];
-}
-
-export interface EventPayload {
-  id: string;
-  event: EventType;
-  created_at: string;
-  /** `job` is null in a test event; `items` is absent on cancelled jobs' events and on events written before it. */
-  data: { job: { job_id: string; items?: EventItem[] } | null; error: ErrorObject | null };
-}
+// The event types live in event-payload.ts (event-channel.ts needs them and this file needs it).
+export {
+  JOB_EVENTS,
+  TEST_EVENT,
+  type EventItem,
+  type EventPayload,
+  type EventType,
+  type JobEvent,
+} from './event-payload';
 
 /**
  * Writes a job's terminal event to the outbox inside the transaction that ends the job: the event

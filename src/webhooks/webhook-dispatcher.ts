@@ -5,13 +5,15 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { Queue, Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
-import { bullConnection, closeQueue, queueDispatcher, WEBHOOK_QUEUE, type WebhookJobData } from '../common/queues';
+import { PeriodicTask } from '../common/periodic';
+import { QueueOwner } from '../common/queue-owner';
+import { enqueueWebhookDeliveries, type WebhookJobData } from '../common/queues';
 import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
 import { REDIS } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
@@ -24,7 +26,6 @@ const PUMP_MS = 1000;
 const BATCH = 200;
 /** Longer than one attempt can take (10 s timeout), so a live worker never loses its lease mid-attempt. */
 const LEASE_SECONDS = 60;
-const CONCURRENCY = 10;
 const PURGE_MS = 3600_000;
 
 /**
@@ -41,7 +42,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly policy: AddressPolicy;
   private worker?: Worker<WebhookJobData>;
   private queue?: Queue<WebhookJobData>;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly pumpTask = new PeriodicTask('webhook pump', this.logger, () => this.pump());
+  private readonly purgeTask = new PeriodicTask('webhook event purge', this.logger, () => this.purge());
   private pumping?: Promise<void>;
   private stopping = false;
 
@@ -49,28 +51,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly repository: WebhooksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly queues: QueueOwner,
   ) {
     this.policy = createAddressPolicy(config.allowPrivateUrls);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const dispatch = queueDispatcher(
+    this.queue = this.queues.queue('webhooks', 'worker');
+    this.worker = this.queues.worker(
       'webhooks',
       { deliver: (job) => this.deliver(job.data.deliveryId) },
       'WebhookDispatcher',
     );
-
-    const connection = bullConnection(this.config, 'worker');
-    this.queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection, prefix: this.config.redisPrefix });
-    // The worker below reports connection errors; the queue's fail the pump's own calls. Node needs a
-    // listener either way.
-    this.queue.on('error', () => undefined);
-    this.worker = new Worker<WebhookJobData>(WEBHOOK_QUEUE, dispatch, {
-      connection,
-      prefix: this.config.redisPrefix,
-      concurrency: CONCURRENCY,
-    });
-    this.worker.on('error', (error) => this.logger.warn({ err: error }, 'webhooks queue connection error'));
     this.worker.on('failed', (job, error) =>
       this.logger.warn(
         { delivery_id: job?.data.deliveryId, err: error },
@@ -78,8 +70,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       ),
     );
 
-    this.every(PUMP_MS, () => this.pump());
-    this.every(PURGE_MS, () => this.purge());
+    this.pumpTask.start(PUMP_MS);
+    this.purgeTask.start(PURGE_MS);
     void this.pump();
   }
 
@@ -89,12 +81,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    for (const timer of this.timers) clearInterval(timer);
+    this.pumpTask.stop();
+    this.purgeTask.stop();
     // Bounded: with Redis down a queue command waits for it, and shutdown must not.
     await Promise.race([this.pumping, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     for (const controller of this.inflight) controller.abort(new Error('worker shutting down'));
-    await this.worker?.close();
-    if (this.queue) await closeQueue(this.queue);
+    if (this.worker) await this.queues.stopWorker(this.worker);
+    if (this.queue) await this.queues.closeQueue(this.queue);
   }
 
   /** Relays new events and queues every due delivery; one run at a time. Errors wait for the next tick. */
@@ -104,7 +97,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       try {
         for (;;) {
           const relayed = await this.repository.relayOutbox(BATCH, this.firstDelayMs());
-          // The event streams' second chance at each event (event-channel.ts); best effort.
+          // The event streams' second chance at each event (event-channel.ts); best effort: the events
+          // are committed and delivered as webhooks whatever Redis says, and a stream that missed one
+          // catches up when it resumes (event-channel.ts).
           await publishEvents(this.redis, this.config.redisPrefix, relayed).catch(() => undefined);
           if (relayed.length < BATCH) break;
         }
@@ -120,33 +115,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** Events (with their deliveries and attempts) are kept as long as the jobs they belong to. */
   private async purge(): Promise<void> {
-    try {
-      await this.repository.purgeEvents(this.config.jobRetentionDays);
-    } catch (error) {
-      if (!isUnavailableError(error)) this.logger.error({ err: error }, 'webhook event purge failed');
-    }
-  }
-
-  private every(ms: number, task: () => Promise<void>): void {
-    const timer = setInterval(() => void task(), ms);
-    timer.unref();
-    this.timers.push(timer);
+    await this.repository.purgeEvents(this.config.jobRetentionDays);
   }
 
   private async enqueue(deliveries: DueDelivery[], delayMs = 0): Promise<void> {
-    if (!deliveries.length || !this.queue) return;
-    await this.queue.addBulk(
-      deliveries.map((delivery) => ({
-        name: 'deliver',
-        data: { deliveryId: delivery.id },
-        opts: {
-          jobId: `${delivery.id}-${delivery.attempts}`,
-          delay: delayMs,
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      })),
-    );
+    if (this.queue) await enqueueWebhookDeliveries(this.queue, deliveries, delayMs);
   }
 
   private firstDelayMs(): number {

@@ -43,11 +43,11 @@ describe('job read', () => {
     );
     await db.query(
       `INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits,
-                              charged_credits, output, error, worker)
+                              charged_credits, processed_seconds, output, error, worker)
        VALUES ($1, 0, 'succeeded', '{"type": "upload", "upload_id": "upl_read0"}', 12.345, 1920, 1080, 4500000000,
-               4500000000, $2, NULL, 'wkr_a'),
+               4500000000, 12.345, $2, NULL, 'wkr_a'),
               ($1, 1, 'failed', '{"type": "url", "url": "https://example.com/b.mp4"}', 1.5, NULL, NULL, 4500000001,
-               0, NULL, $3, 'wkr_b')`,
+               0, 0, NULL, $3, 'wkr_b')`,
       [id, { asset_id: 'ast_read0', size_bytes: 1234, container: 'mp4', video }, itemError()],
     );
     return id;
@@ -92,6 +92,8 @@ describe('job read', () => {
         status: 'succeeded',
         source: { type: 'upload', upload_id: 'upl_read0' },
         duration_seconds: 12.345,
+        decoded_duration_seconds: 12.345,
+        warnings: [],
         width: 1920,
         height: 1080,
         output_width: 1920,
@@ -111,12 +113,16 @@ describe('job read', () => {
         },
         error: null,
         worker: 'wkr_a',
+        // Ended: no phase (items[i].phase describes work in progress).
+        phase: null,
       },
       {
         index: 1,
         status: 'failed',
         source: { type: 'url', url: 'https://example.com/b.mp4' },
         duration_seconds: 1.5,
+        decoded_duration_seconds: null,
+        warnings: [],
         width: null,
         height: null,
         output_width: null,
@@ -126,6 +132,7 @@ describe('job read', () => {
         output: null,
         error: itemError(),
         worker: 'wkr_b',
+        phase: null,
       },
     ]);
   });

@@ -71,10 +71,12 @@ export function itemRow(overrides: Partial<JobItemRow> = {}): JobItemRow {
     height: 180,
     estimated_credits: '10',
     charged_credits: '0',
+    processed_seconds: '0',
     output: null,
     checks: [],
     error: null,
     worker: 'wkr_spec',
+    phase: 'encoding',
     ...overrides,
   };
 }

@@ -157,7 +157,18 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
                     <code className="id">{item.source.upload_id}</code>
                   )}
                 </td>
-                <td data-label="Duration">{formatSeconds(item.duration_seconds)}</td>
+                <td data-label="Duration">
+                  {formatSeconds(item.duration_seconds)}
+                  {item.decoded_duration_seconds !== null &&
+                    Math.abs(item.decoded_duration_seconds - item.duration_seconds) > 0.1 && (
+                      <div className="hint">decoded {formatSeconds(item.decoded_duration_seconds)}</div>
+                    )}
+                  {item.warnings.map((warning) => (
+                    <div key={warning.code} className="hint" role="note" data-warning={warning.code}>
+                      ⚠ {warning.message}
+                    </div>
+                  ))}
+                </td>
                 <td data-label="Picture">{picture(item)}</td>
                 <td data-label="Credits">
                   {formatNumber(item.charged_credits)} / {formatNumber(item.estimated_credits)}

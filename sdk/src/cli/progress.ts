@@ -13,28 +13,98 @@ export function renderProgress(progress: number, elapsedMs: number, width = 30):
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}% ETA ${eta}`;
 }
 
-/** Follows a job on stderr: a redrawn bar on a terminal, plain lines (on change) in a log or pipe. */
-export function progressReporter(stderr: CliIo['stderr']): { update: (job: JobView) => void; finish: () => void } {
+/** What the job is doing: its status, or while processing the phase of its first processing item. */
+export function jobPhase(job: JobView): string {
+  if (job.status !== 'processing') return job.status;
+  return job.items.find((item) => item.status === 'processing')?.phase ?? job.status;
+}
+
+/** How often a terminal's bar is redrawn between polls (the server's progress comes once a second at best). */
+const REDRAW_MS = 250;
+
+export interface ProgressClock {
+  now(): number;
+  /** Starts a redraw timer on a terminal; returns its stop. */
+  every(ms: number, tick: () => void): () => void;
+}
+
+const systemClock: ProgressClock = {
+  now: () => Date.now(),
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+/** The bar and what follows it: an ETA while encoding, the phase's own time while an item joins or stores. */
+function progressLine(phase: string, progress: number, elapsedMs: number, phaseMs: number): string {
+  const still = phase === 'joining' || phase === 'storing';
+  const bar = still
+    ? `${renderProgress(progress, 0).replace(/ ETA .*$/, '')} ${formatDuration(phaseMs)}`
+    : renderProgress(progress, elapsedMs);
+  return `${phase.padEnd(11)} ${bar}`;
+}
+
+/**
+ * Follows a job on stderr: a redrawn bar on a terminal, plain lines (on change) in a log or pipe. The
+ * line names the phase (encoding, joining, storing) while the job processes, and while an item joins
+ * or stores (its progress stands still) how long that has taken instead of an ETA. On a terminal the
+ * bar moves smoothly: each poll's progress is reached over the time the last poll took to come, so the
+ * bar runs a poll behind the server but never ahead of it, and never back.
+ */
+export function progressReporter(
+  stderr: CliIo['stderr'],
+  clock: ProgressClock = systemClock,
+): { update: (job: JobView) => void; finish: () => void } {
   const tty = stderr.isTTY === true;
   let processingSince: number | null = null;
   let lastLine = '';
   let drawn = false;
+  let stopRedraw: (() => void) | null = null;
+  let phaseSince = 0;
+  let phase = '';
+  let target = 0;
+  /** The animation from the progress shown at the last poll to the poll's progress, over `span` ms. */
+  let from = 0;
+  let at = 0;
+  let span = 1000;
+
+  const shownAt = (now: number): number => from + (target - from) * Math.min(1, (now - at) / span);
+  const draw = (): void => {
+    const now = clock.now();
+    const elapsed = processingSince === null ? 0 : now - processingSince;
+    stderr.write(`\r\x1b[2K${progressLine(phase, shownAt(now), elapsed, now - phaseSince)}`);
+    drawn = true;
+  };
+
   return {
     update(job) {
-      if (job.status === 'processing' && processingSince === null) processingSince = Date.now();
-      const elapsed = processingSince === null ? 0 : Date.now() - processingSince;
-      const line = `${job.status.padEnd(11)} ${renderProgress(job.progress, elapsed)}`;
+      const now = clock.now();
+      if (job.status === 'processing' && processingSince === null) processingSince = now;
+      const current = jobPhase(job);
+      if (current !== phase) phaseSince = now;
+      phase = current;
+      const ended = job.status !== 'processing' && job.status !== 'queued';
+      from = ended ? job.progress : Math.min(shownAt(now), job.progress);
+      if (at > 0) span = Math.max(REDRAW_MS, now - at);
+      at = now;
+      target = job.progress;
       if (tty) {
-        stderr.write(`\r\x1b[2K${line}`);
-        drawn = true;
-      } else {
-        // Without a terminal, a line per status change or 10% step keeps logs readable.
-        const key = `${job.status} ${Math.floor(job.progress * 10)}`;
-        if (key !== lastLine) stderr.write(`${line}\n`);
-        lastLine = key;
+        draw();
+        if (ended) stopRedraw?.();
+        else stopRedraw ??= clock.every(REDRAW_MS, draw);
+        return;
       }
+      // Without a terminal, a line per status or phase change or 10% step keeps logs readable.
+      const elapsed = processingSince === null ? 0 : now - processingSince;
+      const key = `${phase} ${Math.floor(job.progress * 10)}`;
+      if (key !== lastLine) stderr.write(`${progressLine(phase, job.progress, elapsed, now - phaseSince)}\n`);
+      lastLine = key;
     },
     finish() {
+      stopRedraw?.();
+      stopRedraw = null;
       if (drawn) stderr.write('\n');
     },
   };

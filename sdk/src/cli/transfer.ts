@@ -28,6 +28,8 @@ import { formatDuration, plural } from './format.js';
 import type { CliIo } from './io.js';
 import { byteProgress, progressReporter } from './progress.js';
 
+const PROGRESS_POLL_MS = 1000;
+
 const VIDEO = OUTPUT_OPTIONS.sdr2hdr;
 
 /** The media type a file of each output container is uploaded as: a container the contract adds fails to compile here. */
@@ -122,7 +124,12 @@ async function runJob(
   const progress = progressReporter(io.stderr);
   let job: JobView;
   try {
-    job = await client.waitForJob(api, submitted.job_id, { onProgress: progress.update });
+    // Polled every second, so the bar and the phase follow the job closely (a wait backs off to 10 s).
+    job = await client.waitForJob(api, submitted.job_id, {
+      onProgress: progress.update,
+      pollIntervalMs: PROGRESS_POLL_MS,
+      maxPollIntervalMs: PROGRESS_POLL_MS,
+    });
   } finally {
     progress.finish();
   }

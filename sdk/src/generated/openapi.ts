@@ -1164,7 +1164,7 @@ export interface components {
             /** @example 10 */
             concurrent_jobs: number;
             /**
-             * @description Largest output height (p).
+             * @description Largest output, in lines of the picture's short side (p): 1080 admits 1920×1080 and a 1080×1920 portrait.
              * @example 2160
              */
             max_output_height: number;
@@ -1742,7 +1742,7 @@ export interface components {
         };
         Sdr2HdrOutputDto: {
             /**
-             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
+             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the same short side: a 1080×1920 portrait is 1080p (2 credits a second), not 2160p. Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
              * @default source
              * @enum {string}
              */
@@ -1813,6 +1813,19 @@ export interface components {
             type: "upload";
             /** @example upl_0Qx3cA1b2C3d4E5f6G7h8i9 */
             upload_id: string;
+        };
+        ItemWarningResponse: {
+            /**
+             * @description Stable machine-readable name of the warning.
+             * @example source_shorter_than_declared
+             * @enum {string}
+             */
+            code: "source_shorter_than_declared";
+            /**
+             * @description English sentence; may be reworded, never to be parsed.
+             * @example The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged.
+             */
+            message: string;
         };
         MasteringDisplayResponse: {
             /**
@@ -2049,10 +2062,17 @@ export interface components {
             status: "queued" | "processing" | "succeeded" | "failed" | "cancelled";
             source: components["schemas"]["UrlSourceResponse"] | components["schemas"]["UploadSourceResponse"];
             /**
-             * @description Duration of the source, from its probe.
+             * @description Duration of the source as its container declares it (where its packets end, when that is later), from its probe: what was priced and held.
              * @example 12.5
              */
             duration_seconds: number;
+            /**
+             * @description What the source decoded to — the seconds encoded and charged; null until the item succeeded. Shorter than duration_seconds by more than 0.1 s adds a warning; by more than 1 s the source is truncated or corrupt and the item fails invalid_media, charged 0.
+             * @example 12.5
+             */
+            decoded_duration_seconds: number | null;
+            /** @description What the client should know about an item although it succeeded; empty when nothing. */
+            warnings: components["schemas"]["ItemWarningResponse"][];
             /** @example 1920 */
             width: number | null;
             /** @example 1080 */
@@ -2082,6 +2102,12 @@ export interface components {
              * @example wkr_9f2c41d7
              */
             worker: string | null;
+            /**
+             * @description What the item is doing while it is processing: `encoding` (progress moves), then, for a long item encoded in segments, `joining` them, then `storing` the output. The progress stands still while an item joins or stores. null while queued and once ended.
+             * @example encoding
+             * @enum {string|null}
+             */
+            phase: "encoding" | "joining" | "storing" | null;
         };
         JobBillingResponse: {
             /**
@@ -5151,6 +5177,13 @@ export interface operations {
                      *                 "url": "https://media.example.com/clips/intro.mp4"
                      *               },
                      *               "duration_seconds": 12.5,
+                     *               "decoded_duration_seconds": 12.5,
+                     *               "warnings": [
+                     *                 {
+                     *                   "code": "source_shorter_than_declared",
+                     *                   "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *                 }
+                     *               ],
                      *               "width": 1920,
                      *               "height": 1080,
                      *               "output_width": 1920,
@@ -5182,7 +5215,8 @@ export interface operations {
                      *                 "doc_url": "https://api.mediajobs.example/v1/resource",
                      *                 "retryable": false
                      *               },
-                     *               "worker": "wkr_9f2c41d7"
+                     *               "worker": "wkr_9f2c41d7",
+                     *               "phase": "encoding"
                      *             }
                      *           ],
                      *           "billing": {
@@ -5269,6 +5303,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5300,7 +5341,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5462,6 +5504,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5493,7 +5542,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5569,6 +5619,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5600,7 +5657,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5685,6 +5743,13 @@ export interface operations {
                      *                 "url": "https://media.example.com/clips/intro.mp4"
                      *               },
                      *               "duration_seconds": 12.5,
+                     *               "decoded_duration_seconds": 12.5,
+                     *               "warnings": [
+                     *                 {
+                     *                   "code": "source_shorter_than_declared",
+                     *                   "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *                 }
+                     *               ],
                      *               "width": 1920,
                      *               "height": 1080,
                      *               "output_width": 1920,
@@ -5716,7 +5781,8 @@ export interface operations {
                      *                 "doc_url": "https://api.mediajobs.example/v1/resource",
                      *                 "retryable": false
                      *               },
-                     *               "worker": "wkr_9f2c41d7"
+                     *               "worker": "wkr_9f2c41d7",
+                     *               "phase": "encoding"
                      *             }
                      *           ],
                      *           "billing": {
@@ -5803,6 +5869,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -5834,7 +5907,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -5996,6 +6070,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -6027,7 +6108,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -6103,6 +6185,13 @@ export interface operations {
                      *             "url": "https://media.example.com/clips/intro.mp4"
                      *           },
                      *           "duration_seconds": 12.5,
+                     *           "decoded_duration_seconds": 12.5,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "source_shorter_than_declared",
+                     *               "message": "The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged."
+                     *             }
+                     *           ],
                      *           "width": 1920,
                      *           "height": 1080,
                      *           "output_width": 1920,
@@ -6134,7 +6223,8 @@ export interface operations {
                      *             "doc_url": "https://api.mediajobs.example/v1/resource",
                      *             "retryable": false
                      *           },
-                     *           "worker": "wkr_9f2c41d7"
+                     *           "worker": "wkr_9f2c41d7",
+                     *           "phase": "encoding"
                      *         }
                      *       ],
                      *       "billing": {
@@ -7698,6 +7788,7 @@ export const sdr2HdrOutputDtoContainerValues: ReadonlyArray<FlattenedDeepRequire
 export const sdr2HdrOutputDtoQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["quality"]> = ["fast", "balanced", "best"];
 export const urlSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UrlSourceResponse"]["type"]> = ["url"];
 export const uploadSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadSourceResponse"]["type"]> = ["upload"];
+export const itemWarningResponseCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemWarningResponse"]["code"]> = ["source_shorter_than_declared"];
 export const outputLightResponseMappingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OutputLightResponse"]["mapping"]> = ["reference", "expand"];
 export const videoOutputMediaResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["codec"]> = ["hevc"];
 export const videoOutputMediaResponseProfileValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["profile"]> = ["main10"];

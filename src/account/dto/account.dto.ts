@@ -54,7 +54,12 @@ export class UsageResponse {
 class PlanLimitsResponse {
   @ApiProperty({ example: 100 }) requests_per_second: number;
   @ApiProperty({ example: 10 }) concurrent_jobs: number;
-  @ApiProperty({ example: 2160, description: 'Largest output height (p).' }) max_output_height: number;
+  @ApiProperty({
+    example: 2160,
+    description:
+      "Largest output, in lines of the picture's short side (p): 1080 admits 1920×1080 and a 1080×1920 portrait.",
+  })
+  max_output_height: number;
   @ApiProperty({ example: ['sdr2hdr', 'audio'], type: [String] }) apis: string[];
 }
 

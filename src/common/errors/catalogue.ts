@@ -130,9 +130,9 @@ export const CATALOGUE = {
     status: 429,
     retryable: false,
     // One code for every plan quota (details say which): processing minutes per period, bytes held in
-    // uploads, webhook endpoints. None frees itself by retrying at once, so retryable stays false.
-    condition:
-      "A plan quota used up: the period's processing minutes, the bytes the account holds in uploads, or its webhook endpoints",
+    // uploads, webhook endpoints. None frees itself by retrying at once, so retryable stays false. The
+    // condition is the specification's own words (catalogue.spec.ts); its "e.g." covers the other two.
+    condition: 'Period quota (e.g. monthly processing minutes) used up',
     message: 'Your processing quota for this period is used up. Wait for the period to reset or upgrade your plan.',
   },
   queue_full: {

@@ -6,7 +6,15 @@ import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
 import { MeasuredAudioFields, MeasuredVideoFields, OutputCheckResponse } from '../../docs/measured-output.response';
-import { JOB_APIS, JOB_STATUSES, type BillingState, type ItemStatus, type JobStatus } from '../job.types';
+import {
+  ITEM_PHASES,
+  JOB_APIS,
+  JOB_STATUSES,
+  type BillingState,
+  type ItemPhase,
+  type ItemStatus,
+  type JobStatus,
+} from '../job.types';
 
 const ITEM_STATUSES = Object.keys({
   queued: 0,
@@ -128,12 +136,45 @@ export class ItemOutputResponse {
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true }) light_map_expires_at?: string | null;
 }
 
+export class ItemWarningResponse {
+  @ApiProperty({
+    enum: ['source_shorter_than_declared'],
+    example: 'source_shorter_than_declared',
+    description: 'Stable machine-readable name of the warning.',
+  })
+  code: 'source_shorter_than_declared';
+  @ApiProperty({
+    example:
+      'The source decoded to 9.4 s of the 10.0 s its container declares (its end is missing or unreadable); the output lasts what was decoded, and only that was charged.',
+    description: 'English sentence; may be reworded, never to be parsed.',
+  })
+  message: string;
+}
+
 @ApiExtraModels(UrlSourceResponse, UploadSourceResponse)
 export class JobItemResponse {
   @ApiProperty({ type: 'integer', example: 0, description: 'Position in the submitted inputs.' }) index: number;
   @ApiProperty({ enum: ITEM_STATUSES, example: 'succeeded' }) status: ItemStatus;
   @ApiItemSource() source: UrlSourceResponse | UploadSourceResponse;
-  @ApiProperty({ example: 12.5, description: 'Duration of the source, from its probe.' }) duration_seconds: number;
+  @ApiProperty({
+    example: 12.5,
+    description:
+      'Duration of the source as its container declares it (where its packets end, when that is later), from its probe: what was priced and held.',
+  })
+  duration_seconds: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 12.5,
+    description:
+      'What the source decoded to — the seconds encoded and charged; null until the item succeeded. Shorter than duration_seconds by more than 0.1 s adds a warning; by more than 1 s the source is truncated or corrupt and the item fails invalid_media, charged 0.',
+  })
+  decoded_duration_seconds: number | null;
+  @ApiProperty({
+    type: [ItemWarningResponse],
+    description: 'What the client should know about an item although it succeeded; empty when nothing.',
+  })
+  warnings: ItemWarningResponse[];
   @ApiProperty({ type: 'integer', nullable: true, example: 1920 }) width: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1080 }) height: number | null;
   @ApiProperty({
@@ -171,6 +212,14 @@ export class JobItemResponse {
     description: 'An opaque id of the worker that ran the item; null until a worker takes it.',
   })
   worker: string | null;
+  @ApiProperty({
+    enum: ITEM_PHASES,
+    nullable: true,
+    example: 'encoding',
+    description:
+      'What the item is doing while it is processing: `encoding` (progress moves), then, for a long item encoded in segments, `joining` them, then `storing` the output. The progress stands still while an item joins or stores. null while queued and once ended.',
+  })
+  phase: ItemPhase | null;
 }
 
 export class JobBillingResponse {

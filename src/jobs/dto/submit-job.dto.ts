@@ -92,7 +92,9 @@ export class JobInputDto {
 const RESOLUTION_DESCRIPTION =
   'What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: ' +
   'a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p ' +
-  "source gives 1080p at the 1080p price); `source` keeps the source's size. Each item of the estimate and of the " +
+  "source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs " +
+  "them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the same short side: a " +
+  '1080×1920 portrait is 1080p (2 credits a second), not 2160p. Each item of the estimate and of the ' +
   'job says what it will produce: items[i].output_width and output_height.';
 
 export class Sdr2HdrOutputDto {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { segmentsPrefix, STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
-import { outputHeight, storedOutput } from '../../../jobs/output-options';
+import { storedOutput, targetLines } from '../../../jobs/output-options';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
 import { MEDIA_RUNNER, type EncodeSegmentResult, type MediaRunner } from '../../media-runner';
@@ -71,7 +71,7 @@ export class EncodeSegment {
                 inputPath: source,
                 outputPath: join(workDir, 'enc.mp4'),
                 output: output.output,
-                targetHeight: item.height ? outputHeight(item.height, output.output.resolution) : undefined,
+                targetHeight: targetLines(output.output.resolution),
                 signal,
                 timeLimitMs,
                 onProgress: this.progress.forSegment(jobId, index, segment, command.abort),

@@ -10,6 +10,7 @@ import {
   specConfig,
 } from '../../../../test/support/processing-fakes';
 import type { ItemEnding } from '../../item-ending';
+import type { ProgressWriter } from '../../progress-writer';
 import type { JoinRequest, RunItemResult } from '../../media-runner';
 import type { SegmentFiles } from '../../segment-files';
 import type { SegmentRow, SegmentsRepository } from '../../segments.repository';
@@ -50,6 +51,7 @@ function setup(rows = [segmentRow(0), segmentRow(1), segmentRow(2)]) {
         return { outcome: 'succeeded', outputBytes: 1 };
       },
     } as unknown as ItemEnding,
+    { phase: () => undefined } as unknown as ProgressWriter,
     workDirs.asWorkDirs(),
     runner,
     storage.asStorage(),

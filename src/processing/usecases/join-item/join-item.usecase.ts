@@ -11,6 +11,7 @@ import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
 import { withLightMap } from '../../light-map-step';
 import { MEDIA_RUNNER, type MediaRunner } from '../../media-runner';
+import { ProgressWriter } from '../../progress-writer';
 import { SegmentFiles } from '../../segment-files';
 import { SegmentsRepository, type SegmentRow } from '../../segments.repository';
 import { WorkDirs } from '../../work-dirs';
@@ -31,6 +32,7 @@ export class JoinItem {
     private readonly segments: SegmentsRepository,
     private readonly files: SegmentFiles,
     private readonly ending: ItemEnding,
+    private readonly progress: ProgressWriter,
     private readonly workDirs: WorkDirs,
     @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
     @Inject(STORAGE) private readonly storage: Storage,
@@ -46,6 +48,7 @@ export class JoinItem {
     if (output.api !== 'sdr2hdr') throw new Error(`join of a ${output.api} item`);
     const segments = await this.segments.list(jobId, index);
     const deadline = jobDeadline(job, this.config);
+    this.progress.phase(jobId, index, 'joining');
     await this.workDirs.using(`${jobId}-${index}-join`, async (workDir) => {
       const parts: string[] = [];
       for (const segment of segments) parts.push(await this.encodedPart(segment, workDir, signal));
@@ -82,6 +85,7 @@ export class JoinItem {
         context: { job_id: jobId, item: index },
       });
       if (signal.aborted) return;
+      if (result.ok) this.progress.phase(jobId, index, 'storing');
       await this.ending.end(job, item, result, {
         sourcePaths: sources,
         signal,

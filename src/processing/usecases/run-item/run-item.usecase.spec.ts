@@ -52,7 +52,7 @@ function setup(options: Setup = {}) {
       return { outcome: result.ok ? 'succeeded' : 'failed', outputBytes: null };
     },
   };
-  const progress = { forItem: () => () => undefined };
+  const progress = { forItem: () => () => undefined, phase: () => undefined };
   const useCase = new RunItem(
     lifecycle as unknown as JobLifecycle,
     repository as unknown as ProcessingRepository,
@@ -106,8 +106,11 @@ describe('RunItem', () => {
     const { useCase, runner } = setup();
     await useCase.execute(command());
     const [request] = runner.called('run') as RunItemRequest[];
-    expect(request.admit({ durationSeconds: 3, height: 180 })).toBeNull();
-    expect(request.admit({ durationSeconds: 300, height: 180 })).toMatchObject({ ok: false, code: 'source_changed' });
+    expect(request.admit({ durationSeconds: 3, width: 320, height: 180 })).toBeNull();
+    expect(request.admit({ durationSeconds: 300, width: 320, height: 180 })).toMatchObject({
+      ok: false,
+      code: 'source_changed',
+    });
   });
 
   it("past the job's time limit at a (re)start: the item ends as timeout and nothing runs", async () => {

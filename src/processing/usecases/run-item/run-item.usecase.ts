@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../../../jobs/job.types';
-import { outputHeight, storedOutput } from '../../../jobs/output-options';
+import { storedOutput, targetLines } from '../../../jobs/output-options';
 import { splitsIntoSegments } from '../../../media/segments';
 import { mediaRun } from '../../../metrics/job-metrics';
 import { ItemEnding } from '../../item-ending';
@@ -85,6 +85,7 @@ export class RunItem {
         );
         return null;
       }
+      if (run.ok) this.progress.phase(job.id, index, 'storing');
       const checkAgainst = {
         sourcePaths: [source.path],
         signal,
@@ -153,7 +154,7 @@ export class RunItem {
       timeLimitMs,
       onProgress: this.progress.forItem(job.id, item.index, command.abort),
       onStage: (stage: 'probe' | 'encode', ms: number) => clock.add(stage, ms),
-      admit: (actual: { durationSeconds: number; height: number | null }) =>
+      admit: (actual: { durationSeconds: number; width: number | null; height: number | null }) =>
         recheckSource(priced, actual, { maxDurationSeconds: this.config.maxDurationSeconds }),
     };
     const request: RunItemRequest =
@@ -161,7 +162,7 @@ export class RunItem {
         ? {
             ...common,
             ...output,
-            targetHeight: item.height ? outputHeight(item.height, output.output.resolution) : undefined,
+            targetHeight: targetLines(output.output.resolution),
           }
         : { ...common, ...output };
     const started = performance.now();

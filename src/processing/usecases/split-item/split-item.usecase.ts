@@ -59,7 +59,7 @@ export class SplitItem {
     const { video, audio: audioStream, durationSeconds } = probed.probe;
     const refused = recheckSource(
       pricedSource(job, item),
-      { durationSeconds, height: video.height },
+      { durationSeconds, width: video.width, height: video.height },
       { maxDurationSeconds: this.config.maxDurationSeconds },
     );
     if (refused) return refused;

@@ -1,0 +1,21 @@
+// The operator token (ADMIN_TOKEN) is checked here and nowhere else: by the access guard for the admin
+// API and by the queue board (header or sign-in form). The comparison hashes both sides first
+// (secretsEqual), so it takes the same time whatever the presented value's length or content.
+import { ApiError } from '../common/errors';
+import { secretsEqual } from './api-key';
+
+/** Whether `presented` is the operator token; never true while ADMIN_TOKEN is unset. */
+export function isAdminToken(adminToken: string | null | undefined, presented: string | undefined): boolean {
+  if (!adminToken || presented === undefined || presented === '') return false;
+  return secretsEqual(presented, adminToken);
+}
+
+/** The refusal of a request without the right operator token (missing or wrong). */
+export function adminTokenError(presented: boolean, signInHint = ''): ApiError {
+  return presented
+    ? new ApiError('invalid_api_key', { param: 'X-Admin-Token', message: 'The operator token is not valid.' })
+    : new ApiError('missing_api_key', {
+        param: 'X-Admin-Token',
+        message: `Send the operator token in the X-Admin-Token header${signInHint}.`,
+      });
+}
