@@ -114,7 +114,18 @@ interface JobRun {
   cpu: { api: number; worker: number; tools: number };
 }
 
-const STAGES = ['claim', 'input', 'check', 'probe', 'encode', 'light_map', 'store', 'end', 'cleanup'] as const;
+const STAGES = [
+  'claim',
+  'input',
+  'check',
+  'probe',
+  'encode',
+  'light_map',
+  'verify',
+  'store',
+  'end',
+  'cleanup',
+] as const;
 
 /** Medians in ms: the client's cut and the worker's stages. */
 function breakdown(runs: JobRun[]): Record<string, number> {

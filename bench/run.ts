@@ -20,6 +20,7 @@ import { benchSegments } from './segments';
 import { benchHdr } from './hdr';
 import { benchLightMap } from './light-map';
 import { benchVad } from './vad';
+import { benchChecks } from './checks';
 import { benchSubmits } from './submits';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
@@ -39,6 +40,7 @@ const BENCHES: Record<string, Bench> = {
   hdr: benchHdr,
   lightmap: async (context) => [await benchLightMap(context)],
   vad: async (context) => [await benchVad(context)],
+  checks: benchChecks,
   docs: async (context) => [await benchDocs(context)],
 };
 

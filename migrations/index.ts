@@ -13,6 +13,7 @@ import { PlanEventStreams1765310000000 } from './1765310000000-plan-event-stream
 import { PlanStorageAndEndpoints1765400000000 } from './1765400000000-plan-storage-and-endpoints';
 import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitations-across-accounts';
 import { ItemPhase1765420000000 } from './1765420000000-item-phase';
+import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   PlanStorageAndEndpoints1765400000000,
   InvitationsAcrossAccounts1765410000000,
   ItemPhase1765420000000,
+  ItemChecks1765450000000,
 ];

@@ -40,6 +40,8 @@ const CODES: Record<string, Wording> = {
   upstream_error: { title: 'A source or storage host failed', tone: 'outage' },
   // Found by the worker after the submit was accepted: the source went away (or its signature expired).
   invalid_url: { title: 'The source could not be read', tone: 'danger' },
+  // The output was made but measured wrong: "Processing failed" would hide that it was checked and not charged.
+  output_check_failed: { title: 'The output failed its checks (not charged)', tone: 'danger' },
 };
 
 const UNKNOWN: Wording = { title: 'Error', tone: 'danger' };

@@ -60,6 +60,22 @@ export class ProcessingError extends MediaJobsError {
   /** The finished job, when waitForJob raised this for a failed or cancelled job. */
   job: JobView | null = null;
 }
+/**
+ * `output_check_failed`: the item's output was made, measured, and failed one of its own checks; it was
+ * not charged. `check`, `expected` and `measured` say which and by how much (also in `details`).
+ */
+export class OutputCheckFailedError extends ProcessingError {
+  get check(): string | null {
+    return typeof this.details?.check === 'string' ? this.details.check : null;
+  }
+  get expected(): string | null {
+    return typeof this.details?.expected === 'string' ? this.details.expected : null;
+  }
+  get measured(): string | number | null {
+    const value = this.details?.measured;
+    return typeof value === 'string' || typeof value === 'number' ? value : null;
+  }
+}
 export class ServerError extends MediaJobsError {}
 export class LicenseError extends MediaJobsError {}
 
@@ -114,7 +130,8 @@ export function errorFromObject(
   context: { status: number | null; requestId?: string | null },
   forceClass?: typeof MediaJobsError,
 ): MediaJobsError {
-  const ErrorClass = forceClass ?? classFor(error.type);
+  const ErrorClass =
+    forceClass ?? (error.code === 'output_check_failed' ? OutputCheckFailedError : classFor(error.type));
   return new ErrorClass({
     type: error.type,
     code: error.code,

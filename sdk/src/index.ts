@@ -8,6 +8,7 @@ export {
   InvalidRequestError,
   ResourceError,
   ProcessingError,
+  OutputCheckFailedError,
   ServerError,
   LicenseError,
   ConnectionError,

@@ -119,10 +119,80 @@ describe('what the CLI prints', () => {
           status: 'succeeded',
           source: { type: 'url', url: 'https://media.example.com/clip.mp4' },
           output: { asset_id: 'ast_0001', container: 'mp4', size_bytes: 5242880, url: 'https://x', expires_at: '' },
+          checks: [],
           error: null,
         },
       ],
     });
+    // The measured output and its checks: one item passed them all, one failed one (charged 0).
+    const checked = jobView({
+      job_id: 'job_0002',
+      status: 'partially_succeeded',
+      progress: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      finished_at: '2026-01-15T09:31:10.000Z',
+      billing: { estimated_credits: 40, charged_credits: 20, refunded: false, state: 'settled' },
+      error: {
+        type: 'processing_error',
+        code: 'output_check_failed',
+        message: 'The output failed its frame_count check.',
+      },
+      items: [
+        {
+          index: 0,
+          status: 'succeeded',
+          source: { type: 'upload', upload_id: 'upl_0001' },
+          output: {
+            asset_id: 'ast_0002',
+            container: 'mp4',
+            size_bytes: 5242880,
+            url: 'https://x',
+            expires_at: '',
+            video: {
+              codec: 'hevc',
+              profile: 'main10',
+              bit_depth: 10,
+              width: 1920,
+              height: 1080,
+              frame_rate: 29.97,
+              frames: 300,
+              duration_seconds: 10.01,
+              primaries: 'bt2020',
+              transfer: 'smpte2084',
+              matrix: 'bt2020nc',
+              light: { mapping: 'reference', mastering_peak_nits: 1000, max_cll: 987, max_fall: 212 },
+              audio_streams: [{ codec: 'aac', channels: 2, sample_rate: 48000 }],
+            },
+          },
+          checks: [
+            {
+              name: 'hdr_signalling',
+              passed: true,
+              expected: 'hevc main10 10-bit, bt2020/smpte2084/bt2020nc',
+              measured: 'hevc main10 10-bit, bt2020/smpte2084/bt2020nc',
+            },
+            { name: 'frame_count', passed: true, expected: '300', measured: 300 },
+            { name: 'duration', passed: true, expected: '10.01 s ± 0.033 s (one frame)', measured: 10.01 },
+            { name: 'round_trip_ssim', passed: true, expected: '≥ 0.88 (balanced)', measured: 0.9612 },
+          ],
+          error: null,
+        },
+        {
+          index: 1,
+          status: 'failed',
+          source: { type: 'upload', upload_id: 'upl_0002' },
+          output: null,
+          checks: [{ name: 'frame_count', passed: false, expected: '300', measured: 299 }],
+          error: {
+            type: 'processing_error',
+            code: 'output_check_failed',
+            message: 'The output failed its frame_count check.',
+          },
+        },
+      ],
+    });
+    const measured = await cli(['jobs', 'get', 'sdr2hdr', 'job_0002'], () => ({ status: 200, json: checked }));
+    expectSnapshot('jobs-get-checks', measured.stdout);
     const listed = await cli(['jobs', 'list', 'sdr2hdr'], () => list([job]));
     expectSnapshot('jobs-list', listed.stdout);
     const got = await cli(['jobs', 'get', 'sdr2hdr', 'job_0001'], () => ({ status: 200, json: job }));

@@ -60,6 +60,23 @@ export const PARTIAL_FAILURE_DETAILS: DetailsShape = {
 };
 
 export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
+  output_check_failed: {
+    fields: [
+      {
+        name: 'check',
+        type: 'string',
+        description:
+          "The first check the output failed (the item's `checks` lists them all): hdr_signalling, frame_count, duration, round_trip_ssim, integrated_loudness, true_peak, or readable.",
+      },
+      { name: 'expected', type: 'string', description: 'The condition the output had to meet, in words.' },
+      {
+        name: 'measured',
+        type: 'string',
+        description: 'What the output file measured: a number where the check is numeric, else a string.',
+      },
+    ],
+    example: { check: 'frame_count', expected: '300', measured: 299 },
+  },
   insufficient_credits: {
     fields: [
       { name: 'required_credits', type: 'integer', description: 'The estimate of this job.', spec: true },

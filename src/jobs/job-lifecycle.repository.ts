@@ -12,6 +12,7 @@ import {
   ITEMS_JSON,
   JOB_COLUMNS,
   type BillingState,
+  type ItemCheck,
   type ItemOutput,
   type ItemPhase,
   type ItemStatus,
@@ -160,6 +161,8 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       chargedCredits: number;
       processedSeconds: number;
       error: ErrorObject | null;
+      output: ItemOutput | null;
+      checks: ItemCheck[];
     }[]
   > {
     const items = await rows<{
@@ -169,9 +172,11 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       charged_credits: string;
       processed_seconds: string;
       error: ErrorObject | null;
+      output: ItemOutput | null;
+      checks: ItemCheck[];
     }>(
       manager,
-      `SELECT index, status, estimated_credits, charged_credits, processed_seconds, error
+      `SELECT index, status, estimated_credits, charged_credits, processed_seconds, error, output, checks
          FROM job_items WHERE job_id = $1 ORDER BY index`,
       [jobId],
     );
@@ -182,6 +187,8 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       chargedCredits: Number(item.charged_credits),
       processedSeconds: Number(item.processed_seconds),
       error: item.error,
+      output: item.output,
+      checks: item.checks ?? [],
     }));
   }
 
@@ -267,13 +274,24 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       chargedCredits: number;
       processedSeconds: number;
       error: ErrorObject | null;
+      checks?: ItemCheck[];
     },
   ): Promise<boolean> {
     const ended = await row(
       manager,
-      `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, error = $6
+      `UPDATE job_items SET status = $3, charged_credits = $4, processed_seconds = $5, error = $6,
+              checks = COALESCE($8::jsonb, checks)
         WHERE job_id = $1 AND index = $2 AND status = ANY($7) RETURNING 1`,
-      [jobId, item.index, item.status, item.chargedCredits, item.processedSeconds, item.error, item.from],
+      [
+        jobId,
+        item.index,
+        item.status,
+        item.chargedCredits,
+        item.processedSeconds,
+        item.error,
+        item.from,
+        item.checks ? JSON.stringify(item.checks) : null,
+      ],
     );
     return ended !== null;
   }

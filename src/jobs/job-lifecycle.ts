@@ -9,7 +9,16 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
 import { OutboxWriter, type JobEvent } from '../webhooks/outbox.writer';
-import type { BillingState, ItemOutput, ItemPhase, ItemStatus, JobItemRow, JobRow, JobStatus } from './job.types';
+import type {
+  BillingState,
+  ItemCheck,
+  ItemOutput,
+  ItemPhase,
+  ItemStatus,
+  JobItemRow,
+  JobRow,
+  JobStatus,
+} from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
 
 export type Actor = 'api' | 'worker';
@@ -98,6 +107,8 @@ export interface ItemEnding {
   processedSeconds: number;
   error: ErrorObject | null;
   asset: Omit<NewAsset, 'id' | 'accountId' | 'jobId' | 'index' | 'retentionDays'> | null;
+  /** The output's checks (omitted: the item ended without an output to check; the column stays as it is). */
+  checks?: ItemCheck[];
 }
 
 /** How a job ends once its last item has: its status, what it costs (capped at the hold), its error. */
@@ -249,6 +260,14 @@ export class JobLifecycle {
         jobId: job.id,
         event: EVENT_AT_END[ending.status],
         error: ending.error,
+        // What each item made, as measured, and its checks: a receiver need not read the job for them.
+        items: items.map((item) => ({
+          index: item.index,
+          status: item.status,
+          charged_credits: item.chargedCredits,
+          output: item.output,
+          checks: item.checks,
+        })),
       });
       metrics = { ...ending, api: job.api, startedAt: locked.started_at, items, settlementStartedAt: settling };
       return { itemsEnded, jobEnded: true };

@@ -4,6 +4,7 @@ import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
 import { outputPicture, storedOutput } from './output-options';
 import type {
   BillingState,
+  ItemCheck,
   ItemOutput,
   ItemPhase,
   ItemSource,
@@ -30,6 +31,8 @@ export interface JobItemView {
   estimated_credits: number;
   charged_credits: number;
   output: (Record<string, unknown> & { url: string; expires_at: string }) | null;
+  /** The output's checks, run as the item ended (docs/api-decisions.md §12); empty until then. */
+  checks: ItemCheck[];
   error: ErrorObject | null;
   /** An opaque id of the worker that ran the item (docs/api-decisions.md §11); null until a worker takes it. */
   worker: string | null;
@@ -113,6 +116,7 @@ function itemView(
     estimated_credits: Number(item.estimated_credits),
     charged_credits: Number(item.charged_credits),
     output: item.output ? outputView(item.output, links, expiresAt) : null,
+    checks: item.checks ?? [],
     error: item.error,
     worker: item.worker,
     // A phase describes work in progress: an ended or waiting item has none.

@@ -27,6 +27,14 @@ export interface ItemOutput {
   light_map_asset_id?: string;
 }
 
+/** One check of an item's output: what was expected, what the output file measured, and whether it passed. */
+export interface ItemCheck {
+  name: string;
+  passed: boolean;
+  expected: string;
+  measured: string | number | null;
+}
+
 export interface JobRow {
   id: string;
   account_id: string;
@@ -81,6 +89,7 @@ const ITEM_FIELDS = {
   charged_credits: 'charged_credits::text',
   processed_seconds: 'processed_seconds::text',
   output: 'output',
+  checks: 'checks',
   error: 'error',
   worker: 'worker',
   phase: 'phase',
@@ -147,6 +156,8 @@ export interface JobItemRow {
   /** Seconds of the source the worker decoded and encoded (0 until the item succeeded). */
   processed_seconds: string;
   output: ItemOutput | null;
+  /** The output's checks, run as the item ended (docs/api-decisions.md §12); empty until then. */
+  checks: ItemCheck[];
   error: ErrorObject | null;
   /** The worker that ran (or runs) the item, an opaque id; null until one takes it. */
   worker: string | null;

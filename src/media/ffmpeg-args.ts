@@ -169,10 +169,7 @@ export function buildHdrFilter(
   const size = outputSize(video, targetHeight);
   const resize = size.width !== video.width || size.height !== video.height;
   const sizeParts = resize ? [`w=${size.width}`, `h=${size.height}`] : [];
-  const tin = zscaleValue(video.colorTransfer, ZSCALE_TRANSFERS, 'bt709');
-  const pin = zscaleValue(video.colorPrimaries, ZSCALE_PRIMARIES, 'bt709');
-  const min = zscaleValue(video.colorSpace, ZSCALE_MATRICES, 'bt709');
-  const rin = zscaleValue(video.colorRange, ZSCALE_RANGES, 'tv');
+  const { tin, pin, min, rin } = zscaleColour(video);
   const t = TRANSFER_TAGS[choice.transfer];
   if (choice.mapping === 'reference') {
     const parts = [...sizeParts, `tin=${tin}`, `pin=${pin}`, `min=${min}`, `rin=${rin}`];
@@ -243,7 +240,7 @@ export const MASTER_DISPLAY = {
 };
 
 // A filtergraph option value is parsed twice (graph, then option); our own work paths never need quoting.
-function filterPath(path: string): string {
+export function filterPath(path: string): string {
   if (!isAbsolute(path) || !/^[A-Za-z0-9_./+-]+$/.test(path)) {
     throw new Error(`LUT path must be absolute and plain (letters, digits, _ . / + -): ${path}`);
   }
@@ -326,6 +323,18 @@ const ZSCALE_PRIMARIES = new Set([
 ]);
 const ZSCALE_MATRICES = new Set(['bt709', 'fcc', 'bt470bg', 'smpte170m', 'ycgco', 'bt2020nc', 'bt2020c', 'gbr']);
 const ZSCALE_RANGES = new Set(['tv', 'pc']);
+
+/** The source's colorimetry in zscale's words (BT.709/limited when untagged): the HDR filter's input, the round trip's output. */
+export function zscaleColour(
+  video: Pick<VideoStreamInfo, 'colorTransfer' | 'colorPrimaries' | 'colorSpace' | 'colorRange'>,
+) {
+  return {
+    tin: zscaleValue(video.colorTransfer, ZSCALE_TRANSFERS, 'bt709'),
+    pin: zscaleValue(video.colorPrimaries, ZSCALE_PRIMARIES, 'bt709'),
+    min: zscaleValue(video.colorSpace, ZSCALE_MATRICES, 'bt709'),
+    rin: zscaleValue(video.colorRange, ZSCALE_RANGES, 'tv'),
+  };
+}
 
 function zscaleValue(tag: string | null, known: Set<string>, fallback: string): string {
   return tag !== null && known.has(tag) ? tag : fallback;

@@ -96,7 +96,7 @@ export function sdrDecode(signal: number, transfer: string | null): number {
 // --- colour ----------------------------------------------------------------------------------------
 
 export type Rgb = [number, number, number];
-type Matrix = [Rgb, Rgb, Rgb];
+export type Matrix = [Rgb, Rgb, Rgb];
 type Chromaticities = { r: [number, number]; g: [number, number]; b: [number, number] };
 
 const D65: [number, number] = [0.3127, 0.329];
@@ -141,7 +141,7 @@ function multiply(a: Matrix, b: Matrix): Matrix {
   return a.map((row) => [0, 1, 2].map((j) => row[0] * b[0][j] + row[1] * b[1][j] + row[2] * b[2][j])) as Matrix;
 }
 
-function invert(m: Matrix): Matrix {
+export function invert(m: Matrix): Matrix {
   const [[a, b, c], [d, e, f], [g, h, i]] = m;
   const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
   return [

@@ -6,16 +6,20 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { truncatedSource } from '../jobs/decoded-length';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
-import { TRANSFER_TAGS } from '../media/ffmpeg-args';
-import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight, type OutputLight } from '../media/pipelines';
+import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
+import { checkWithFfmpeg } from './ffmpeg-output-checks';
+import { sdr2hdrMedia } from './output-media';
 import { renderLightMap } from '../media/light-map';
 import type {
+  CheckedOutput,
+  CheckRequest,
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  MadeOutput,
   LightMapRequest,
   MediaRun,
   MediaRunner,
@@ -76,7 +80,10 @@ export class FfmpegMediaRunner implements MediaRunner {
       const truncated = await endedEarly(output, probed.probe.durationSeconds, result.processedSeconds);
       if (truncated) return truncated;
       const media = sdr2hdrMedia(result.width, result.height, quality, result.light);
-      return made(output, container, result.processedSeconds, result.height, media);
+      return {
+        ...made(output, container, result.processedSeconds, result.height, media),
+        sourceSeconds: probed.probe.durationSeconds,
+      };
     }
     const result = await normaliseSpeechLoudness({
       ...common,
@@ -88,12 +95,14 @@ export class FfmpegMediaRunner implements MediaRunner {
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
     const truncated = await endedEarly(output, probed.probe.durationSeconds, result.processedSeconds);
     if (truncated) return truncated;
-    return made(output, container, result.processedSeconds, 0, {
-      integrated_lufs: round(result.output.integratedLufs),
-      true_peak_dbtp: round(result.output.truePeakDbtp),
+    const media = {
       input_integrated_lufs: round(result.input.integratedLufs),
       speech_seconds: round(result.speech.speechSeconds),
-    });
+    };
+    return {
+      ...made(output, container, result.processedSeconds, 0, media),
+      sourceSeconds: probed.probe.durationSeconds,
+    };
   }
 
   probe(path: string, api: MediaApi, signal: AbortSignal): Promise<ProbeOutcome> {
@@ -167,6 +176,13 @@ export class FfmpegMediaRunner implements MediaRunner {
     return made(output, container, probed.probe.durationSeconds, height, sdr2hdrMedia(width, height, quality, light));
   }
 
+  check(request: CheckRequest): Promise<CheckedOutput> {
+    return checkWithFfmpeg(request, this.tools(request), async (path) => {
+      const probed = await this.probe(path, 'audio', request.signal);
+      return probed.ok ? probed.probe.durationSeconds : NaN;
+    });
+  }
+
   /** The output's picture size and length come from the output itself (a probe, ~0.15 s). */
   async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
     const probed = await this.probe(request.outputPath, 'sdr2hdr', request.signal);
@@ -205,7 +221,7 @@ function made(
   processedSeconds: number,
   outputHeight: number,
   media: Record<string, unknown>,
-): RunItemResult {
+): MadeOutput {
   return { ok: true, path, processedSeconds, outputHeight, container, contentType: CONTENT_TYPES[container], media };
 }
 
@@ -234,31 +250,6 @@ function probeFailure(probed: Extract<ProbeOutcome, { ok: false }>): {
 }
 
 type ProbeOutcomeCode = Exclude<Extract<ProbeOutcome, { ok: false }>['code'], 'timeout'> | 'processing_failed';
-
-/** What an sdr2hdr output is (the asset's `media`, the job view's `output.video`), one pass or joined. */
-export function sdr2hdrMedia(
-  width: number,
-  height: number,
-  quality: string,
-  light: OutputLight,
-): Record<string, unknown> {
-  return {
-    codec: 'hevc',
-    profile: 'main10',
-    width,
-    height,
-    hdr: light.transfer === 'hlg' ? 'HLG' : 'HDR10',
-    transfer: TRANSFER_TAGS[light.transfer],
-    primaries: 'bt2020',
-    quality,
-    light: {
-      mapping: light.mapping,
-      mastering_peak_nits: light.masteringPeakNits,
-      max_cll: light.maxCll,
-      max_fall: light.maxFall,
-    },
-  };
-}
 
 function round(value: number): number | null {
   return Number.isFinite(value) ? Math.round(value * 10) / 10 : null;

@@ -2,6 +2,7 @@ import type { ItemEnding as LifecycleEnding, ItemsEnded, JobLifecycle } from '..
 import type { JobItemRow, JobRow } from '../jobs/job.types';
 import {
   connectionLost,
+  FakeRunner,
   itemRow,
   jobRow,
   MemoryStorage,
@@ -21,6 +22,8 @@ const MADE: RunItemResult = {
   contentType: 'video/mp4',
   media: { codec: 'hevc' },
 };
+
+const SOURCE = { sourcePaths: ['/work/in-0.mp4'], signal: new AbortController().signal, timeLimitMs: 60_000 };
 
 /** The lifecycle's endItems as the worker sees it: what it was asked, and what it answers (or throws). */
 class FakeLifecycle {
@@ -43,8 +46,15 @@ class FakeLifecycle {
 function setup() {
   const storage = new MemoryStorage();
   const lifecycle = new FakeLifecycle();
-  const ending = new ItemEnding(lifecycle as unknown as JobLifecycle, storage.asStorage(), specConfig(), QUICK_OUTAGES);
-  return { storage, lifecycle, ending };
+  const runner = new FakeRunner();
+  const ending = new ItemEnding(
+    lifecycle as unknown as JobLifecycle,
+    storage.asStorage(),
+    specConfig(),
+    QUICK_OUTAGES,
+    runner,
+  );
+  return { storage, lifecycle, ending, runner };
 }
 
 describe('ItemEnding', () => {
@@ -52,7 +62,7 @@ describe('ItemEnding', () => {
 
   it('stores a made output under a key of its own run, then ends the item with it as its asset', async () => {
     const { storage, lifecycle, ending } = setup();
-    const ended = await ending.end(jobRow(), itemRow(), MADE);
+    const ended = await ending.end(jobRow(), itemRow(), MADE, SOURCE);
     expect(ended).toEqual({ outcome: 'succeeded', outputBytes: MADE.path.length });
     const [key] = [...storage.objects.keys()];
     expect(key).toMatch(/^outputs\/acct_spec\/job_spec\/0-[0-9A-Za-z]{8}\.mp4$/);
@@ -70,7 +80,7 @@ describe('ItemEnding', () => {
   it('PostgreSQL unreachable as the item ends: the ending is tried again and the output kept', async () => {
     const { storage, lifecycle, ending } = setup();
     lifecycle.answers = [connectionLost(), connectionLost()];
-    expect((await ending.end(jobRow(), itemRow(), MADE)).outcome).toBe('succeeded');
+    expect((await ending.end(jobRow(), itemRow(), MADE, SOURCE)).outcome).toBe('succeeded');
     expect(lifecycle.asked).toHaveLength(3);
     // The same output each time: stored once, never removed.
     expect(new Set(lifecycle.asked.map((endings) => endings[0].asset?.storageKey)).size).toBe(1);
@@ -81,18 +91,18 @@ describe('ItemEnding', () => {
   it('an outage that outlasts the policy is thrown (the queue tries the unit again); other errors at once', async () => {
     const { lifecycle, ending } = setup();
     lifecycle.answers = [connectionLost(), connectionLost(), connectionLost(), connectionLost()];
-    await expect(ending.end(jobRow(), itemRow(), MADE)).rejects.toThrow('Connection terminated');
+    await expect(ending.end(jobRow(), itemRow(), MADE, SOURCE)).rejects.toThrow('Connection terminated');
     expect(lifecycle.asked).toHaveLength(4);
     lifecycle.asked.length = 0;
     lifecycle.answers = [new Error('a bug')];
-    await expect(ending.end(jobRow(), itemRow(), MADE)).rejects.toThrow('a bug');
+    await expect(ending.end(jobRow(), itemRow(), MADE, SOURCE)).rejects.toThrow('a bug');
     expect(lifecycle.asked).toHaveLength(1);
   });
 
   it('an item that ended elsewhere meanwhile (cancelled, or a duplicate unit): its output is dropped', async () => {
     const { storage, lifecycle, ending } = setup();
     lifecycle.answers = [{ itemsEnded: [], jobEnded: false }];
-    expect((await ending.end(jobRow(), itemRow(), MADE)).outcome).toBe('ended_elsewhere');
+    expect((await ending.end(jobRow(), itemRow(), MADE, SOURCE)).outcome).toBe('ended_elsewhere');
     expect(storage.objects.size).toBe(0);
     expect(storage.removed).toHaveLength(1);
   });
@@ -100,18 +110,44 @@ describe('ItemEnding', () => {
   it('the object store stays down: the item fails as upstream_error (retryable), with no asset', async () => {
     const { storage, lifecycle, ending } = setup();
     storage.failWrites = 10;
-    expect(await ending.end(jobRow(), itemRow(), MADE)).toEqual({ outcome: 'failed', outputBytes: null });
+    expect(await ending.end(jobRow(), itemRow(), MADE, SOURCE)).toEqual({ outcome: 'failed', outputBytes: null });
     expect(lifecycle.asked[0][0]).toMatchObject({ status: 'failed', chargedCredits: 0, asset: null });
     expect(lifecycle.asked[0][0].error).toMatchObject({ code: 'upstream_error', retryable: true });
   });
 
   it("a run's failure ends the item failed with its code and message, charged 0, nothing stored", async () => {
     const { storage, lifecycle, ending } = setup();
-    const failed = await ending.end(jobRow(), itemRow(), { ok: false, code: 'timeout', message: 'Too long.' });
+    const failed = await ending.end(jobRow(), itemRow(), { ok: false, code: 'timeout', message: 'Too long.' }, SOURCE);
     expect(failed.outcome).toBe('failed');
     expect(storage.objects.size).toBe(0);
     expect(lifecycle.asked[0][0]).toMatchObject({ status: 'failed', chargedCredits: 0, asset: null });
     expect(lifecycle.asked[0][0].error).toMatchObject({ code: 'timeout', message: 'Too long.', param: 'inputs[0]' });
+  });
+
+  it('a made output is checked first: its measured media is stored, its checks end with the item', async () => {
+    const { lifecycle, ending, runner } = setup();
+    await ending.end(jobRow(), itemRow(), MADE, SOURCE);
+    const [request] = runner.called('check') as { sourcePaths: string[]; output: { path: string } }[];
+    expect(request).toMatchObject({ sourcePaths: SOURCE.sourcePaths, output: { path: MADE.path } });
+    expect(lifecycle.asked[0][0]).toMatchObject({
+      status: 'succeeded',
+      asset: { media: runner.checkResult.ok ? runner.checkResult.measured : null },
+      checks: runner.checkResult.ok ? runner.checkResult.checks : null,
+    });
+  });
+
+  it('an output that fails a check is not stored: output_check_failed, charged 0, details name the check', async () => {
+    const { storage, lifecycle, ending, runner } = setup();
+    const failed = { name: 'frame_count', passed: false, expected: '300', measured: 299 };
+    runner.checkResult = { ok: true, measured: {}, checks: [failed] };
+    expect(await ending.end(jobRow(), itemRow(), MADE, SOURCE)).toEqual({ outcome: 'failed', outputBytes: null });
+    expect(storage.objects.size).toBe(0);
+    expect(lifecycle.asked[0][0]).toMatchObject({ status: 'failed', chargedCredits: 0, asset: null, checks: [failed] });
+    expect(lifecycle.asked[0][0].error).toMatchObject({
+      code: 'output_check_failed',
+      retryable: false,
+      details: { check: 'frame_count', expected: '300', measured: 299 },
+    });
   });
 
   it('fail: only the open items asked for end, failed with the code', async () => {

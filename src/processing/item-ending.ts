@@ -1,8 +1,11 @@
 // The one way an item ends in a worker, whichever use case ran it (one pass, a failed segment, the
 // join, or the queue giving up): its output stored, then the item, its asset and — with its job's
 // last item — the job's status, settlement and outbox event ended through the job lifecycle in one
-// transaction. An outage of PostgreSQL or Redis at that moment is waited out: the work is done, and
-// throwing it away would run the item again.
+// transaction. Before it is stored, an output is measured from the file itself and checked
+// (MediaRunner.check, src/media/output-checks.ts): one that fails a check is not stored and its item
+// fails `output_check_failed`, charged 0 in the same settlement — verified or free. An outage of
+// PostgreSQL or Redis at that moment is waited out: the work is done, and throwing it away would run
+// the item again.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { randomBase62 } from '../common/ids';
@@ -14,9 +17,10 @@ import {
   type ItemsEnded,
 } from '../jobs/job-lifecycle';
 import { openItemStatuses } from '../jobs/job-lifecycle';
-import type { JobItemRow, JobRow } from '../jobs/job.types';
+import type { ItemCheck, JobItemRow, JobRow } from '../jobs/job.types';
+import { storedOutput } from '../jobs/output-options';
 import type { ItemClock } from './item-timings';
-import type { MadeOutput, RunItemResult } from './media-runner';
+import { MEDIA_RUNNER, type MadeOutput, type MediaRun, type MediaRunner, type RunItemResult } from './media-runner';
 import { OUTAGE_POLICIES, retryThroughOutage, type OutagePolicies } from './outage-retry';
 import { planItem, planJobEnd, type ItemResult } from './settlement';
 
@@ -31,6 +35,16 @@ export interface ItemEnded {
   outputBytes: number | null;
 }
 
+/** What a made output is checked against: its source (one file, or a split item's parts in order). */
+export interface OutputSource extends MediaRun {
+  sourcePaths: string[];
+}
+
+/** A made output after its checks: what to store (the measured media), or why the item fails. */
+type Verified =
+  | { ok: true; output: MadeOutput; checks: ItemCheck[] }
+  | { ok: false; result: Extract<ItemResult, { ok: false }>; checks?: ItemCheck[] };
+
 @Injectable()
 export class ItemEnding {
   private readonly logger = new Logger(ItemEnding.name);
@@ -40,6 +54,7 @@ export class ItemEnding {
     @Inject(STORAGE) private readonly storage: Storage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(OUTAGE_POLICIES) private readonly outages: OutagePolicies,
+    @Inject(MEDIA_RUNNER) private readonly runner: MediaRunner,
   ) {}
 
   /**
@@ -47,16 +62,35 @@ export class ItemEnding {
    * the item's upstream_error, retryable), and dropped again when the item turns out to have ended
    * elsewhere meanwhile (cancelled, or a duplicate unit ended it first). `clock` times the stages.
    */
-  async end(job: JobRow, item: JobItemRow, result: RunItemResult, clock?: ItemClock): Promise<ItemEnded> {
-    const timed = <T>(stage: 'store' | 'end', work: () => Promise<T>) => (clock ? clock.time(stage, work) : work());
-    const asset = result.ok ? await timed('store', () => this.store(job, item.index, result)) : null;
+  async end(
+    job: JobRow,
+    item: JobItemRow,
+    result: RunItemResult,
+    source: OutputSource,
+    clock?: ItemClock,
+  ): Promise<ItemEnded> {
+    const timed = <T>(stage: 'verify' | 'store' | 'end', work: () => Promise<T>) =>
+      clock ? clock.time(stage, work) : work();
+    const verified: Verified | null = result.ok
+      ? await timed('verify', () => this.verify(job, item.index, result, source))
+      : null;
+    const made = verified?.ok ? verified.output : null;
+    const asset = made ? await timed('store', () => this.store(job, item.index, made)) : null;
     const itemResult: ItemResult = !result.ok
       ? { index: item.index, ok: false, code: result.code, message: result.message }
-      : !asset
-        ? { index: item.index, ok: false, code: 'upstream_error', message: STORE_FAILED }
-        : { index: item.index, ok: true, processedSeconds: result.processedSeconds, outputHeight: result.outputHeight };
+      : verified && !verified.ok
+        ? verified.result
+        : !asset
+          ? { index: item.index, ok: false, code: 'upstream_error', message: STORE_FAILED }
+          : {
+              index: item.index,
+              ok: true,
+              processedSeconds: result.processedSeconds,
+              outputHeight: result.outputHeight,
+            };
+    const checks = verified?.checks;
     const { itemsEnded } = await timed('end', () =>
-      retryThroughOutage(() => this.endItems(job, [item], [itemResult], asset), this.outages.dependency, {
+      retryThroughOutage(() => this.endItems(job, [item], [itemResult], asset, checks), this.outages.dependency, {
         onRetry: (error) =>
           this.logger.warn(
             { job_id: job.id, item: item.index, err: error },
@@ -87,6 +121,31 @@ export class ItemEnding {
     const results = failing.map((item): ItemResult => ({ index: item.index, ok: false, code }));
     const { jobEnded } = await this.endItems(claimed.job, failing, results, null);
     return jobEnded;
+  }
+
+  /**
+   * Measures the output from the file and runs its checks through the media runner. The first failed
+   * check fails the item (`output_check_failed`, its details the check, expected and measured); a
+   * measurement stopped by the job's cancel or time limit ends the item with that code.
+   */
+  private async verify(job: JobRow, index: number, made: MadeOutput, source: OutputSource): Promise<Verified> {
+    const ordered = storedOutput(job);
+    const checked = await this.runner.check(
+      ordered.api === 'sdr2hdr'
+        ? { ...source, output: made, api: 'sdr2hdr', options: ordered.output }
+        : { ...source, output: made, api: 'audio', options: ordered.output },
+    );
+    if (!checked.ok) return { ok: false, result: { index, ok: false, code: checked.code, message: checked.message } };
+    const failed = checked.checks.find((check) => !check.passed);
+    if (!failed) return { ok: true, output: { ...made, media: checked.measured }, checks: checked.checks };
+    this.logger.warn({ job_id: job.id, item: index, check: failed }, 'an output failed its check');
+    const { name: check, expected, measured } = failed;
+    const message = `The output failed its ${check} check: expected ${expected}, measured ${String(measured)}. The item was not charged.`;
+    return {
+      ok: false,
+      result: { index, ok: false, code: 'output_check_failed', message, details: { check, expected, measured } },
+      checks: checked.checks,
+    };
   }
 
   /**
@@ -139,6 +198,7 @@ export class ItemEnding {
     items: JobItemRow[],
     results: ItemResult[],
     asset: Asset | null,
+    checks?: ItemCheck[],
   ): Promise<ItemsEnded> {
     const context = { api: job.api, requestId: job.request_id };
     const endings = items.map((item): LifecycleEnding => {
@@ -156,6 +216,7 @@ export class ItemEnding {
         processedSeconds,
         error,
         asset: status === 'succeeded' ? asset : null,
+        checks,
       };
     });
     let ending: ReturnType<typeof planJobEnd> | undefined;

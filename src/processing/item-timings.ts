@@ -5,9 +5,10 @@ import { itemStageSeconds } from '../metrics/job-metrics';
 /**
  * claim: take the item (and the job's start); input: fetch the source (an S3 download, a URL download;
  * nothing on the local backend); check: the block list on its bytes; probe: ffprobe of the local input
- * again; encode: the media tools' wall time; light_map: an sdr2hdr output's light map (light-map-step.ts); store: the output into storage; end: the ending
- * transaction (item, asset, and the job's settlement when it was the last item); cleanup: the item's
- * work folder removed.
+ * again; encode: the media tools' wall time; light_map: an sdr2hdr output's light map (light-map-step.ts);
+ * verify: the output measured from the file and its checks (src/media/output-checks.ts); store: the
+ * output into storage; end: the ending transaction (item, asset, and the job's settlement when it was
+ * the last item); cleanup: the item's work folder removed.
  */
 export const ITEM_STAGES = [
   'claim',
@@ -16,6 +17,7 @@ export const ITEM_STAGES = [
   'probe',
   'encode',
   'light_map',
+  'verify',
   'store',
   'end',
   'cleanup',

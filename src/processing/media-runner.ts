@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../common/errors';
 import type { AudioOutput, Sdr2HdrOutput } from '../jobs/output-options';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
+import type { OutputCheck } from '../media/output-checks';
 
 /** How a media tool runs: stopped by the job's cancel, within what is left of its time. */
 export interface MediaRun {
@@ -53,6 +54,8 @@ export interface MadeOutput {
   container: string;
   contentType: string;
   media: Record<string, unknown>;
+  /** The source's duration as the run's own probe read it (the audio check compares with it). */
+  sourceSeconds?: number;
   /** The item's light map (a PNG in the work folder, sdr2hdr only), stored beside the output. */
   lightMapPath?: string;
 }
@@ -103,6 +106,15 @@ export interface JoinRequest extends MediaRun {
   output: Sdr2HdrOutput;
 }
 
+/** An output to measure and check against its source and what was ordered (docs/api-decisions.md §12). */
+export type CheckRequest = MediaRun & {
+  output: MadeOutput;
+  /** The source in one file, or its parts in order (a split item). */
+  sourcePaths: string[];
+} & ({ api: 'sdr2hdr'; options: Sdr2HdrOutput } | { api: 'audio'; options: AudioOutput });
+
+/** What the output file measured (the job view's `output.video` or `output.audio`) and its checks. */
+export type CheckedOutput = { ok: true; measured: Record<string, unknown>; checks: OutputCheck[] } | MediaFailure;
 /** A light map of an sdr2hdr output: the source's frame beside the output's in false colour, one PNG. */
 export interface LightMapRequest extends MediaRun {
   /** The source of the output (for a segmented item: the source part the encoded part was made from). */
@@ -131,6 +143,8 @@ export interface MediaRunner {
   encodeSegment(request: EncodeSegmentRequest): Promise<EncodeSegmentResult>;
   /** Joins encoded parts without re-encoding, with the audio, into one output. */
   join(request: JoinRequest): Promise<RunItemResult>;
+  /** Measures a made output from the file itself and runs its checks (src/media/output-checks.ts). */
+  check(request: CheckRequest): Promise<CheckedOutput>;
   /** Renders the light map of the frame in the middle of the output; the PNG's path. */
   lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure>;
 }

@@ -8,7 +8,7 @@ import type { JobEvent } from '../webhooks/outbox.writer';
 
 export type ItemResult =
   | { index: number; ok: true; processedSeconds: number; outputHeight: number }
-  | { index: number; ok: false; code: ErrorCode; message?: string };
+  | { index: number; ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
 
 export interface ItemPlan {
   index: number;
@@ -64,6 +64,7 @@ export function planItem(
       error: toErrorObject(code, context, {
         message: result && !result.ok ? result.message : undefined,
         param: `inputs[${item.index}]`,
+        details: result && !result.ok ? result.details : undefined,
       }),
     };
   }

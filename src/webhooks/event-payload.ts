@@ -9,10 +9,19 @@ export type JobEvent = (typeof JOB_EVENTS)[number];
 export const TEST_EVENT = 'webhook.test';
 export type EventType = JobEvent | typeof TEST_EVENT;
 
+/** One item of an ended job in its event: its status, charge, measured output (no link) and checks. */
+export interface EventItem {
+  index: number;
+  status: string;
+  charged_credits: number;
+  output: object | null;
+  checks: { name: string; passed: boolean; expected: string; measured: string | number | null }[];
+}
+
 export interface EventPayload {
   id: string;
   event: EventType;
   created_at: string;
-  /** `job` is null in a test event. */
-  data: { job: { job_id: string } | null; error: ErrorObject | null };
+  /** `job` is null in a test event; `items` is absent on cancelled jobs' events and on events written before it. */
+  data: { job: { job_id: string; items?: EventItem[] } | null; error: ErrorObject | null };
 }

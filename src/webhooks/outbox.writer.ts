@@ -7,10 +7,17 @@ import type { ErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
 import { REDIS } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
-import type { EventPayload, JobEvent } from './event-payload';
+import type { EventItem, EventPayload, JobEvent } from './event-payload';
 
 // The event types live in event-payload.ts (event-channel.ts needs them and this file needs it).
-export { JOB_EVENTS, TEST_EVENT, type EventPayload, type EventType, type JobEvent } from './event-payload';
+export {
+  JOB_EVENTS,
+  TEST_EVENT,
+  type EventItem,
+  type EventPayload,
+  type EventType,
+  type JobEvent,
+} from './event-payload';
 
 /**
  * Writes a job's terminal event to the outbox inside the transaction that ends the job: the event
@@ -29,13 +36,13 @@ export class OutboxWriter {
 
   async write(
     manager: EntityManager,
-    event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null },
+    event: { accountId: string; jobId: string; event: JobEvent; error: ErrorObject | null; items?: EventItem[] },
   ): Promise<EventPayload> {
     const payload: EventPayload = {
       id: newId('evt'),
       event: event.event,
       created_at: new Date().toISOString(),
-      data: { job: { job_id: event.jobId }, error: event.error },
+      data: { job: { job_id: event.jobId, ...(event.items ? { items: event.items } : {}) }, error: event.error },
     };
     const inserted = (await manager.query(
       `INSERT INTO outbox_events (id, account_id, job_id, event, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)

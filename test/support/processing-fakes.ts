@@ -6,6 +6,8 @@ import type { AppConfig } from '../../src/common/config/config';
 import { StorageUnavailableError, type ObjectEntry, type Storage } from '../../src/common/storage/storage';
 import type { JobItemRow, JobRow } from '../../src/jobs/job.types';
 import type {
+  CheckedOutput,
+  CheckRequest,
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
@@ -71,6 +73,7 @@ export function itemRow(overrides: Partial<JobItemRow> = {}): JobItemRow {
     charged_credits: '0',
     processed_seconds: '0',
     output: null,
+    checks: [],
     error: null,
     worker: 'wkr_spec',
     phase: 'encoding',
@@ -248,6 +251,17 @@ export class FakeRunner implements MediaRunner {
   async join(request: JoinRequest): Promise<RunItemResult> {
     this.calls.push({ method: 'join', request });
     return this.joinResult ?? made(`${request.outputPath}.${request.output.container}`, request.output.container);
+  }
+
+  checkResult: CheckedOutput = {
+    ok: true,
+    measured: { codec: 'hevc', frames: 180 },
+    checks: [{ name: 'frame_count', passed: true, expected: '180', measured: 180 }],
+  };
+
+  async check(request: CheckRequest): Promise<CheckedOutput> {
+    this.calls.push({ method: 'check', request });
+    return this.checkResult;
   }
 
   /** Makes no file: the item ends without a light map, as when rendering it fails. */

@@ -4,6 +4,7 @@ import { formatBytes, formatCredits, formatNumber, formatSeconds, formatTime } f
 import { ENDING_HEADINGS } from '../outcomes';
 import { Link } from '../router';
 import { useCanChange } from '../session';
+import { MeasuredOutputs } from './job-checks';
 import { ConfirmDialog, ErrorNotice, Loading, PageTitle, Progress, StatusBadge, useAction, useLoad } from '../ui';
 
 const POLL_MS = 1000;
@@ -217,6 +218,8 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
           )}
         </section>
       )}
+
+      <MeasuredOutputs items={job.items} />
 
       {Object.keys(job.metadata).length > 0 && (
         <section aria-labelledby="metadata-heading">

@@ -5,6 +5,7 @@ import { apiArg, choiceArg, numberArg, parse, UsageError } from './args.js';
 import { formatBytes, formatDate, plural, summary, table } from './format.js';
 import { printResult, type CliIo } from './io.js';
 import { printList } from './account.js';
+import { measuredSummary } from './measured.js';
 
 const percent = (progress: number) => `${Math.floor(progress * 100)}%`;
 
@@ -26,7 +27,7 @@ export function jobSummary(job: JobView): string {
     item.source.type === 'url' ? item.source.url : item.source.upload_id,
     item.output ? `${item.output.container}, ${formatBytes(item.output.size_bytes)}` : (item.error?.code ?? ''),
   ]);
-  return `${summary(lines)}\n${table(['ITEM', 'STATUS', 'SOURCE', 'OUTPUT'], items)}`;
+  return `${summary(lines)}\n${table(['ITEM', 'STATUS', 'SOURCE', 'OUTPUT'], items)}${measuredSummary(job.items)}`;
 }
 
 export function jobsTable(jobs: JobView[]): string {

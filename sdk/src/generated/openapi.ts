@@ -1827,6 +1827,38 @@ export interface components {
              */
             message: string;
         };
+        MasteringDisplayResponse: {
+            /**
+             * @description ST 2086 minimum luminance (cd/m²).
+             * @example 0.0001
+             */
+            min_nits: number;
+            /**
+             * @description ST 2086 maximum luminance (cd/m²).
+             * @example 1000
+             */
+            max_nits: number;
+        };
+        ContentLightResponse: {
+            /**
+             * @description MaxCLL as the decoder reads it (cd/m²).
+             * @example 987
+             */
+            max_cll: number;
+            /**
+             * @description MaxFALL as the decoder reads it (cd/m²).
+             * @example 212
+             */
+            max_fall: number;
+        };
+        AudioStreamResponse: {
+            /** @example aac */
+            codec: string;
+            /** @example 2 */
+            channels: number;
+            /** @example 48000 */
+            sample_rate: number;
+        };
         OutputLightResponse: {
             /**
              * @description Where the SDR light went (output.mapping).
@@ -1851,6 +1883,54 @@ export interface components {
             max_fall: number | null;
         };
         VideoOutputMediaResponse: {
+            /**
+             * @description Measured from the output file.
+             * @enum {string|null}
+             */
+            container?: "mp4" | "mov" | null;
+            /**
+             * @description Frames per second. Measured from the output file.
+             * @example 29.97
+             */
+            frame_rate?: number | null;
+            /**
+             * @description Frames in the video stream. Measured from the output file.
+             * @example 300
+             */
+            frames?: number;
+            /**
+             * @description The video stream's duration. Measured from the output file.
+             * @example 10
+             */
+            duration_seconds?: number;
+            /**
+             * @description Bytes of the file. Measured from the output file.
+             * @example 48213377
+             */
+            bytes?: number;
+            /**
+             * @description Bits per sample. Measured from the output file.
+             * @example 10
+             */
+            bit_depth?: number;
+            /** @example yuv420p10le */
+            pix_fmt?: string | null;
+            /**
+             * @description Colour matrix tag.
+             * @example bt2020nc
+             */
+            matrix?: string | null;
+            /**
+             * @description Colour range tag.
+             * @example tv
+             */
+            range?: string | null;
+            /** @description ST 2086 as the first frame carries it; null when absent (HLG). */
+            mastering_display?: components["schemas"]["MasteringDisplayResponse"] | null;
+            /** @description CTA-861.3 content light levels as the first frame carries them; null when absent (HLG). */
+            content_light?: components["schemas"]["ContentLightResponse"] | null;
+            /** @description The audio streams kept in the output. */
+            audio_streams?: components["schemas"]["AudioStreamResponse"][];
             /** @enum {string} */
             codec: "hevc";
             /** @enum {string} */
@@ -1876,11 +1956,40 @@ export interface components {
         };
         AudioOutputMediaResponse: {
             /**
+             * @description Measured from the output file.
+             * @enum {string|null}
+             */
+            container?: "wav" | "m4a" | null;
+            /** @example pcm_s16le */
+            codec?: string;
+            /** @example 1 */
+            channels?: number;
+            /** @example 48000 */
+            sample_rate?: number;
+            /**
+             * @description Measured from the output file.
+             * @example 10
+             */
+            duration_seconds?: number;
+            /**
+             * @description Bytes of the file. Measured from the output file.
+             * @example 960044
+             */
+            bytes?: number;
+            /**
+             * @description EBU R128 loudness range (LU). Measured from the output file.
+             * @example 4.2
+             */
+            loudness_range_lu?: number | null;
+            /**
              * @description Integrated loudness of the output (LUFS).
              * @example -16
              */
             integrated_lufs: number | null;
-            /** @example -1.5 */
+            /**
+             * @description True peak of the output (dBTP, EBU R128 meter).
+             * @example -1.5
+             */
             true_peak_dbtp: number | null;
             /** @example -23.4 */
             input_integrated_lufs: number | null;
@@ -1920,6 +2029,25 @@ export interface components {
             light_map_url?: string | null;
             /** Format: date-time */
             light_map_expires_at?: string | null;
+        };
+        OutputCheckResponse: {
+            /**
+             * @description Stable snake_case name: hdr_signalling, frame_count, duration, round_trip_ssim (sdr2hdr); integrated_loudness, true_peak, duration (audio); readable (an output the tools could not read).
+             * @example round_trip_ssim
+             */
+            name: string;
+            /** @example true */
+            passed: boolean;
+            /**
+             * @description The condition the output had to meet, in words.
+             * @example ≥ 0.93 (balanced)
+             */
+            expected: string;
+            /**
+             * @description What the output file measured (a number where the check is numeric).
+             * @example 0.962
+             */
+            measured: (number | string) | null;
         };
         JobItemResponse: {
             /**
@@ -1965,6 +2093,8 @@ export interface components {
             charged_credits: number;
             /** @description Set when the item succeeded. */
             output: components["schemas"]["ItemOutputResponse"] | null;
+            /** @description The output's checks, measured from the file as the item ended; empty until then. An item whose output failed one is failed with output_check_failed and charged 0. */
+            checks: components["schemas"]["OutputCheckResponse"][];
             /** @description Why this item failed; null otherwise. */
             error: components["schemas"]["ErrorObject"] | null;
             /**
@@ -2387,12 +2517,31 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        WebhookEventItem: {
+            /** @example 0 */
+            index: number;
+            /**
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "cancelled";
+            /** @example 20 */
+            charged_credits: number;
+            /** @description The item's output as measured from the file: the job view's items[i].output (asset_id, size_bytes, container, video or audio) without its link; null when the item failed. */
+            output: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The output's checks (docs/api-decisions.md §12). */
+            checks: components["schemas"]["OutputCheckResponse"][];
+        };
         WebhookEventJob: {
             /**
-             * @description Read the job for its items and outputs.
+             * @description Read the job for its links to the outputs.
              * @example job_0Qx3cA1b2C3d4E5f6G7h8i9
              */
             job_id: string;
+            /** @description Each item as it ended: measured output and checks. Absent on job.cancelled. */
+            items?: components["schemas"]["WebhookEventItem"][];
         };
         WebhookEventData: {
             /** @description null in a webhook.test event. */
@@ -2745,7 +2894,7 @@ export interface components {
              * @description Permanent machine-readable code.
              * @enum {string}
              */
-            code: "missing_api_key" | "invalid_api_key" | "expired_api_key" | "revoked_api_key" | "insufficient_scope" | "account_suspended" | "insufficient_credits" | "spend_limit_exceeded" | "plan_not_supported" | "payment_failed" | "subscription_inactive" | "rate_limit_exceeded" | "concurrency_limit_exceeded" | "quota_exceeded" | "queue_full" | "missing_parameter" | "invalid_parameter" | "invalid_url" | "duration_exceeded" | "file_too_large" | "unsupported_format" | "unsupported_codec" | "invalid_media" | "content_policy_violation" | "job_not_found" | "asset_not_found" | "job_not_cancellable" | "idempotency_conflict" | "resource_locked" | "processing_failed" | "out_of_memory" | "upstream_error" | "timeout" | "drm_protected" | "no_speech_detected" | "job_cancelled" | "internal_error" | "service_unavailable" | "maintenance_window" | "region_unavailable" | "license_invalid" | "license_expired" | "activation_limit_reached" | "device_not_activated" | "offline_grace_expired" | "route_not_found" | "method_not_allowed" | "invalid_json" | "request_too_large" | "request_timeout" | "resource_missing" | "range_not_satisfiable" | "unsupported_content_type" | "invalid_credentials" | "invalid_session" | "csrf_check_failed" | "source_changed" | "resume_point_expired" | "stream_limit_exceeded" | "webhook_endpoint_exists";
+            code: "missing_api_key" | "invalid_api_key" | "expired_api_key" | "revoked_api_key" | "insufficient_scope" | "account_suspended" | "insufficient_credits" | "spend_limit_exceeded" | "plan_not_supported" | "payment_failed" | "subscription_inactive" | "rate_limit_exceeded" | "concurrency_limit_exceeded" | "quota_exceeded" | "queue_full" | "missing_parameter" | "invalid_parameter" | "invalid_url" | "duration_exceeded" | "file_too_large" | "unsupported_format" | "unsupported_codec" | "invalid_media" | "content_policy_violation" | "job_not_found" | "asset_not_found" | "job_not_cancellable" | "idempotency_conflict" | "resource_locked" | "processing_failed" | "out_of_memory" | "upstream_error" | "timeout" | "drm_protected" | "no_speech_detected" | "output_check_failed" | "job_cancelled" | "internal_error" | "service_unavailable" | "maintenance_window" | "region_unavailable" | "license_invalid" | "license_expired" | "activation_limit_reached" | "device_not_activated" | "offline_grace_expired" | "route_not_found" | "method_not_allowed" | "invalid_json" | "request_too_large" | "request_timeout" | "resource_missing" | "range_not_satisfiable" | "unsupported_content_type" | "invalid_credentials" | "invalid_session" | "csrf_check_failed" | "source_changed" | "resume_point_expired" | "stream_limit_exceeded" | "webhook_endpoint_exists";
             /** @description How to recover, for people; never parse it. */
             message: string;
             /** @description The offending field as a path, e.g. inputs[0].source_url. */
@@ -5049,6 +5198,14 @@ export interface operations {
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
                      *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *               },
+                     *               "checks": [
+                     *                 {
+                     *                   "name": "round_trip_ssim",
+                     *                   "passed": true,
+                     *                   "expected": "≥ 0.93 (balanced)",
+                     *                   "measured": 0.962
+                     *                 }
+                     *               ],
                      *               "error": {
                      *                 "type": "auth_error",
                      *                 "code": "missing_api_key",
@@ -5167,6 +5324,14 @@ export interface operations {
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
+                     *           "checks": [
+                     *             {
+                     *               "name": "round_trip_ssim",
+                     *               "passed": true,
+                     *               "expected": "≥ 0.93 (balanced)",
+                     *               "measured": 0.962
+                     *             }
+                     *           ],
                      *           "error": {
                      *             "type": "auth_error",
                      *             "code": "missing_api_key",
@@ -5360,6 +5525,14 @@ export interface operations {
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
+                     *           "checks": [
+                     *             {
+                     *               "name": "round_trip_ssim",
+                     *               "passed": true,
+                     *               "expected": "≥ 0.93 (balanced)",
+                     *               "measured": 0.962
+                     *             }
+                     *           ],
                      *           "error": {
                      *             "type": "auth_error",
                      *             "code": "missing_api_key",
@@ -5467,6 +5640,14 @@ export interface operations {
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
+                     *           "checks": [
+                     *             {
+                     *               "name": "round_trip_ssim",
+                     *               "passed": true,
+                     *               "expected": "≥ 0.93 (balanced)",
+                     *               "measured": 0.962
+                     *             }
+                     *           ],
                      *           "error": {
                      *             "type": "auth_error",
                      *             "code": "missing_api_key",
@@ -5583,6 +5764,14 @@ export interface operations {
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
                      *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *               },
+                     *               "checks": [
+                     *                 {
+                     *                   "name": "round_trip_ssim",
+                     *                   "passed": true,
+                     *                   "expected": "≥ 0.93 (balanced)",
+                     *                   "measured": 0.962
+                     *                 }
+                     *               ],
                      *               "error": {
                      *                 "type": "auth_error",
                      *                 "code": "missing_api_key",
@@ -5701,6 +5890,14 @@ export interface operations {
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
+                     *           "checks": [
+                     *             {
+                     *               "name": "round_trip_ssim",
+                     *               "passed": true,
+                     *               "expected": "≥ 0.93 (balanced)",
+                     *               "measured": 0.962
+                     *             }
+                     *           ],
                      *           "error": {
                      *             "type": "auth_error",
                      *             "code": "missing_api_key",
@@ -5894,6 +6091,14 @@ export interface operations {
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
+                     *           "checks": [
+                     *             {
+                     *               "name": "round_trip_ssim",
+                     *               "passed": true,
+                     *               "expected": "≥ 0.93 (balanced)",
+                     *               "measured": 0.962
+                     *             }
+                     *           ],
                      *           "error": {
                      *             "type": "auth_error",
                      *             "code": "missing_api_key",
@@ -6001,6 +6206,14 @@ export interface operations {
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
                      *           },
+                     *           "checks": [
+                     *             {
+                     *               "name": "round_trip_ssim",
+                     *               "passed": true,
+                     *               "expected": "≥ 0.93 (balanced)",
+                     *               "measured": 0.962
+                     *             }
+                     *           ],
                      *           "error": {
                      *             "type": "auth_error",
                      *             "code": "missing_api_key",
@@ -7610,6 +7823,7 @@ export const webhookDeliveryResponseObjectValues: ReadonlyArray<FlattenedDeepReq
 export const webhookDeliveryResponseEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryResponse"]["event"]> = ["job.succeeded", "job.partially_succeeded", "job.failed", "job.cancelled", "webhook.test"];
 export const webhookDeliveryResponseStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryResponse"]["state"]> = ["pending", "delivered", "failed"];
 export const webhookDeliveryResponseListObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryResponseList"]["object"]> = ["list"];
+export const webhookEventItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventItem"]["status"]> = ["succeeded", "failed", "cancelled"];
 export const eventResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventResponse"]["object"]> = ["event"];
 export const eventResponseEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventResponse"]["event"]> = ["job.succeeded", "job.partially_succeeded", "job.failed", "job.cancelled", "webhook.test"];
 export const eventResponseListObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventResponseList"]["object"]> = ["list"];
@@ -7630,7 +7844,7 @@ export const adminLicenseWithKeyResponseObjectValues: ReadonlyArray<FlattenedDee
 export const adminLicenseResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AdminLicenseResponse"]["object"]> = ["license"];
 export const webhookEventEventValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEvent"]["event"]> = ["job.succeeded", "job.partially_succeeded", "job.failed", "job.cancelled", "webhook.test"];
 export const errorObjectTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["type"]> = ["auth_error", "billing_error", "rate_limit_error", "invalid_request_error", "resource_error", "processing_error", "server_error", "license_error"];
-export const errorObjectCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["code"]> = ["missing_api_key", "invalid_api_key", "expired_api_key", "revoked_api_key", "insufficient_scope", "account_suspended", "insufficient_credits", "spend_limit_exceeded", "plan_not_supported", "payment_failed", "subscription_inactive", "rate_limit_exceeded", "concurrency_limit_exceeded", "quota_exceeded", "queue_full", "missing_parameter", "invalid_parameter", "invalid_url", "duration_exceeded", "file_too_large", "unsupported_format", "unsupported_codec", "invalid_media", "content_policy_violation", "job_not_found", "asset_not_found", "job_not_cancellable", "idempotency_conflict", "resource_locked", "processing_failed", "out_of_memory", "upstream_error", "timeout", "drm_protected", "no_speech_detected", "job_cancelled", "internal_error", "service_unavailable", "maintenance_window", "region_unavailable", "license_invalid", "license_expired", "activation_limit_reached", "device_not_activated", "offline_grace_expired", "route_not_found", "method_not_allowed", "invalid_json", "request_too_large", "request_timeout", "resource_missing", "range_not_satisfiable", "unsupported_content_type", "invalid_credentials", "invalid_session", "csrf_check_failed", "source_changed", "resume_point_expired", "stream_limit_exceeded", "webhook_endpoint_exists"];
+export const errorObjectCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorObject"]["code"]> = ["missing_api_key", "invalid_api_key", "expired_api_key", "revoked_api_key", "insufficient_scope", "account_suspended", "insufficient_credits", "spend_limit_exceeded", "plan_not_supported", "payment_failed", "subscription_inactive", "rate_limit_exceeded", "concurrency_limit_exceeded", "quota_exceeded", "queue_full", "missing_parameter", "invalid_parameter", "invalid_url", "duration_exceeded", "file_too_large", "unsupported_format", "unsupported_codec", "invalid_media", "content_policy_violation", "job_not_found", "asset_not_found", "job_not_cancellable", "idempotency_conflict", "resource_locked", "processing_failed", "out_of_memory", "upstream_error", "timeout", "drm_protected", "no_speech_detected", "output_check_failed", "job_cancelled", "internal_error", "service_unavailable", "maintenance_window", "region_unavailable", "license_invalid", "license_expired", "activation_limit_reached", "device_not_activated", "offline_grace_expired", "route_not_found", "method_not_allowed", "invalid_json", "request_too_large", "request_timeout", "resource_missing", "range_not_satisfiable", "unsupported_content_type", "invalid_credentials", "invalid_session", "csrf_check_failed", "source_changed", "resume_point_expired", "stream_limit_exceeded", "webhook_endpoint_exists"];
 
 /** The value the service uses for each property a request leaves out (its schema's `default`). */
 export const schemaDefaults = {

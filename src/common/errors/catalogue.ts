@@ -289,6 +289,16 @@ export const CATALOGUE = {
     condition: 'No speech found in a subtitle or audio job',
     message: 'No speech was found in the input.',
   },
+  output_check_failed: {
+    type: 'processing_error',
+    status: 500,
+    retryable: false,
+    condition:
+      'The output was made but failed one of its own checks (docs/api-decisions.md §12); the item is charged 0',
+    message:
+      'The output did not pass its checks (details: the check, what was expected and what was measured). The item was not charged.',
+    added: true,
+  },
   job_cancelled: {
     type: 'processing_error',
     status: 409,

@@ -5,6 +5,7 @@ import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
+import { MeasuredAudioFields, MeasuredVideoFields, OutputCheckResponse } from '../../docs/measured-output.response';
 import {
   ITEM_PHASES,
   JOB_APIS,
@@ -71,7 +72,7 @@ export class OutputLightResponse {
   max_fall: number | null;
 }
 
-export class VideoOutputMediaResponse {
+export class VideoOutputMediaResponse extends MeasuredVideoFields {
   @ApiProperty({ enum: ['hevc'] }) codec: 'hevc';
   @ApiProperty({ enum: ['main10'] }) profile: 'main10';
   @ApiProperty({ type: 'integer', example: 1920 }) width: number;
@@ -88,10 +89,16 @@ export class VideoOutputMediaResponse {
   light?: OutputLightResponse;
 }
 
-export class AudioOutputMediaResponse {
+export class AudioOutputMediaResponse extends MeasuredAudioFields {
   @ApiProperty({ type: Number, nullable: true, example: -16, description: 'Integrated loudness of the output (LUFS).' })
   integrated_lufs: number | null;
-  @ApiProperty({ type: Number, nullable: true, example: -1.5 }) true_peak_dbtp: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: -1.5,
+    description: 'True peak of the output (dBTP, EBU R128 meter).',
+  })
+  true_peak_dbtp: number | null;
   @ApiProperty({ type: Number, nullable: true, example: -23.4 }) input_integrated_lufs: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 41.2, description: 'Seconds of detected speech.' })
   speech_seconds: number | null;
@@ -190,6 +197,13 @@ export class JobItemResponse {
   @ApiProperty({ type: 'integer', example: 13 }) charged_credits: number;
   @ApiProperty({ type: ItemOutputResponse, nullable: true, description: 'Set when the item succeeded.' })
   output: ItemOutputResponse | null;
+  @ApiProperty({
+    type: [OutputCheckResponse],
+    description:
+      "The output's checks, measured from the file as the item ended; empty until then. An item whose output " +
+      'failed one is failed with output_check_failed and charged 0.',
+  })
+  checks: OutputCheckResponse[];
   @ApiErrorObjectOrNull('Why this item failed; null otherwise.') error: ErrorObject | null;
   @ApiProperty({
     type: String,

@@ -3,6 +3,7 @@ import { ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, 
 import type { ErrorObject } from '../../common/errors';
 import { ListQuery } from '../../common/pagination';
 import { ApiErrorObjectOrNull } from '../../docs/api-success';
+import { OutputCheckResponse } from '../../docs/measured-output.response';
 import { JOB_EVENTS, TEST_EVENT, type EventType, type JobEvent } from '../outbox.writer';
 
 export class CreateWebhookEndpointDto {
@@ -109,9 +110,34 @@ export class DeletedWebhookEndpointResponse extends WebhookEndpointResponse {
   @ApiProperty({ enum: [true] }) deleted: true;
 }
 
+class WebhookEventItem {
+  @ApiProperty({ type: 'integer', example: 0 }) index: number;
+  @ApiProperty({ enum: ['succeeded', 'failed', 'cancelled'], example: 'succeeded' }) status: string;
+  @ApiProperty({ type: 'integer', example: 20 }) charged_credits: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description:
+      "The item's output as measured from the file: the job view's items[i].output (asset_id, size_bytes, " +
+      'container, video or audio) without its link; null when the item failed.',
+  })
+  output: Record<string, unknown> | null;
+  @ApiProperty({ type: [OutputCheckResponse], description: "The output's checks (docs/api-decisions.md §12)." })
+  checks: OutputCheckResponse[];
+}
+
 class WebhookEventJob {
-  @ApiProperty({ example: 'job_0Qx3cA1b2C3d4E5f6G7h8i9', description: 'Read the job for its items and outputs.' })
+  @ApiProperty({
+    example: 'job_0Qx3cA1b2C3d4E5f6G7h8i9',
+    description: 'Read the job for its links to the outputs.',
+  })
   job_id: string;
+  @ApiPropertyOptional({
+    type: [WebhookEventItem],
+    description: 'Each item as it ended: measured output and checks. Absent on job.cancelled.',
+  })
+  items?: WebhookEventItem[];
 }
 
 class WebhookEventData {

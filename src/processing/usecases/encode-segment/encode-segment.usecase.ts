@@ -79,7 +79,7 @@ export class EncodeSegment {
         if (signal.aborted || !(await this.segments.itemOpen(jobId, index))) return 'drop';
         if (!result.ok) {
           await this.segments.failSegment(jobId, index, segment);
-          await this.ending.end(job, item, result);
+          await this.ending.end(job, item, result, { sourcePaths: [source], signal, timeLimitMs });
           return 'drop';
         }
         const encodedKey = `${segmentsPrefix(jobId, index)}enc-${segment}.mp4`;

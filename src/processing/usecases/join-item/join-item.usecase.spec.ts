@@ -23,6 +23,7 @@ function segmentRow(segment: number, overrides: Partial<SegmentRow> = {}): Parti
     segment,
     status: 'succeeded',
     encoded_key: `segments/job_spec/0/enc-${segment}.mp4`,
+    source_key: `segments/job_spec/0/src-${segment}.mp4`,
     audio_key: 'segments/job_spec/0/audio.mov',
     audio_codec: 'aac',
     ...overrides,
@@ -33,10 +34,11 @@ function setup(rows = [segmentRow(0), segmentRow(1), segmentRow(2)]) {
   const runner = new FakeRunner();
   const storage = new MemoryStorage();
   for (const row of rows) if (row.encoded_key) storage.objects.set(row.encoded_key, 'stored');
+  for (const row of rows) if (row.source_key) storage.objects.set(row.source_key, 'stored');
   storage.objects.set('segments/job_spec/0/audio.mov', 'stored');
   const workDirs = new FakeWorkDirs();
   const removed: string[] = [];
-  const ended: { item: JobItemRow; result: RunItemResult }[] = [];
+  const ended: { item: JobItemRow; result: RunItemResult; sourcePaths: string[] }[] = [];
   const useCase = new JoinItem(
     { claim: async () => ({ job: jobRow(), items: [itemRow()] }) } as unknown as JobLifecycle,
     { list: async () => rows } as unknown as SegmentsRepository,
@@ -44,8 +46,8 @@ function setup(rows = [segmentRow(0), segmentRow(1), segmentRow(2)]) {
       remove: async (jobId: string, index: number) => void removed.push(`${jobId}/${index}`),
     } as unknown as SegmentFiles,
     {
-      end: async (_job: JobRow, item: JobItemRow, result: RunItemResult) => {
-        ended.push({ item, result });
+      end: async (_job: JobRow, item: JobItemRow, result: RunItemResult, source: { sourcePaths: string[] }) => {
+        ended.push({ item, result, sourcePaths: source.sourcePaths });
         return { outcome: 'succeeded', outputBytes: 1 };
       },
     } as unknown as ItemEnding,
@@ -76,6 +78,8 @@ describe('JoinItem', () => {
     expect(ended.map((entry) => entry.result)).toEqual([
       expect.objectContaining({ ok: true, path: `${dir}/out-0.mp4` }),
     ]);
+    // The output's checks compare it with the source's parts, in order.
+    expect(ended[0].sourcePaths).toEqual([`${dir}/src-0.mp4`, `${dir}/src-1.mp4`, `${dir}/src-2.mp4`]);
     expect(removed).toEqual(['job_spec/0']);
     expect(workDirs.removed).toEqual(workDirs.created);
   });

@@ -52,6 +52,9 @@ export class JoinItem {
     await this.workDirs.using(`${jobId}-${index}-join`, async (workDir) => {
       const parts: string[] = [];
       for (const segment of segments) parts.push(await this.encodedPart(segment, workDir, signal));
+      // The source's parts as split (stream copies): the joined output's checks compare with them.
+      const sources: string[] = [];
+      for (const segment of segments) sources.push(await this.sourcePart(segment, workDir, signal));
       const first = segments[0];
       let audio: { path: string; codec: string } | null = null;
       if (first.audio_key && first.audio_codec) {
@@ -70,29 +73,33 @@ export class JoinItem {
       if (signal.aborted) return;
       // The middle segment's encoded part beside the source part it was made from: one light map per item.
       const middle = Math.floor(segments.length / 2);
-      const source = await this.storage.localFile(
-        segments[middle].source_key,
-        join(workDir, 'light-map-src.mp4'),
+      const result = await withLightMap(joined, {
+        runner: this.runner,
+        logger: this.logger,
+        sourcePath: sources[middle],
+        framePath: parts[middle],
+        pngPath: join(workDir, `light-map-${index}.png`),
+        output: output.output,
         signal,
-      );
-      const result = source
-        ? await withLightMap(joined, {
-            runner: this.runner,
-            logger: this.logger,
-            sourcePath: source,
-            framePath: parts[middle],
-            pngPath: join(workDir, `light-map-${index}.png`),
-            output: output.output,
-            signal,
-            timeLimitMs: Math.max(1, timeLeftMs(deadline)),
-            context: { job_id: jobId, item: index },
-          })
-        : joined;
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+        context: { job_id: jobId, item: index },
+      });
       if (signal.aborted) return;
       if (result.ok) this.progress.phase(jobId, index, 'storing');
-      await this.ending.end(job, item, result);
+      await this.ending.end(job, item, result, {
+        sourcePaths: sources,
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+      });
       await this.files.remove(jobId, index);
     });
+  }
+
+  private async sourcePart(segment: SegmentRow, workDir: string, signal: AbortSignal): Promise<string> {
+    const part = await this.storage.localFile(segment.source_key, join(workDir, `src-${segment.segment}.mp4`), signal);
+    if (!part)
+      throw new Error(`segment ${segment.segment} of ${segment.job_id}/${segment.item_index}: its source part is gone`);
+    return part;
   }
 
   private async encodedPart(segment: SegmentRow, workDir: string, signal: AbortSignal): Promise<string> {

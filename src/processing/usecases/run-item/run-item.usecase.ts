@@ -68,8 +68,10 @@ export class RunItem {
     const workDir = await this.workDirs.create(`${jobId}-${index}`);
     let outcome: Outcome = 'error';
     let outputBytes: number | null = null;
+    // The local source, once fetched: the output's checks compare with it.
+    const source = { path: '' };
     try {
-      const run = await this.run(job, item, workDir, command, clock);
+      const run = await this.run(job, item, workDir, command, clock, source);
       if ('segments' in run) {
         outcome = 'split';
         return run;
@@ -84,7 +86,12 @@ export class RunItem {
         return null;
       }
       if (run.ok) this.progress.phase(job.id, index, 'storing');
-      ({ outcome, outputBytes } = await this.ending.end(job, item, run, clock));
+      const checkAgainst = {
+        sourcePaths: [source.path],
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(jobDeadline(job, this.config))),
+      };
+      ({ outcome, outputBytes } = await this.ending.end(job, item, run, checkAgainst, clock));
       return null;
     } finally {
       await clock.time('cleanup', () => this.workDirs.remove(workDir));
@@ -115,9 +122,11 @@ export class RunItem {
     workDir: string,
     command: RunItemCommand,
     clock: ItemClock,
+    source: { path: string },
   ): Promise<RunItemResult | ItemSplit> {
     const input = await this.input.prepare(item, workDir, command.signal, clock);
     if (!input.ok) return input;
+    source.path = input.path;
     const timeLimitMs = timeLeftMs(jobDeadline(job, this.config));
     if (timeLimitMs <= 0) {
       // Reached here at a (re)start: e.g. a job whose worker kept being killed under it.

@@ -1,0 +1,166 @@
+// The checks an output must pass before it is charged (docs/api-decisions.md §12): each one names what
+// was expected and what the output file measured. One owner of every floor and tolerance; the worker's
+// ending (src/processing/item-ending.ts) fails an item whose output misses one, charged 0.
+import { writeFile } from 'node:fs/promises';
+import type { Mapping, Transfer } from './hdr-mapping';
+import type { Quality } from './quality-presets';
+import {
+  measureAudio,
+  measureSourceVideo,
+  measureVideo,
+  roundTripSsim,
+  type MeasuredAudio,
+  type MeasuredVideo,
+  type MeasureTools,
+  type SourceVideo,
+} from './output-measure';
+
+export interface OutputCheck {
+  /** Stable snake_case name. */
+  name: string;
+  passed: boolean;
+  /** The condition, in words a customer reads ("≥ 0.93", "-16 ± 1 LUFS"). */
+  expected: string;
+  /** What the output measured (a number where the check is numeric). */
+  measured: string | number | null;
+}
+
+/**
+ * Round-trip luma SSIM floors per quality preset, end to end (output → SDR → against the source). Set
+ * about 0.02 under the worst correct output measured on this machine: the hardest synthetic clip we have
+ * (testsrc2: saturated edges, whose 4:2:0 chroma leaks into luma through the colour step) at the smallest
+ * size, 320×180, scored 0.819 (fast), 0.908 (balanced), 0.911 (best); at 1280×720 0.939, 0.966, 0.968;
+ * real pictures score higher. Wrong pictures with the right tags score far below: the wrong transfer 0.56,
+ * a blurred picture 0.62, the light off by 2× 0.75 (320×180). SSIM is a coarse guard: a subtler error
+ * (one stop darker, a mislabelled matrix: 0.83–0.84 at 320×180) is not told from a correct tiny clip.
+ */
+export const ROUND_TRIP_SSIM_FLOORS: Record<Quality, number> = { fast: 0.8, balanced: 0.88, best: 0.89 };
+/**
+ * Frames compared, spread evenly over the output: SSIM of one encode varies little from frame to frame
+ * (x265 at a fixed CRF), and ten spread frames see every part of a clip (scene changes, the segments of
+ * a split item), while the cost stays the decode of both streams, not ten 1080p conversions more.
+ */
+export const ROUND_TRIP_SAMPLES = 10;
+/** Integrated loudness within this of target_lufs (EBU R128 practice for short-form: ±1 LU). */
+export const LOUDNESS_TOLERANCE_LU = 1;
+/** True peak at most this (EBU R128 allows −1 dBTP; the pipeline aims at −1.5). */
+export const MAX_TRUE_PEAK_DBTP = -1;
+/** Audio duration: equal to one codec frame (AAC's 1024 samples), the container's own granularity. */
+const AUDIO_FRAME_SAMPLES = 1024;
+
+const fixed = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+export function hdrSignallingCheck(video: MeasuredVideo, transfer: Transfer): OutputCheck {
+  const tagged = transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
+  const pq = transfer === 'pq';
+  const expected = `hevc main10 10-bit, bt2020/${tagged}/bt2020nc${pq ? ', ST 2086 and content light levels' : ''}`;
+  const measured =
+    `${video.codec} ${video.profile ?? '?'} ${video.bit_depth}-bit, ` +
+    `${video.primaries ?? 'untagged'}/${video.transfer ?? 'untagged'}/${video.matrix ?? 'untagged'}` +
+    (pq
+      ? `, ${video.mastering_display ? 'ST 2086' : 'no ST 2086'} and ${video.content_light ? 'content light levels' : 'no content light levels'}`
+      : '');
+  return { name: 'hdr_signalling', passed: expected === measured, expected, measured };
+}
+
+/** The source's decoded frames at the output's rate (the pipeline keeps the rate: normally the same count). */
+export function frameCountCheck(video: MeasuredVideo, source: SourceVideo): OutputCheck {
+  const scale = video.frame_rate && source.frameRate ? video.frame_rate / source.frameRate : 1;
+  const expected = Math.round(source.frames * scale);
+  return { name: 'frame_count', passed: video.frames === expected, expected: String(expected), measured: video.frames };
+}
+
+export function videoDurationCheck(video: MeasuredVideo, source: SourceVideo): OutputCheck {
+  const frame = 1 / (source.frameRate ?? video.frame_rate ?? 25);
+  const passed = Math.abs(video.duration_seconds - source.durationSeconds) <= frame + 1e-6;
+  const expected = `${fixed(source.durationSeconds)} s ± ${fixed(frame)} s (one frame)`;
+  return { name: 'duration', passed, expected, measured: video.duration_seconds };
+}
+
+export function roundTripCheck(score: number, quality: Quality): OutputCheck {
+  const floor = ROUND_TRIP_SSIM_FLOORS[quality];
+  return { name: 'round_trip_ssim', passed: score >= floor, expected: `≥ ${floor} (${quality})`, measured: score };
+}
+
+export function loudnessCheck(audio: MeasuredAudio, targetLufs: number): OutputCheck {
+  const measured = audio.integrated_lufs;
+  const passed = measured !== null && Math.abs(measured - targetLufs) <= LOUDNESS_TOLERANCE_LU;
+  return { name: 'integrated_loudness', passed, expected: `${targetLufs} ± ${LOUDNESS_TOLERANCE_LU} LUFS`, measured };
+}
+
+export function truePeakCheck(audio: MeasuredAudio): OutputCheck {
+  const measured = audio.true_peak_dbtp;
+  const passed = measured !== null && measured <= MAX_TRUE_PEAK_DBTP;
+  return { name: 'true_peak', passed, expected: `≤ ${MAX_TRUE_PEAK_DBTP} dBTP`, measured };
+}
+
+export function audioDurationCheck(audio: MeasuredAudio, sourceSeconds: number): OutputCheck {
+  const frame = AUDIO_FRAME_SAMPLES / (audio.sample_rate || 48000);
+  const passed = Math.abs(audio.duration_seconds - sourceSeconds) <= frame + 1e-6;
+  const expected = `${fixed(sourceSeconds)} s ± ${fixed(frame)} s (one AAC frame)`;
+  return { name: 'duration', passed, expected, measured: audio.duration_seconds };
+}
+
+/** The first check an output failed (the item's error names it), or null. */
+export function firstFailed(checks: OutputCheck[]): OutputCheck | null {
+  return checks.find((check) => !check.passed) ?? null;
+}
+
+export interface VideoCheckRequest extends MeasureTools {
+  output: string;
+  /** The source in one file, or its parts in order (a split item). */
+  sources: string[];
+  quality: Quality;
+  mapping: Mapping;
+  transfer: Transfer;
+  peakNits: number;
+}
+
+/** Measures a video output and its source, then judges them. */
+export async function checkVideoOutput(
+  request: VideoCheckRequest,
+): Promise<{ measured: MeasuredVideo; checks: OutputCheck[] }> {
+  const concat = request.sources.length > 1;
+  const source = concat ? `${request.output}.sources.txt` : request.sources[0];
+  if (concat)
+    await writeFile(source, request.sources.map((path) => `file '${path.replace(/'/g, "'\\''")}'`).join('\n'));
+  const [video, sourceVideo] = await Promise.all([
+    measureVideo(request.output, request),
+    measureSourceVideo(source, concat, request),
+  ]);
+  const ssim = await roundTripSsim({
+    ...request,
+    source,
+    concat,
+    sourceVideo,
+    outputSize: video,
+    choice: { mapping: request.mapping, transfer: request.transfer, peakNits: request.peakNits },
+    samples: ROUND_TRIP_SAMPLES,
+  });
+  const checks = [
+    hdrSignallingCheck(video, request.transfer),
+    frameCountCheck(video, sourceVideo),
+    videoDurationCheck(video, sourceVideo),
+    roundTripCheck(ssim, request.quality),
+  ];
+  return { measured: video, checks };
+}
+
+export interface AudioCheckRequest extends MeasureTools {
+  output: string;
+  /** The source's decoded duration (its probe). */
+  sourceSeconds: number;
+  targetLufs: number;
+}
+
+export async function checkAudioOutput(
+  request: AudioCheckRequest,
+): Promise<{ measured: MeasuredAudio; checks: OutputCheck[] }> {
+  const audio = await measureAudio(request.output, request);
+  const checks = [
+    loudnessCheck(audio, request.targetLufs),
+    truePeakCheck(audio),
+    audioDurationCheck(audio, request.sourceSeconds),
+  ];
+  return { measured: audio, checks };
+}

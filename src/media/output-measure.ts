@@ -1,0 +1,325 @@
+// What an output file is, read from the file itself after it was made (never copied from the request):
+// ffprobe for the streams and the colour tags as a decoder reads them (the first frame's side data:
+// ST 2086 and the content light levels), ebur128 for loudness, and the round trip of a video output back
+// to SDR for its fidelity. output-checks.ts judges these numbers; the job view shows them.
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { ALLOWED_DEMUXERS, filterPath, zscaleColour } from './ffmpeg-args';
+import { buildExpandInverseCube } from './hdr-inverse';
+import { REFERENCE_WHITE_NITS, type MappingChoice } from './hdr-mapping';
+import { parseEbur128Summary } from './pipelines';
+import { containerOf } from './probe';
+import { defaultFfmpegPath, defaultFfprobePath, runFfmpeg, runMediaProcess } from './run-ffmpeg';
+import type { VideoStreamInfo } from './media.types';
+
+export interface MeasureTools {
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  signal?: AbortSignal;
+  timeLimitMs?: number;
+}
+
+/** A video output as a player's decoder reads it (snake_case: it is the job view's `output.video`). */
+export interface MeasuredVideo {
+  container: string | null;
+  codec: string;
+  profile: string | null;
+  width: number;
+  height: number;
+  frame_rate: number | null;
+  frames: number;
+  duration_seconds: number;
+  bytes: number;
+  bit_depth: number;
+  pix_fmt: string | null;
+  primaries: string | null;
+  transfer: string | null;
+  matrix: string | null;
+  range: string | null;
+  /** ST 2086 as the first frame carries it (null: absent). */
+  mastering_display: { min_nits: number; max_nits: number } | null;
+  /** CTA-861.3 as the first frame carries it (null: absent). */
+  content_light: { max_cll: number; max_fall: number } | null;
+  audio_streams: { codec: string; channels: number; sample_rate: number }[];
+}
+
+export interface MeasuredAudio {
+  container: string | null;
+  codec: string;
+  channels: number;
+  sample_rate: number;
+  duration_seconds: number;
+  bytes: number;
+  integrated_lufs: number | null;
+  true_peak_dbtp: number | null;
+  loudness_range_lu: number | null;
+}
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** ffprobe's JSON for a local file (our own output, or the item's source: only the demuxers we accept). */
+async function ffprobe(path: string, args: string[], tools: MeasureTools, concat = false): Promise<Json> {
+  if (!isAbsolute(path)) throw new Error(`media path must be absolute: ${path}`);
+  const chunks: Buffer[] = [];
+  const whitelist = concat ? ['-f', 'concat', '-safe', '0'] : [];
+  const run = await runMediaProcess(
+    tools.ffprobePath ?? defaultFfprobePath(),
+    [
+      '-v',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      `${ALLOWED_DEMUXERS},concat`,
+      ...whitelist,
+    ].concat(args, ['-of', 'json', path]),
+    { signal: tools.signal, timeLimitMs: tools.timeLimitMs, onStdout: (chunk) => void chunks.push(chunk) },
+  );
+  if (run.status !== 'succeeded') throw new MeasureFailed(run.status, run.stderrTail);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
+}
+
+/** A measurement that could not be made (the tool failed, ran out of time, or was cancelled). */
+export class MeasureFailed extends Error {
+  constructor(
+    readonly status: string,
+    readonly stderrTail: string[],
+  ) {
+    super(`measurement ${status}`);
+  }
+}
+
+const rate = (text: unknown): number | null => {
+  const [num, den] = String(text ?? '')
+    .split('/')
+    .map(Number);
+  return num > 0 && den > 0 ? Math.round((num / den) * 1000) / 1000 : null;
+};
+const numberOr = (value: unknown, fallback: number): number =>
+  Number.isFinite(Number(value)) ? Number(value) : fallback;
+const ratio = (text: unknown): number => {
+  const [num, den] = String(text ?? '')
+    .split('/')
+    .map(Number);
+  return den ? num / den : num;
+};
+const tag = (value: unknown): string | null =>
+  typeof value === 'string' && value !== 'unknown' && value !== 'unspecified' ? value : null;
+
+export async function measureVideo(path: string, tools: MeasureTools): Promise<MeasuredVideo> {
+  const [info, first] = await Promise.all([
+    ffprobe(path, ['-count_packets', '-show_streams', '-show_format'], tools),
+    ffprobe(path, ['-select_streams', 'v:0', '-show_frames', '-read_intervals', '%+#1'], tools),
+  ]);
+  const streams = (info.streams ?? []) as Json[];
+  const video = streams.find((stream) => stream.codec_type === 'video');
+  if (!video) throw new MeasureFailed('no_video', []);
+  const sideData = ((first.frames?.[0]?.side_data_list ?? []) as Json[]).concat(video.side_data_list ?? []);
+  const mastering = sideData.find((entry) => entry.side_data_type === 'Mastering display metadata');
+  const light = sideData.find((entry) => entry.side_data_type === 'Content light level metadata');
+  const fps = rate(video.r_frame_rate) ?? rate(video.avg_frame_rate);
+  const frames = numberOr(video.nb_read_packets, 0);
+  const shown = await shownSeconds(path, numberOr(info.format?.duration, 0), numberOr(video.start_time, 0), tools);
+  return {
+    container: containerOf(String(info.format?.format_name ?? ''), info.format?.tags ?? {}),
+    codec: String(video.codec_name),
+    profile: typeof video.profile === 'string' ? video.profile.toLowerCase().replace(/\s+/g, '') : null,
+    width: Number(video.width),
+    height: Number(video.height),
+    frame_rate: fps,
+    frames,
+    duration_seconds: round3(shown ?? numberOr(video.duration, fps ? frames / fps : 0)),
+    bytes: numberOr(info.format?.size, 0),
+    bit_depth: bitDepth(video),
+    pix_fmt: tag(video.pix_fmt),
+    primaries: tag(video.color_primaries),
+    transfer: tag(video.color_transfer),
+    matrix: tag(video.color_space),
+    range: tag(video.color_range),
+    mastering_display: mastering
+      ? {
+          min_nits: Math.round(ratio(mastering.min_luminance) * 10000) / 10000,
+          max_nits: round3(ratio(mastering.max_luminance)),
+        }
+      : null,
+    content_light: light ? { max_cll: Number(light.max_content), max_fall: Number(light.max_average) } : null,
+    audio_streams: streams
+      .filter((stream) => stream.codec_type === 'audio')
+      .map((stream) => ({
+        codec: String(stream.codec_name),
+        channels: Number(stream.channels),
+        sample_rate: Number(stream.sample_rate),
+      })),
+  };
+}
+
+/**
+ * How long the video stream plays: the end of its last frame (pts + duration) after its start. Read from
+ * the packets of the last seconds only (a seek near the end): an MP4's stream `duration` can miss a frame
+ * shown late, the container's covers the audio too.
+ */
+async function shownSeconds(path: string, total: number, start: number, tools: MeasureTools): Promise<number | null> {
+  const tail = await ffprobe(
+    path,
+    ['-select_streams', 'v:0', '-read_intervals', `${Math.max(0, total - 3)}%`].concat([
+      '-show_entries',
+      'packet=pts_time,duration_time',
+    ]),
+    tools,
+  );
+  let end: number | null = null;
+  for (const packet of (tail.packets ?? []) as Json[]) {
+    const at = Number(packet.pts_time) + numberOr(packet.duration_time, 0);
+    if (Number.isFinite(at)) end = Math.max(end ?? at, at);
+  }
+  return end === null ? null : end - start;
+}
+
+function bitDepth(video: Json): number {
+  const raw = Number(video.bits_per_raw_sample);
+  if (raw > 0) return raw;
+  const match = /p(\d+)(le|be)$/.exec(String(video.pix_fmt ?? ''));
+  return match ? Number(match[1]) : 8;
+}
+
+/**
+ * One ffmpeg run reads everything (a second process would cost as much as the check is allowed): the
+ * input banner (container, codec, rate, channels), the decoded duration (-progress's out_time), and the
+ * EBU R128 summary (ebur128 with true peak; its per-frame lines only at verbose level).
+ */
+export async function measureAudio(path: string, tools: MeasureTools): Promise<MeasuredAudio> {
+  if (!isAbsolute(path)) throw new Error(`media path must be absolute: ${path}`);
+  const meter = await runFfmpeg(
+    [
+      '-nostdin',
+      '-nostats',
+      '-progress',
+      'pipe:1',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      ALLOWED_DEMUXERS,
+    ].concat(['-i', path, '-map', '0:a:0', '-af', 'ebur128=peak=true:framelog=verbose', '-f', 'null', '-']),
+    { ffmpegPath: tools.ffmpegPath, signal: tools.signal, timeLimitMs: tools.timeLimitMs, stderrLines: 80 },
+  );
+  if (meter.status !== 'succeeded') throw new MeasureFailed(meter.status, meter.stderrTail);
+  const text = meter.stderrTail.join('\n');
+  const stream = /Stream #0:\d+[^:]*: Audio: (\w+)[^,]*, (\d+) Hz, ([^,]+),/.exec(text);
+  if (!stream) throw new MeasureFailed('no_audio', meter.stderrTail);
+  const format = /Input #0, ([^ ]+), from/.exec(text)?.[1]?.replace(/,$/, '') ?? '';
+  const brand = /major_brand\s*:\s*(\S+)/.exec(text)?.[1];
+  const loudness = parseEbur128Summary(meter.stderrTail);
+  const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
+  return {
+    container: containerOf(format, brand ? { major_brand: brand } : {}),
+    codec: stream[1],
+    channels: CHANNELS[stream[3].trim()] ?? (Number.parseInt(stream[3], 10) || 0),
+    sample_rate: Number(stream[2]),
+    duration_seconds: round3(meter.outTimeSeconds ?? 0),
+    bytes: (await stat(path)).size,
+    integrated_lufs: finite(loudness?.integratedLufs),
+    true_peak_dbtp: finite(loudness?.truePeakDbtp),
+    loudness_range_lu: finite(loudness?.lra),
+  };
+}
+
+/** ffmpeg's channel layout names → channels (anything else: "N channels"). */
+const CHANNELS: Record<string, number> = { mono: 1, stereo: 2, '2.1': 3, quad: 4, '5.0': 5, '5.1': 6, '7.1': 8 };
+
+/** The source's video as decoded: frames counted (all parts of a split source), its rate, frames ÷ rate. */
+export interface SourceVideo {
+  frames: number;
+  frameRate: number | null;
+  durationSeconds: number;
+  width: number;
+  height: number;
+  colour: Pick<VideoStreamInfo, 'colorTransfer' | 'colorPrimaries' | 'colorSpace' | 'colorRange'>;
+}
+
+export async function measureSourceVideo(path: string, concat: boolean, tools: MeasureTools): Promise<SourceVideo> {
+  const info = await ffprobe(path, ['-count_packets', '-select_streams', 'v:0', '-show_streams'], tools, concat);
+  const video = (info.streams ?? [])[0] as Json | undefined;
+  if (!video) throw new MeasureFailed('no_video', []);
+  const frames = numberOr(video.nb_read_packets, 0);
+  const frameRate = rate(video.r_frame_rate) ?? rate(video.avg_frame_rate);
+  return {
+    frames,
+    frameRate,
+    durationSeconds: round3(frameRate ? frames / frameRate : numberOr(video.duration, 0)),
+    width: Number(video.width),
+    height: Number(video.height),
+    colour: {
+      colorTransfer: tag(video.color_transfer),
+      colorPrimaries: tag(video.color_primaries),
+      colorSpace: tag(video.color_space),
+      colorRange: tag(video.color_range),
+    },
+  };
+}
+
+export interface RoundTripRequest extends MeasureTools {
+  output: string;
+  /** The source (a concat list of its parts when `concat`). */
+  source: string;
+  concat: boolean;
+  sourceVideo: SourceVideo;
+  outputSize: { width: number; height: number; frames: number };
+  choice: MappingChoice & { mapping: 'reference' | 'expand' };
+  samples: number;
+}
+
+/**
+ * Luma SSIM of the output taken back to the source's SDR with the inverse of its mapping, against the
+ * source (scaled to the output's size), on `samples` frames spread evenly: both streams are decoded
+ * (cheap next to the encode), only the sampled frames are converted and compared.
+ */
+export async function roundTripSsim(request: RoundTripRequest): Promise<number> {
+  const { tin, pin, min } = zscaleColour(request.sourceVideo.colour);
+  const every = Math.max(1, Math.floor(request.outputSize.frames / Math.max(1, request.samples)));
+  // Frames picked by their index, then numbered alike on both sides: ssim pairs frames by timestamp, and a
+  // joined output's timestamps need not match the source parts' (edit lists, B-frame delay).
+  const pick = `select='not(mod(n\\,${every}))',setpts=N/(10*TB)`;
+  const t = request.choice.transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
+  const lut = request.choice.mapping === 'expand' ? `${request.output}.inverse.cube` : null;
+  const back = lut
+    ? [
+        `zscale=tin=${t}:t=${t}:pin=bt2020:p=bt2020:min=bt2020nc:m=gbr:rin=tv:r=pc`,
+        'format=gbrp16le',
+        `lut3d=file=${filterPath(lut)}:interp=tetrahedral`,
+        `zscale=tin=${tin}:t=${tin}:pin=${pin}:p=${pin}:min=gbr:m=${min}:rin=pc:r=tv`,
+      ].join(',')
+    : `zscale=tin=${t}:pin=bt2020:min=bt2020nc:rin=tv:t=${tin}:p=${pin}:m=${min}:r=tv:npl=${REFERENCE_WHITE_NITS}`;
+  const { width, height } = request.outputSize;
+  const resize = width !== request.sourceVideo.width || height !== request.sourceVideo.height;
+  const sourceChain = [pick, ...(resize ? [`zscale=w=${width}:h=${height}`] : []), 'format=yuv420p'].join(',');
+  try {
+    if (lut) {
+      const sourceColour = request.sourceVideo.colour;
+      const cube = buildExpandInverseCube({
+        choice: request.choice,
+        sourcePrimaries: sourceColour.colorPrimaries,
+        sourceTransfer: sourceColour.colorTransfer,
+      });
+      await writeFile(lut, cube);
+    }
+    const sourceInput = request.concat ? ['-f', 'concat', '-safe', '0', '-i', request.source] : ['-i', request.source];
+    const run = await runMediaProcess(
+      request.ffmpegPath ?? defaultFfmpegPath(),
+      ['-hide_banner', '-nostdin', '-nostats', '-protocol_whitelist', 'file']
+        .concat(['-format_whitelist', `${ALLOWED_DEMUXERS},concat`, '-i', request.output, ...sourceInput])
+        .concat(['-filter_complex', `[0:v]${pick},${back},format=yuv420p[a];[1:v]${sourceChain}[b];[a][b]ssim`])
+        .concat(['-f', 'null', '-']),
+      { signal: request.signal, timeLimitMs: request.timeLimitMs, stderrLines: 20 },
+    );
+    if (run.status !== 'succeeded') throw new MeasureFailed(run.status, run.stderrTail);
+    const match = /SSIM Y:([\d.]+)/.exec(run.stderrTail.join('\n'));
+    if (!match) throw new MeasureFailed('no_ssim', run.stderrTail);
+    return Math.round(Number(match[1]) * 10000) / 10000;
+  } finally {
+    if (lut) await rm(lut, { force: true });
+  }
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
