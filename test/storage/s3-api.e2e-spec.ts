@@ -155,8 +155,14 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     expect(job.status).toBe('succeeded');
     const output = job.items[0].output;
     const keys = await objectKeys(`outputs/`);
-    // One object for the one run of item 0 (outputKey: {index}-{run}.{container}).
-    expect(keys.filter((key) => key.includes(job.job_id))).toEqual([expect.stringMatching(/\/0-[0-9A-Za-z]+\.mp4$/)]);
+    // One output for the one run of item 0 (outputKey: {index}-{run}.{container}), and its light map beside
+    // it under the same name (an sdr2hdr item's false-colour PNG, output.light_map_url).
+    const stored = keys.filter((key) => key.includes(job.job_id)).sort();
+    expect(stored).toEqual([
+      expect.stringMatching(/\/0-[0-9A-Za-z]+\.mp4$/),
+      expect.stringMatching(/\/0-[0-9A-Za-z]+\.png$/),
+    ]);
+    expect(stored[1].replace(/\.png$/, '')).toBe(stored[0].replace(/\.mp4$/, ''));
 
     const whole = await fetch(output.url);
     expect(whole.status).toBe(200);
