@@ -5,6 +5,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { truncatedSource } from '../jobs/decoded-length';
+import { OUTPUT_CONTENT_TYPES } from '../jobs/output-options';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
@@ -28,13 +29,6 @@ import type {
   SplitRequest,
   ToolFailure,
 } from './media-runner';
-
-export const CONTENT_TYPES: Record<string, string> = {
-  mp4: 'video/mp4',
-  mov: 'video/quicktime',
-  wav: 'audio/wav',
-  m4a: 'audio/mp4',
-};
 
 @Injectable()
 export class FfmpegMediaRunner implements MediaRunner {
@@ -222,7 +216,15 @@ function made(
   outputHeight: number,
   media: Record<string, unknown>,
 ): MadeOutput {
-  return { ok: true, path, processedSeconds, outputHeight, container, contentType: CONTENT_TYPES[container], media };
+  return {
+    ok: true,
+    path,
+    processedSeconds,
+    outputHeight,
+    container,
+    contentType: OUTPUT_CONTENT_TYPES[container as keyof typeof OUTPUT_CONTENT_TYPES],
+    media,
+  };
 }
 
 /**
