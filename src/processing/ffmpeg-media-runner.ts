@@ -1,17 +1,16 @@
 // The MediaRunner of production: ffprobe and ffmpeg on this machine (src/media), and the files they
 // make in the item's work folder.
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { truncatedSource } from '../jobs/decoded-length';
-import { OUTPUT_CONTENT_TYPES } from '../jobs/output-options';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
+import { endedEarly, made, probeFailure, round } from './runner-outcomes';
 import { sdr2hdrMedia } from './output-media';
 import { renderLightMap } from '../media/light-map';
 import type {
@@ -20,7 +19,6 @@ import type {
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
-  MadeOutput,
   LightMapRequest,
   MediaRun,
   MediaRunner,
@@ -207,52 +205,4 @@ export class FfmpegMediaRunner implements MediaRunner {
       ffprobePath: this.config.ffprobePath,
     };
   }
-}
-
-function made(
-  path: string,
-  container: string,
-  processedSeconds: number,
-  outputHeight: number,
-  media: Record<string, unknown>,
-): MadeOutput {
-  return {
-    ok: true,
-    path,
-    processedSeconds,
-    outputHeight,
-    container,
-    contentType: OUTPUT_CONTENT_TYPES[container as keyof typeof OUTPUT_CONTENT_TYPES],
-    media,
-  };
-}
-
-/**
- * A source that decoded more than a second short of what its container declares is truncated or
- * corrupt (src/jobs/decoded-length.ts): invalid_media, its partial output deleted, charged 0.
- */
-async function endedEarly(
-  output: string,
-  declaredSeconds: number,
-  decodedSeconds: number,
-): Promise<{ ok: false; code: 'invalid_media'; message: string } | null> {
-  const message = truncatedSource(declaredSeconds, decodedSeconds);
-  if (!message) return null;
-  await rm(output, { force: true });
-  return { ok: false, code: 'invalid_media', message };
-}
-
-/** A probe of our own local file that ran out of time is the machine's trouble, not the media's. */
-function probeFailure(probed: Extract<ProbeOutcome, { ok: false }>): {
-  ok: false;
-  code: ProbeOutcomeCode;
-  message: string;
-} {
-  return { ok: false, code: probed.code === 'timeout' ? 'processing_failed' : probed.code, message: probed.message };
-}
-
-type ProbeOutcomeCode = Exclude<Extract<ProbeOutcome, { ok: false }>['code'], 'timeout'> | 'processing_failed';
-
-function round(value: number): number | null {
-  return Number.isFinite(value) ? Math.round(value * 10) / 10 : null;
 }
