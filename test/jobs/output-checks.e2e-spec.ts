@@ -149,6 +149,29 @@ describe('output checks: verified or free', () => {
     expect((await credits(api, account.apiKey)).reserved_credits ?? 0).toBe(0);
   }, 300_000);
 
+  it('a correct output passes every check at every quality, also a tiny picture under reference (160×90)', async () => {
+    // The first floors (0.88 balanced, set from 320×180 alone) failed correct 160×90 reference outputs
+    // (SSIM 0.847): test/jobs/failures.e2e-spec.ts's list test found it in CI.
+    const account = await createAccount(api, { credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 160, height: 90, seconds: 1 }));
+    runner.spoil.clear();
+    for (const quality of ['fast', 'balanced', 'best'] as const) {
+      const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }], output: { quality } },
+      });
+      expect(submitted.status).toBe(202);
+      const view = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
+      const ssim = view.items[0].checks.find((entry: any) => entry.name === 'round_trip_ssim');
+      expect({
+        quality,
+        status: view.status,
+        failed: view.items[0].checks.filter((entry: any) => !entry.passed),
+      }).toEqual({ quality, status: 'succeeded', failed: [] });
+      expect(ssim.measured).toBeGreaterThanOrEqual(ROUND_TRIP_SSIM_FLOORS[quality]);
+    }
+  });
+
   it('audio: the wrong loudness, a click above the true-peak limit and trailing silence each fail their item, charged 0', async () => {
     const { view } = await runJob('audio', await speechWav(), 'audio/wav', ['quiet', 'click', 'trailing_silence']);
     const [good, quiet, click, padded] = view.items;
