@@ -26,15 +26,23 @@ export interface OutputCheck {
 }
 
 /**
- * Round-trip luma SSIM floors per quality preset, end to end (output → SDR → against the source). Set
- * about 0.02 under the worst correct output measured on this machine: the hardest synthetic clip we have
- * (testsrc2: saturated edges, whose 4:2:0 chroma leaks into luma through the colour step) at the smallest
- * size, 320×180, scored 0.819 (fast), 0.908 (balanced), 0.911 (best); at 1280×720 0.939, 0.966, 0.968;
- * real pictures score higher. Wrong pictures with the right tags score far below: the wrong transfer 0.56,
- * a blurred picture 0.62, the light off by 2× 0.75 (320×180). SSIM is a coarse guard: a subtler error
- * (one stop darker, a mislabelled matrix: 0.83–0.84 at 320×180) is not told from a correct tiny clip.
+ * Round-trip luma SSIM floors per quality preset, end to end (output → SDR → against the source), set
+ * about 0.03 under the worst correct output measured through the whole service (testsrc2 clips of 1 s,
+ * whose saturated edges leak 4:2:0 chroma into luma through the colour step; real pictures score higher):
+ *
+ *   size      fast ref/expand   balanced ref/expand   best ref/expand
+ *   96×54     0.896 / 0.956     0.927 / 0.964         0.928 / 0.962
+ *   160×90    0.814 / 0.919     0.847 / 0.938         0.855 / 0.946
+ *   320×180   0.821 / 0.941     0.903 / 0.958         0.903 / 0.959
+ *   640×360   0.904 / 0.961     0.939 / 0.970         0.948 / 0.972
+ *
+ * (`reference` scores lower: SDR sits in the bottom of PQ's code range, where 10-bit steps and the
+ * encoder's loss weigh more.) Wrong pictures with the right tags score below every floor: the wrong
+ * transfer 0.56, a blurred picture 0.62, the light off by 2× 0.75 (320×180). SSIM is a coarse guard: a
+ * subtler error (one stop darker, a mislabelled matrix: 0.83–0.84 at 320×180) is not told from a correct
+ * tiny clip. Floors first set from 320×180 alone (0.88 balanced) failed correct 160×90 outputs.
  */
-export const ROUND_TRIP_SSIM_FLOORS: Record<Quality, number> = { fast: 0.8, balanced: 0.88, best: 0.89 };
+export const ROUND_TRIP_SSIM_FLOORS: Record<Quality, number> = { fast: 0.78, balanced: 0.81, best: 0.82 };
 /**
  * Frames compared, spread evenly over the output: SSIM of one encode varies little from frame to frame
  * (x265 at a fixed CRF), and ten spread frames see every part of a clip (scene changes, the segments of
