@@ -68,7 +68,21 @@ describe('webhook delivery', () => {
       id: request.headers['webhook-id'],
       event: 'job.failed',
       created_at: expect.any(String),
-      data: { job: { job_id: job.job_id }, error: job.error },
+      // Each item's status, charge, stored output and checks ride along (the job view's own; the output
+      // without links), so a receiver learns what was measured without a read.
+      data: {
+        job: {
+          job_id: job.job_id,
+          items: job.items.map((item: any) => ({
+            index: item.index,
+            status: item.status,
+            charged_credits: item.charged_credits,
+            output: item.output,
+            checks: item.checks,
+          })),
+        },
+        error: job.error,
+      },
     });
     expect(payload.data.error).toEqual(job.error);
 
