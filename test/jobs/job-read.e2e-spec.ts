@@ -115,6 +115,8 @@ describe('job read', () => {
         worker: 'wkr_a',
         // Ended: no phase (items[i].phase describes work in progress).
         phase: null,
+        // Written before output checks (a row of an earlier release): no checks, never null.
+        checks: [],
       },
       {
         index: 1,
@@ -133,6 +135,7 @@ describe('job read', () => {
         error: itemError(),
         worker: 'wkr_b',
         phase: null,
+        checks: [],
       },
     ]);
   });
