@@ -73,8 +73,9 @@ describe('the official client retries offline_grace_expired', () => {
     expect(sdk.OFFLINE_GRACE_EXPIRED).toBe('offline_grace_expired');
     const page = await (await fetch(`${api.url}/docs/errors.html`)).text();
     const section = page.slice(page.indexOf('id="offline_grace_expired"'));
-    const retryable = /<dt>Retryable<\/dt><dd>(.*?)<\/dd>/.exec(section)![1];
-    expect(retryable).toContain('validates online');
-    expect(retryable).toContain('retries');
+    // The customer page's "Retry" row (it was "Retryable" before the page was written for customers).
+    const retry = /<dt>Retry<\/dt><dd>(.*?)<\/dd>/.exec(section)?.[1];
+    expect(retry).toContain('after validating online');
+    expect(retry).toContain('retries once with the fresh token');
   });
 });
