@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Mapping, Transfer } from './hdr-mapping';
 import type { Quality } from './quality-presets';
 import {
+  decodedSourceVideo,
   measureAudio,
   measureSourceVideo,
   measureVideo,
@@ -132,10 +133,14 @@ export async function checkVideoOutput(
   const source = concat ? `${request.output}.sources.txt` : request.sources[0];
   if (concat)
     await writeFile(source, request.sources.map((path) => `file '${path.replace(/'/g, "'\\''")}'`).join('\n'));
-  const [video, sourceVideo] = await Promise.all([
+  const [video, counted] = await Promise.all([
     measureVideo(request.output, request),
     measureSourceVideo(source, concat, request),
   ]);
+  // Packets are counted (no decode); when they disagree with the output, the decoder's own count judges.
+  const sourceVideo = frameCountCheck(video, counted).passed
+    ? counted
+    : await decodedSourceVideo(source, concat, counted, request);
   const ssim = await roundTripSsim({
     ...request,
     source,

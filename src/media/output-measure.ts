@@ -257,6 +257,24 @@ export async function measureSourceVideo(path: string, concat: boolean, tools: M
   };
 }
 
+/**
+ * The source's frames as its decoder gives them (`-count_frames`: a full decode), for when its packet
+ * count disagrees with the output: a source cut inside its last frame has a packet the decoder drops, so
+ * the packets overstate what any encode can make. Only then is the decode paid for.
+ */
+export async function decodedSourceVideo(
+  path: string,
+  concat: boolean,
+  counted: SourceVideo,
+  tools: MeasureTools,
+): Promise<SourceVideo> {
+  const info = await ffprobe(path, ['-count_frames', '-select_streams', 'v:0', '-show_streams'], tools, concat);
+  const video = (info.streams ?? [])[0] as Json | undefined;
+  const frames = numberOr(video?.nb_read_frames, counted.frames);
+  const durationSeconds = counted.frameRate ? round3(frames / counted.frameRate) : counted.durationSeconds;
+  return { ...counted, frames, durationSeconds };
+}
+
 export interface RoundTripRequest extends MeasureTools {
   output: string;
   /** The source (a concat list of its parts when `concat`). */
