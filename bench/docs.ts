@@ -31,9 +31,8 @@ export interface RenderTime {
   /** From navigation start until the operations are on the page, by the page's clock. */
   wallMs: number;
   /**
-   * CPU time the page's renderer spent meanwhile: about the wall time the page takes on an idle
-   * machine (the renderer's main thread is the critical path), and robust to the shared machine's
-   * load (load average ≫ cores), which stretches wall time many times over.
+   * CPU time the page's renderer spent meanwhile: reported beside the wait, robust to load, but more
+   * than the wait on an idle machine (the renderer's work runs on several threads).
    */
   cpuMs: number;
 }
@@ -122,6 +121,10 @@ export async function bareSwaggerUi(
 export async function benchDocs(context: BenchContext): Promise<BenchResult> {
   const runs = context.quick ? 3 : 7;
   const env = await createEnvironment('docs');
+  // The target is the reader's wait (wall time), judged only on an idle machine: the renderer spreads its
+  // work over threads (its CPU time exceeds the wall time there), so CPU is no stand-in for the wait, and a
+  // loaded machine stretches the wait many times over.
+  const loadAtStart = loadavg()[0];
   const api = await startProcess('dist/src/main.js', env.serviceEnv);
   const bare = await bareSwaggerUi();
   const browser = await launchBrowser();
@@ -140,23 +143,24 @@ export async function benchDocs(context: BenchContext): Promise<BenchResult> {
       );
     }
     const busy = ours.map((time) => time.cpuMs);
+    const waits = ours.map((time) => time.wallMs);
     return compare(
       'docs',
-      `Swagger UI at /docs shows all ${operations} operations of /docs/openapi.json (${Math.round(documentText.length / 1024)} KB) in Chromium, cold cache: CPU time of the page's renderer; bare: the same Swagger UI with a one-operation document`,
+      `Swagger UI at /docs shows all ${operations} operations of /docs/openapi.json (${Math.round(documentText.length / 1024)} KB) in Chromium, cold cache: wall time by the page's clock; bare: the same Swagger UI with a one-operation document`,
       {
-        metric: 'CPU ms to operations rendered',
-        ours: busy,
-        bare: baseline.map((time) => time.cpuMs),
+        metric: 'ms to operations rendered',
+        ours: waits,
+        bare: baseline.map((time) => time.wallMs),
         higherIsBetter: false,
       },
-      { text: `≤ ${TARGET_MS} ms`, met: () => median(busy) <= TARGET_MS },
+      { text: `≤ ${TARGET_MS} ms, idle machine`, met: () => median(waits) <= TARGET_MS && loadAtStart < 1 },
       {
         operations,
         document_bytes: documentText.length,
         cpu_median_ms: round(median(busy)),
         wall_median_ms: round(median(ours.map((time) => time.wallMs))),
         bare_wall_median_ms: round(median(baseline.map((time) => time.wallMs))),
-        load_average_1m: round(loadavg()[0]),
+        load_average_1m: round(loadAtStart),
         target_ms: TARGET_MS,
       },
     );
