@@ -13,8 +13,8 @@ import { createEnvironment } from './lib/environment';
 import { startProcess } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
 import { median, round } from './lib/stats';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The customer reference must show its operations within this (issue 27 item 9). */
 const TARGET_MS = 1000;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
@@ -74,15 +74,7 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
 }
 

@@ -8,6 +8,7 @@
 // version 0.2.0 (pinned in package.json); `loadFvadExports` checks their shape so an upgrade fails loudly.
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { VadResult } from '../../src/media/vad';
 
 export const VAD_SAMPLE_RATE = 16000;
 export type VadMode = 0 | 1 | 2 | 3;
@@ -23,21 +24,6 @@ export interface VadOptions {
   mergeGapMs?: number;
   /** Speech needed, in qualifying runs, for `hasSpeech`. */
   minSpeechSeconds?: number;
-}
-
-export interface SpeechSegment {
-  startSeconds: number;
-  endSeconds: number;
-}
-
-export interface VadResult {
-  hasSpeech: boolean;
-  /** Voiced time inside runs of at least `minRunMs`. */
-  speechSeconds: number;
-  totalSeconds: number;
-  segments: SpeechSegment[];
-  frames: number;
-  voicedFrames: number;
 }
 
 export const DEFAULT_VAD_OPTIONS: Required<VadOptions> = {
