@@ -24,7 +24,7 @@ import { JOB_EVENTS, TEST_EVENT } from '../webhooks/outbox.writer';
 import { WebhookEventBody } from '../webhooks/dto/webhook-endpoint.dto';
 import { addSuccessExamples } from './success-examples';
 import { referenceFor, shareErrorResponses, type Audience } from './references';
-import { downloadUrl, resolveSecurityAfterOperations } from './swagger-ui-plugins';
+import { swaggerUiRendition } from './swagger-ui-rendition';
 
 type AccessKind = Access['kind'];
 
@@ -344,9 +344,15 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
   const document = () => (whole ??= buildOpenApiDocument(app, config));
   for (const audience of ['customer', 'operator'] as const) {
     const path = REFERENCE_PATHS[audience];
-    SwaggerModule.setup(path, app, () => referenceFor(document(), audience, config.docsUrl), {
-      jsonDocumentUrl: `${path}/openapi.json`,
-      yamlDocumentUrl: `${path}/openapi.yaml`,
+    let reference: OpenAPIObject | undefined;
+    const referenceOf = () => (reference ??= referenceFor(document(), audience, config.docsUrl));
+    const documentUrls = { jsonDocumentUrl: `${path}/openapi.json`, yamlDocumentUrl: `${path}/openapi.yaml` };
+    // The published document (OpenAPI 3.1, for tools and the SDK's types) ...
+    SwaggerModule.setup(path, app, referenceOf, { ...documentUrls, ui: false, raw: ['json', 'yaml'] });
+    // ... and the page, which draws the same reference from its 3.0 rendition (swagger-ui-rendition.ts).
+    SwaggerModule.setup(path, app, () => swaggerUiRendition(referenceOf()), {
+      ...documentUrls,
+      raw: false,
       customSiteTitle: audience === 'customer' ? 'mediajobs API' : 'mediajobs operator API',
       // No badge from validator.swagger.io: the docs page makes no third-party requests.
       // persistAuthorization: the API key typed into "Authorize" survives a reload (kept in the browser only).
@@ -357,7 +363,6 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
         // The Schemas section at the end repeats the models every operation already shows (its
         // "Schema" tab); not drawing it is part of rendering the customer reference within 1 s.
         defaultModelsExpandDepth: -1,
-        plugins: [downloadUrl, resolveSecurityAfterOperations],
       },
     });
   }

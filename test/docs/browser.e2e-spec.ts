@@ -79,6 +79,35 @@ describe('docs in a browser', () => {
     expect(failedRequests).toEqual([]);
   });
 
+  it('the page draws an OpenAPI 3.0 rendition of /docs/openapi.json: the same operations, the webhooks as callbacks of the endpoint registration', async () => {
+    await page.goto(`${url}/docs`);
+    await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 20_000 });
+    const drawn = await page.evaluate(() =>
+      (globalThis as unknown as { ui: { specSelectors: { specJson(): { toJS(): any } } } }).ui.specSelectors
+        .specJson()
+        .toJS(),
+    );
+    const published = await (await fetch(`${url}/docs/openapi.json`)).json();
+    expect([published.openapi, drawn.openapi]).toEqual(['3.1.0', '3.0.3']);
+    expect(Object.keys(drawn.paths)).toEqual(Object.keys(published.paths));
+    const text = JSON.stringify(drawn);
+    // 3.0 has no null type: every nullable field is `nullable: true`.
+    expect(text).not.toMatch(/"type":\[|"type":"null"/);
+    expect(drawn.components.schemas.ErrorObject.properties.param).toMatchObject({ type: 'string', nullable: true });
+    expect(Object.keys(drawn.paths['/v1/webhook-endpoints'].post.callbacks).sort()).toEqual(
+      Object.keys(published.webhooks).sort(),
+    );
+
+    // A reader finds the events under the registration's Callbacks tab.
+    const register = page.locator('#operations-webhooks-webhookEndpointsCreate');
+    await register.locator('.opblock-summary').first().click();
+    await register.locator('.tab-item', { hasText: 'Callbacks' }).click();
+    const callbacks = register.locator('.callbacks-container, .callbacks');
+    await callbacks.getByText('job.succeeded', { exact: true }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.screenshot({ path: join(screenshotDir, 'swagger-ui-callbacks.png'), fullPage: false });
+    expect(failedRequests).toEqual([]);
+  });
+
   const tagsAt = async (path: string): Promise<(string | null)[]> => {
     await page.goto(`${url}${path}`);
     await page.locator('.opblock-tag').first().waitFor({ state: 'visible', timeout: 20_000 });

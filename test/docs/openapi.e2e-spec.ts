@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CATALOGUE, ERROR_CODES, ERROR_TYPES, isErrorCode } from '../../src/common/errors/catalogue';
+import { swaggerUiRendition } from '../../src/docs/swagger-ui-rendition';
 import { startApi, type TestApi } from '../support/app';
 
 const ROOT = resolve(__dirname, '../..');
@@ -154,6 +155,15 @@ describe('the API references at /docs/openapi.json (customers) and /docs/operato
     async (audience) => {
       expect(documents[audience].openapi).toMatch(/^3\./);
       expect(await swaggerParserValidate(files[audience])).toBe(`valid ${documents[audience].openapi}`);
+    },
+  );
+
+  it.each(Object.keys(REFERENCES) as Audience[])(
+    "%s: the copy Swagger UI draws (swagger-ui-rendition.ts) is a valid OpenAPI 3.0 document",
+    async (audience) => {
+      const file = join(dir, `${audience}-rendition.json`);
+      writeFileSync(file, JSON.stringify(swaggerUiRendition(documents[audience])));
+      expect(await swaggerParserValidate(file)).toBe('valid 3.0.3');
     },
   );
 
