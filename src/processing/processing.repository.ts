@@ -113,12 +113,16 @@ export class ProcessingRepository {
    */
   async objectsInUse(objects: { key: string; jobId: string | null }[]): Promise<Set<string>> {
     if (objects.length === 0) return new Set();
+    // Three lookups of the batch's keys, each by an index (assets_live_key_idx, uploads_live_key_idx,
+    // the jobs' primary key): never a read of a whole table or index, however many objects are live.
     const used = await rows<{ key: string }>(
       this.db,
-      `SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
-        WHERE EXISTS (SELECT 1 FROM assets a WHERE a.storage_key = k.key AND a.deleted_at IS NULL)
-           OR EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = k.key AND u.deleted_at IS NULL)
-           OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = k.job_id AND j.status = ANY($3))`,
+      `SELECT a.storage_key AS key FROM assets a WHERE a.storage_key = ANY($1::text[]) AND a.deleted_at IS NULL
+       UNION
+       SELECT u.storage_key FROM uploads u WHERE u.storage_key = ANY($1::text[]) AND u.deleted_at IS NULL
+       UNION
+       SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
+         JOIN jobs j ON j.id = k.job_id WHERE j.status = ANY($3)`,
       [objects.map((object) => object.key), objects.map((object) => object.jobId), openJobStatuses()],
     );
     return new Set(used.map((entry) => entry.key));
