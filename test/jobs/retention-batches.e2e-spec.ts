@@ -108,17 +108,19 @@ describe('retention purge in batches', () => {
     const first = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body });
     expect(first.status).toBe(202);
     const tag = 'during';
+    // Enough for 15 batches (≥ 1.5 s of purging with its pauses): the requests land inside it even on a busy machine.
+    const expired = 3 * EXPIRED;
     await seedExpiredJobs((sql, params) => db.query(sql, params), {
       accountId: account.accountId,
       tag,
-      count: EXPIRED,
+      count: expired,
     });
 
     const purging = worker.app.get(RetentionPurge).purge();
     // Into the purge: some batches committed, more to come.
     for (;;) {
       const left = await seededLeft((sql, params) => db.query(sql, params), tag);
-      if (left.jobs < EXPIRED) break;
+      if (left.jobs < expired) break;
       await sleep(5);
     }
     const read = await timedCall(api.url, 'GET', `/v1/sdr2hdr/jobs/${first.body.job_id}`, { key: account.apiKey });
