@@ -22,6 +22,7 @@ import { benchLightMap } from './light-map';
 import { benchVad } from './vad';
 import { benchChecks } from './checks';
 import { benchSubmits } from './submits';
+import { benchPurge } from './purge';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
 
@@ -42,6 +43,7 @@ const BENCHES: Record<string, Bench> = {
   vad: async (context) => [await benchVad(context)],
   checks: benchChecks,
   docs: async (context) => [await benchDocs(context)],
+  purge: async (context) => [await benchPurge(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

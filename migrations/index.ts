@@ -14,6 +14,7 @@ import { PlanStorageAndEndpoints1765400000000 } from './1765400000000-plan-stora
 import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitations-across-accounts';
 import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 import { ItemChecks1765450000000 } from './1765450000000-item-checks';
+import { UpkeepIndexes1765500000000 } from './1765500000000-upkeep-indexes';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   InvitationsAcrossAccounts1765410000000,
   ItemPhase1765420000000,
   ItemChecks1765450000000,
+  UpkeepIndexes1765500000000,
 ];

@@ -13,7 +13,7 @@ import { MIGRATIONS } from '../../migrations';
 /** The repository root (bench code runs compiled, from dist/bench/…). */
 export const ROOT = resolve(__dirname, '../../..');
 
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+export const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A plan whose limits no benchmark reaches: we measure the work, not the throttling. */
@@ -32,7 +32,7 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-async function adminQuery(sql: string): Promise<void> {
+export async function adminQuery(sql: string): Promise<void> {
   const client = new Client({ connectionString: `${POSTGRES}/postgres` });
   await client.connect();
   try {
@@ -42,11 +42,15 @@ async function adminQuery(sql: string): Promise<void> {
   }
 }
 
-export async function createEnvironment(label: string): Promise<BenchEnvironment> {
+/**
+ * `template`: a database to start from (a seeded one, e.g. bench/purge.ts's million expired jobs),
+ * copied file by file by PostgreSQL — the migrations added since it was seeded are applied on the copy.
+ */
+export async function createEnvironment(label: string, options: { template?: string } = {}): Promise<BenchEnvironment> {
   const name = `mediajobs_bench_${label}_${process.pid}`;
   const databaseUrl = `${POSTGRES}/${name}`;
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${name}"`);
+  await adminQuery(`CREATE DATABASE "${name}"${options.template ? ` TEMPLATE "${options.template}"` : ''}`);
   const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, migrations: MIGRATIONS });
   await dataSource.initialize();
   await dataSource.runMigrations();
@@ -57,7 +61,8 @@ export async function createEnvironment(label: string): Promise<BenchEnvironment
   await db.query(
     `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height,
                         usd_per_credit, webhook_endpoints, upload_storage_bytes)
-     VALUES ($1, 1000000, 1000000, NULL, '{sdr2hdr,audio}', 2160, 0.005, 1000000, 1099511627776)`,
+     VALUES ($1, 1000000, 1000000, NULL, '{sdr2hdr,audio}', 2160, 0.005, 1000000, 1099511627776)
+     ON CONFLICT (id) DO NOTHING`,
     [BENCH_PLAN],
   );
   const storageDir = await mkdtemp(join(tmpdir(), `mediajobs-bench-${label}-`));

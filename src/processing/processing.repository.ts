@@ -55,19 +55,56 @@ export class ProcessingRepository {
     );
   }
 
-  /** Retention: jobs and assets past their time are deleted; returns the storage keys to remove. */
-  async purgeExpired(retentionDays: number): Promise<string[]> {
-    const assets = await rows<{ storage_key: string }>(
+  // Retention, one batch per statement (src/processing/upkeep/retention-purge.ts drives the batches).
+  // Each statement is its own transaction: it picks at most `limit` rows by an index on their expiry,
+  // skipping rows another transaction holds (FOR UPDATE SKIP LOCKED: a job being ended, a second
+  // worker's purge), so it neither waits on requests nor makes them wait on it.
+
+  /** Marks up to `limit` assets past their expiry deleted (assets_expiry_idx); returns their storage keys. */
+  async expireAssets(limit: number): Promise<string[]> {
+    return this.expireStored('assets', limit);
+  }
+
+  /** Marks up to `limit` uploads past their expiry deleted (uploads_expiry_idx); returns their storage keys. */
+  async expireUploads(limit: number): Promise<string[]> {
+    return this.expireStored('uploads', limit);
+  }
+
+  private async expireStored(table: 'assets' | 'uploads', limit: number): Promise<string[]> {
+    const expired = await rows<{ storage_key: string }>(
       this.db,
-      `UPDATE assets SET deleted_at = now() WHERE deleted_at IS NULL AND expires_at <= now() RETURNING storage_key`,
+      `UPDATE ${table} SET deleted_at = now()
+        WHERE id IN (SELECT id FROM ${table} WHERE deleted_at IS NULL AND expires_at <= now()
+                      ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING storage_key`,
+      [limit],
     );
-    const uploads = await rows<{ storage_key: string }>(
-      this.db,
-      `UPDATE uploads SET deleted_at = now() WHERE deleted_at IS NULL AND expires_at <= now() RETURNING storage_key`,
+    return expired.map((entry) => entry.storage_key);
+  }
+
+  /**
+   * Deletes up to `limit` jobs that finished more than `retentionDays` ago (jobs_retention_idx), with
+   * their items, segments and assets (ON DELETE CASCADE, each by an index on its job); returns how many.
+   */
+  async deleteExpiredJobs(retentionDays: number, limit: number): Promise<number> {
+    const result: [unknown[], number] = await this.db.query(
+      `DELETE FROM jobs
+        WHERE id IN (SELECT id FROM jobs WHERE finished_at < now() - make_interval(days => $1)
+                      ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [retentionDays, limit],
     );
-    await this.db.query(`DELETE FROM jobs WHERE finished_at < now() - make_interval(days => $1)`, [retentionDays]);
-    await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`);
-    return [...assets, ...uploads].map((entry) => entry.storage_key);
+    return result[1];
+  }
+
+  /** Deletes up to `limit` expired idempotency keys (idempotency_expiry_idx); returns how many. */
+  async deleteExpiredIdempotencyKeys(limit: number): Promise<number> {
+    const result: [unknown[], number] = await this.db.query(
+      `DELETE FROM idempotency_keys
+        WHERE (account_id, key) IN (SELECT account_id, key FROM idempotency_keys WHERE expires_at < now()
+                                     ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [limit],
+    );
+    return result[1];
   }
 
   /**
@@ -76,12 +113,16 @@ export class ProcessingRepository {
    */
   async objectsInUse(objects: { key: string; jobId: string | null }[]): Promise<Set<string>> {
     if (objects.length === 0) return new Set();
+    // Three lookups of the batch's keys, each by an index (assets_live_key_idx, uploads_live_key_idx,
+    // the jobs' primary key): never a read of a whole table or index, however many objects are live.
     const used = await rows<{ key: string }>(
       this.db,
-      `SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
-        WHERE EXISTS (SELECT 1 FROM assets a WHERE a.storage_key = k.key AND a.deleted_at IS NULL)
-           OR EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = k.key AND u.deleted_at IS NULL)
-           OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = k.job_id AND j.status = ANY($3))`,
+      `SELECT a.storage_key AS key FROM assets a WHERE a.storage_key = ANY($1::text[]) AND a.deleted_at IS NULL
+       UNION
+       SELECT u.storage_key FROM uploads u WHERE u.storage_key = ANY($1::text[]) AND u.deleted_at IS NULL
+       UNION
+       SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
+         JOIN jobs j ON j.id = k.job_id WHERE j.status = ANY($3)`,
       [objects.map((object) => object.key), objects.map((object) => object.jobId), openJobStatuses()],
     );
     return new Set(used.map((entry) => entry.key));

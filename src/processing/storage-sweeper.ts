@@ -2,7 +2,9 @@
 // without them), segment parts an item left behind (a worker died before removing them), objects whose
 // rows retention deleted while the store was down, and unfinished multipart uploads (or partial files)
 // of processes that died mid-write. Only objects older than
-// STORAGE_SWEEP_AFTER_SECONDS are considered, so a write in progress is never touched.
+// STORAGE_SWEEP_AFTER_SECONDS are considered, so a write in progress is never touched. Objects are
+// judged UPKEEP_BATCH_SIZE at a time (one indexed query per batch: assets_live_key_idx,
+// uploads_live_key_idx, the jobs' primary key), paced like every upkeep (src/common/upkeep-batches.ts).
 import {
   Inject,
   Injectable,
@@ -12,6 +14,7 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { PeriodicTask } from '../common/periodic';
+import { BatchPacer, batchPlan } from '../common/upkeep-batches';
 import {
   jobOfOutputKey,
   jobOfSegmentKey,
@@ -22,7 +25,6 @@ import {
 } from '../common/storage/storage';
 import { ProcessingRepository } from './processing.repository';
 
-const BATCH = 500;
 /** Each swept prefix with the job its keys belong to: an object of a job that is still open is kept. */
 const SWEPT_PREFIXES: { prefix: string; jobOf: (key: string) => string | null }[] = [
   { prefix: 'uploads/', jobOf: () => null },
@@ -62,18 +64,23 @@ export class StorageSweeper implements OnApplicationBootstrap, BeforeApplication
   async sweep(now = Date.now()): Promise<SweepResult> {
     const before = new Date(now - this.config.storageSweepAfterSeconds * 1000);
     const abortedWrites = await this.storage.abortUnfinished(before);
+    const plan = batchPlan(this.config, () => this.task.stopped);
+    const pacer = new BatchPacer(plan);
     let removedObjects = 0;
     for (const { prefix, jobOf } of SWEPT_PREFIXES) {
       let batch: { key: string; jobId: string | null }[] = [];
       for await (const entry of this.storage.list(prefix)) {
         if (entry.lastModified >= before) continue;
         batch.push({ key: entry.key, jobId: jobOf(entry.key) });
-        if (batch.length >= BATCH) {
+        if (batch.length >= plan.size) {
           removedObjects += await this.removeUnused(batch);
           batch = [];
+          // Stopped (shutting down): the rest waits for the next sweep.
+          if (!(await pacer.next())) break;
         }
       }
       removedObjects += await this.removeUnused(batch);
+      if (plan.stopped?.()) break;
     }
     if (abortedWrites + removedObjects > 0)
       this.logger.log({ aborted_writes: abortedWrites, removed_objects: removedObjects }, 'storage sweep');

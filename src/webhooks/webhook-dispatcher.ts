@@ -12,6 +12,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
 import { PeriodicTask } from '../common/periodic';
+import { batchPlan, inBatches, type BatchRun } from '../common/upkeep-batches';
 import { QueueOwner } from '../common/queue-owner';
 import { enqueueWebhookDeliveries, type WebhookJobData } from '../common/queues';
 import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
@@ -113,9 +114,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return this.pumping;
   }
 
-  /** Events (with their deliveries and attempts) are kept as long as the jobs they belong to. */
-  private async purge(): Promise<void> {
-    await this.repository.purgeEvents(this.config.jobRetentionDays);
+  /** Events (with their deliveries and attempts) are kept as long as the jobs they belong to; purged in paced batches. */
+  purge(): Promise<BatchRun> {
+    return inBatches(
+      batchPlan(this.config, () => this.purgeTask.stopped),
+      (limit) => this.repository.purgeEvents(this.config.jobRetentionDays, limit),
+    );
   }
 
   private async enqueue(deliveries: DueDelivery[], delayMs = 0): Promise<void> {

@@ -363,14 +363,22 @@ export class WebhooksRepository {
     );
   }
 
-  /** Deletes events older than the job retention once nothing is pending for them (deliveries and attempts go too). */
-  async purgeEvents(retentionDays: number): Promise<void> {
-    await this.db.query(
-      `DELETE FROM outbox_events o
-        WHERE o.created_at < now() - make_interval(days => $1) AND o.dispatched_at IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.state = 'pending')`,
-      [retentionDays],
+  /**
+   * Deletes up to `limit` events older than the job retention once nothing is pending for them
+   * (deliveries and attempts go too, by cascade); returns how many. One batch of the paced purge
+   * (src/common/upkeep-batches.ts): picked by outbox_dispatched_age_idx, rows another transaction
+   * holds are skipped, not waited for.
+   */
+  async purgeEvents(retentionDays: number, limit: number): Promise<number> {
+    const result: [unknown[], number] = await this.db.query(
+      `DELETE FROM outbox_events
+        WHERE id IN (SELECT o.id FROM outbox_events o
+                      WHERE o.created_at < now() - make_interval(days => $1) AND o.dispatched_at IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.state = 'pending')
+                      ORDER BY o.created_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED)`,
+      [retentionDays, limit],
     );
+    return result[1];
   }
 
   /** Gives a leased delivery back untouched (the worker is stopping): it is due again at once. */

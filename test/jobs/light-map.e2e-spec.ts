@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { STORAGE, type Storage } from '../../src/common/storage/storage';
 import { LEGEND_HEIGHT, LIGHT_BANDS } from '../../src/media/light-map';
-import { ProcessingRepository } from '../../src/processing/processing.repository';
+import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { StorageSweeper } from '../../src/processing/storage-sweeper';
 import { keyframedSdrMp4, LIGHT_PATTERN, lightPatternMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
@@ -156,8 +155,7 @@ describe('the light map of an sdr2hdr item', () => {
     await db.query(`UPDATE assets SET expires_at = now() - interval '1 second' WHERE job_id = $1`, [job.job_id]);
     expect((await fetch(job.items[0].output.light_map_url)).status).toBe(404);
     // What the worker's retention task does.
-    const storage = worker.app.get<Storage>(STORAGE);
-    await storage.removeMany(await worker.app.get(ProcessingRepository).purgeExpired(30));
+    await worker.app.get(RetentionPurge).purge();
     expect(await storedObjects(job.job_id)).toEqual([]);
 
     // A light map a worker stored before it died (no asset row): swept once it is old enough; a live one stays.

@@ -15,7 +15,7 @@ import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
 import { createS3Client } from '../../src/common/storage/s3-client';
 import { StorageSweeper } from '../../src/processing/storage-sweeper';
-import { ProcessingRepository } from '../../src/processing/processing.repository';
+import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { STORAGE, type Storage } from '../../src/common/storage/storage';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { credits, upload, waitForJob } from '../support/jobs';
@@ -205,10 +205,8 @@ describe('API and worker on the S3 backend (real Swift)', () => {
     const db = api.app.get(DataSource);
     await db.query(`UPDATE assets SET expires_at = now() - interval '1 second' WHERE job_id = $1`, [job.job_id]);
     await db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [uploadId]);
-    const repository = stack.worker.app.get(ProcessingRepository);
-    const storage = stack.worker.app.get<Storage>(STORAGE);
-    // What the worker's hourly retention task does.
-    await storage.removeMany(await repository.purgeExpired(30));
+    // The worker's hourly retention task.
+    await stack.worker.app.get(RetentionPurge).purge();
     const keys = await objectKeys();
     expect(keys.filter((key) => key.includes(job.job_id) || key.includes(uploadId))).toEqual([]);
   });

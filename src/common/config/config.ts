@@ -42,6 +42,13 @@ export interface AppConfig {
   /** ffprobe processes one API instance runs at once for submits; a submit that waits too long is a 503. */
   maxConcurrentProbes: number;
   jobRetentionDays: number;
+  /**
+   * The worker's upkeep (retention purge, webhook event purge, storage sweeper) works in batches of
+   * this many rows or objects, each its own short transaction, so no statement runs long or holds many locks.
+   */
+  upkeepBatchSize: number;
+  /** The least pause between two upkeep batches (each pause is at least as long as the batch before it). */
+  upkeepBatchPauseMs: number;
   webhookRetryScheduleSeconds: number[];
   region: string;
   workerMaxPixels: number;
@@ -217,6 +224,8 @@ export function parseConfig(env: Env = process.env): AppConfig {
     maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
     maxConcurrentProbes: int(env, 'MAX_CONCURRENT_PROBES', 16, 1, 1000),
     jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),
+    upkeepBatchSize: int(env, 'UPKEEP_BATCH_SIZE', 1000, 1, 100_000),
+    upkeepBatchPauseMs: int(env, 'UPKEEP_BATCH_PAUSE_MS', 100, 0, 60_000),
     webhookRetryScheduleSeconds,
     region,
     workerMaxPixels: int(env, 'WORKER_MAX_PIXELS', 3840 * 2160, 1),

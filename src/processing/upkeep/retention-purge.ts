@@ -1,4 +1,7 @@
-// Retention: every hour, jobs older than JOB_RETENTION_DAYS go with their stored objects.
+// Retention: every hour, assets and uploads past their expiry go (rows marked deleted, stored objects
+// removed), then jobs finished more than JOB_RETENTION_DAYS ago (with their items, segments and assets)
+// and expired idempotency keys — each in batches of UPKEEP_BATCH_SIZE, one short transaction per
+// batch, paced (src/common/upkeep-batches.ts), so a backlog of millions never holds a long lock.
 import {
   Inject,
   Injectable,
@@ -9,13 +12,22 @@ import {
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { PeriodicTask } from '../../common/periodic';
 import { STORAGE, type Storage } from '../../common/storage/storage';
+import { batchPlan, inBatches, type BatchRun } from '../../common/upkeep-batches';
 import { ProcessingRepository } from '../processing.repository';
 
 const PURGE_MS = 3600_000;
 
+export interface PurgeResult {
+  assets: BatchRun;
+  uploads: BatchRun;
+  jobs: BatchRun;
+  idempotencyKeys: BatchRun;
+}
+
 @Injectable()
 export class RetentionPurge implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly task = new PeriodicTask('retention purge', new Logger(RetentionPurge.name), () => this.purge());
+  private readonly logger = new Logger(RetentionPurge.name);
+  private readonly task = new PeriodicTask('retention purge', this.logger, () => this.purge());
 
   constructor(
     private readonly repository: ProcessingRepository,
@@ -31,8 +43,40 @@ export class RetentionPurge implements OnApplicationBootstrap, BeforeApplication
     this.task.stop();
   }
 
-  async purge(): Promise<void> {
-    const keys = await this.repository.purgeExpired(this.config.jobRetentionDays);
-    await this.storage.removeMany(keys);
+  /** One whole purge, batch by batch; a shutdown stops it between batches (the next run goes on). */
+  async purge(): Promise<PurgeResult> {
+    const plan = batchPlan(this.config, () => this.task.stopped);
+    // A batch's objects are removed once its rows say deleted; objects a failed removal leaves are
+    // the storage sweeper's (src/processing/storage-sweeper.ts).
+    const removing = (expire: (limit: number) => Promise<string[]>) => async (limit: number) => {
+      const keys = await expire(limit);
+      await this.storage.removeMany(keys);
+      return keys.length;
+    };
+    const result: PurgeResult = {
+      assets: await inBatches(
+        plan,
+        removing((limit) => this.repository.expireAssets(limit)),
+      ),
+      uploads: await inBatches(
+        plan,
+        removing((limit) => this.repository.expireUploads(limit)),
+      ),
+      jobs: await inBatches(plan, (limit) => this.repository.deleteExpiredJobs(this.config.jobRetentionDays, limit)),
+      idempotencyKeys: await inBatches(plan, (limit) => this.repository.deleteExpiredIdempotencyKeys(limit)),
+    };
+    const removed = Object.values(result).reduce((sum: number, run: BatchRun) => sum + run.done, 0);
+    if (removed > 0)
+      this.logger.log(
+        {
+          assets: result.assets.done,
+          uploads: result.uploads.done,
+          jobs: result.jobs.done,
+          idempotency_keys: result.idempotencyKeys.done,
+          batches: Object.values(result).reduce((sum: number, run: BatchRun) => sum + run.batches, 0),
+        },
+        'retention purge',
+      );
+    return result;
   }
 }
