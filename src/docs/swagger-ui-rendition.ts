@@ -12,8 +12,10 @@ type JsonObject = Record<string, Json>;
 /** Where the webhooks are shown in 3.0: as callbacks of the operation that registers the endpoint. */
 const WEBHOOK_REGISTRATION = { path: '/v1/webhook-endpoints', method: 'post' } as const;
 
-const isObject = (value: Json): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isNullSchema = (value: Json): boolean => isObject(value) && value.type === 'null' && Object.keys(value).length === 1;
+const isObject = (value: Json): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNullSchema = (value: Json): boolean =>
+  isObject(value) && value.type === 'null' && Object.keys(value).length === 1;
 
 /** One schema (and everything under it) in 3.0 form: `null` as a type becomes `nullable: true`. */
 function toOpenApi30(node: Json): Json {
@@ -47,8 +49,7 @@ export function swaggerUiRendition(document: OpenAPIObject): OpenAPIObject {
   const rendition = toOpenApi30(rest) as OpenAPIObject;
   rendition.openapi = '3.0.3';
   const registration = rendition.paths[WEBHOOK_REGISTRATION.path]?.[WEBHOOK_REGISTRATION.method] as
-    | OperationObject
-    | undefined;
+    OperationObject | undefined;
   if (webhooks && registration) {
     // Each event is a request we send to the URL the endpoint was registered with.
     registration.callbacks = Object.fromEntries(

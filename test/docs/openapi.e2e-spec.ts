@@ -159,7 +159,7 @@ describe('the API references at /docs/openapi.json (customers) and /docs/operato
   );
 
   it.each(Object.keys(REFERENCES) as Audience[])(
-    "%s: the copy Swagger UI draws (swagger-ui-rendition.ts) is a valid OpenAPI 3.0 document",
+    '%s: the copy Swagger UI draws (swagger-ui-rendition.ts) is a valid OpenAPI 3.0 document',
     async (audience) => {
       const file = join(dir, `${audience}-rendition.json`);
       writeFileSync(file, JSON.stringify(swaggerUiRendition(documents[audience])));
