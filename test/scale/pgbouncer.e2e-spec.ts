@@ -224,4 +224,20 @@ describe('through PgBouncer in transaction-pooling mode', () => {
       .query(`SELECT count(*)::int AS count FROM jobs WHERE account_id = $1`, [account.accountId]);
     expect(count).toBe(8);
   }, 240_000);
+
+  it('no session setting is left on a server connection: every one commits synchronously (money is durable)', async () => {
+    // The async-commit pools set synchronous_commit per transaction here (SET LOCAL), never per session:
+    // a session setting would stay on the server connection and reach other clients' money transactions.
+    const db = api.app.get(DataSource);
+    const seen = await Promise.all(
+      Array.from({ length: 3 * POOL_SIZE }, () =>
+        db.transaction(async (manager) => {
+          const [{ synchronous_commit }] = await manager.query('SHOW synchronous_commit');
+          await manager.query('SELECT pg_sleep(0.05)');
+          return synchronous_commit as string;
+        }),
+      ),
+    );
+    expect(new Set(seen)).toEqual(new Set(['on']));
+  });
 });
