@@ -43,7 +43,7 @@ describe('through PgBouncer in transaction-pooling mode', () => {
     bouncer = await PrivatePgBouncer.start({ poolSize: POOL_SIZE });
     stack = await startStack({
       REGION,
-      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-pgbouncer-')),
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-pgb-storage-')),
       DATABASE_URL: bouncer.url(database),
       DATABASE_POOL_MODE: 'transaction',
       WORKER_CONCURRENCY: '2',

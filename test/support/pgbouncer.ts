@@ -7,8 +7,9 @@ import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from './app';
-import { pollUntil, sleep } from './processes';
+import { freePort } from './ports';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -81,16 +82,18 @@ export class PrivatePgBouncer {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       let gone = false;
       void exited.then(() => (gone = true));
-      const up = await pollUntil(
-        `pgbouncer on port ${this.port} to answer`,
-        async () => (gone ? 'exited' : (await this.answers()) ? 'up' : undefined),
-        10_000,
-        50,
-      );
+      // Up once its console answers, or gone (it exits at once when it cannot listen or read its files).
+      let up: 'up' | 'exited' | undefined;
+      for (const deadline = Date.now() + 10_000; !up && Date.now() < deadline; await sleep(50))
+        up = gone ? 'exited' : (await this.answers()) ? 'up' : undefined;
       if (up === 'up') {
         this.child = child;
         this.exited = exited;
         return;
+      }
+      if (!up) {
+        child.kill('SIGKILL');
+        throw new Error(`pgbouncer on port ${this.port} did not answer within 10 s (see ${this.dir}/pgbouncer.log)`);
       }
       // Exited at once: the port was still held a moment after a kill. Try again, a few times.
       if (attempt >= 20)
@@ -106,6 +109,11 @@ export class PrivatePgBouncer {
     this.child = undefined;
     child.kill('SIGKILL');
     await this.exited;
+  }
+
+  /** Lets this process exit without waiting for PgBouncer (ended later by its pid). */
+  detach(): void {
+    this.child?.unref();
   }
 
   /** For afterAll: killed, its folder removed. */
@@ -138,4 +146,39 @@ export class PrivatePgBouncer {
       return false;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A whole Jest run through PgBouncer: TEST_THROUGH_PGBOUNCER=1 (e.g. `TEST_THROUGH_PGBOUNCER=1 npx jest
+// -c jest.chaos.config.js test/chaos/submit-storm.e2e-spec.ts`). The global set-up starts one after the
+// migrations (which run direct) and names it in the environment the test processes inherit; the test
+// env (test-env.ts) then points DATABASE_URL through it with DATABASE_POOL_MODE=transaction, for the
+// API and worker instances in the test process and the worker processes it spawns alike.
+// ---------------------------------------------------------------------------------------------------
+
+export function runThroughPgBouncer(): boolean {
+  return process.env.TEST_THROUGH_PGBOUNCER === '1';
+}
+
+/** For the global set-up: starts the run's PgBouncer and records it in the environment. */
+export async function startRunPgBouncer(): Promise<void> {
+  const bouncer = await PrivatePgBouncer.start({ poolSize: Number(process.env.TEST_PGBOUNCER_POOL_SIZE) || 20 });
+  // It lives until the global teardown, which ends it by its pid.
+  bouncer.detach();
+  process.env.TEST_PGBOUNCER_PORT = String(bouncer.port);
+  process.env.TEST_PGBOUNCER_PID = String(bouncer.pid);
+  process.env.TEST_PGBOUNCER_DIR = bouncer.dir;
+}
+
+/** For the global teardown: ends the run's PgBouncer, if one was started. */
+export function stopRunPgBouncer(): void {
+  const pid = Number(process.env.TEST_PGBOUNCER_PID);
+  if (pid) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  if (process.env.TEST_PGBOUNCER_DIR) rmSync(process.env.TEST_PGBOUNCER_DIR, { recursive: true, force: true });
 }
