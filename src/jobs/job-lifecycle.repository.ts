@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { HoldSettlement } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { createAsyncCommitPool } from '../common/database/async-commit-pool';
+import { ASYNC_BEGIN } from '../common/database/pool-mode';
 import { row, rows } from '../common/database/sql';
 import type { ErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
@@ -202,7 +203,7 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
+      await client.query(ASYNC_BEGIN);
       const result = await work(client);
       await client.query('COMMIT');
       return result;

@@ -1,9 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createServer, type AddressInfo } from 'node:net';
 import { AdminService } from '../../src/admin/admin.service';
 import { parseConfig, type AppConfig } from '../../src/common/config/config';
 import { createHttpApp } from '../../src/http-app';
 import { observe, ResponseValidator, VALIDATION_MODE } from './openapi-validation';
+import { freePort } from './ports';
 
 export interface TestApi {
   app: NestFastifyApplication;
@@ -12,14 +12,7 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** A free loopback port, so the API knows its own public URL (signed links, doc_url) before it listens. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort };
 
 /** A real API instance on a loopback port, configured like production but with the test env. */
 export async function startApi(overrides: Record<string, string> = {}): Promise<TestApi> {

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { rmSync } from 'node:fs';
 import { reportDir } from './openapi-validation';
+import { runThroughPgBouncer, startRunPgBouncer } from './pgbouncer';
 import { applyTestEnv } from './test-env';
 
 export async function adminQuery(sql: string): Promise<void> {
@@ -27,4 +28,8 @@ export default async function globalSetup(): Promise<void> {
   await dataSource.initialize();
   await dataSource.runMigrations();
   await dataSource.destroy();
+  if (runThroughPgBouncer()) {
+    await startRunPgBouncer();
+    applyTestEnv();
+  }
 }

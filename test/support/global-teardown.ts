@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { adminQuery } from './global-setup';
 import { reportDir, type Mismatch } from './openapi-validation';
+import { stopRunPgBouncer } from './pgbouncer';
 
 /** Adds up what each test file checked against the OpenAPI document and prints one line (plus mismatches). */
 function printOpenApiReport(): void {
@@ -27,6 +28,7 @@ function printOpenApiReport(): void {
 
 export default async function globalTeardown(): Promise<void> {
   printOpenApiReport();
+  stopRunPgBouncer();
   if (process.env.TEST_DATABASE)
     await adminQuery(`DROP DATABASE IF EXISTS "${process.env.TEST_DATABASE}" WITH (FORCE)`);
 }

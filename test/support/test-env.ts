@@ -6,6 +6,11 @@ export function applyTestEnv(): void {
   process.env.NODE_ENV = 'test';
   process.env.TEST_DATABASE ??= `mediajobs_test_${process.pid}`;
   process.env.DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${process.env.TEST_DATABASE}`;
+  // TEST_THROUGH_PGBOUNCER=1: the run's PgBouncer, started by the global set-up (test/support/pgbouncer.ts).
+  if (process.env.TEST_PGBOUNCER_PORT) {
+    process.env.DATABASE_URL = `postgres://postgres@127.0.0.1:${process.env.TEST_PGBOUNCER_PORT}/${process.env.TEST_DATABASE}`;
+    process.env.DATABASE_POOL_MODE = 'transaction';
+  }
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
   process.env.REDIS_PREFIX ??= `mjtest${process.pid}`;
   process.env.ADMIN_TOKEN ??= 'test-admin-token-0123456789';

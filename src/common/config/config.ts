@@ -11,6 +11,13 @@ export interface AppConfig {
   nodeEnv: string;
   port: number;
   databaseUrl: string;
+  /**
+   * How the server behind DATABASE_URL pools connections: `session` (PostgreSQL itself, or a pooler in
+   * session mode) or `transaction` (PgBouncer's pool_mode=transaction, where consecutive transactions of
+   * one client connection may run on different server connections): then nothing may outlive a
+   * transaction on a connection — no named prepared statements, no session settings (src/common/database/pool-mode.ts).
+   */
+  databasePoolMode: DatabasePoolMode;
   redisUrl: string;
   /** Prefix of every Redis key and BullMQ queue, so test runs never meet a developer's run. */
   redisPrefix: string;
@@ -96,6 +103,8 @@ export interface AppConfig {
 
 export class ConfigError extends Error {}
 
+export type DatabasePoolMode = 'session' | 'transaction';
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -120,6 +129,13 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
     throw new ConfigError(`${name} must use one of ${protocols.join(', ')}; got "${parsed.protocol}".`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function databasePoolMode(env: Env): DatabasePoolMode {
+  const mode = env.DATABASE_POOL_MODE || 'session';
+  if (mode !== 'session' && mode !== 'transaction')
+    throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction; got "${mode}".`);
+  return mode;
 }
 
 function list(env: Env, name: string): string[] {
@@ -203,6 +219,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     port,
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/mediajobs', ['postgres:', 'postgresql:']),
+    databasePoolMode: databasePoolMode(env),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisPrefix,
     adminToken,

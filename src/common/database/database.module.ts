@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { AfterCommitSubscriber } from './after-commit';
+import { poolModeOptions } from './pool-mode';
 
 @Global()
 @Module({
@@ -20,7 +21,7 @@ import { AfterCommitSubscriber } from './after-commit';
         retryDelay: 1000,
         // Fail fast when Postgres is unreachable, so requests get a 503 envelope instead of hanging.
         connectTimeoutMS: 2000,
-        extra: { max: 20, query_timeout: 10000, idleTimeoutMillis: 30000 },
+        extra: { max: 20, query_timeout: 10000, idleTimeoutMillis: 30000, ...poolModeOptions(config.databasePoolMode) },
       }),
     }),
   ],

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { Pool } from 'pg';
+import { namedStatementsAllowed } from './pool-mode';
 
 type Queryable = Pick<DataSource | EntityManager, 'query'>;
 
@@ -24,8 +25,12 @@ export async function rows<T>(
   options: { prepared?: string } = {},
 ): Promise<T[]> {
   const pool = poolOf(db);
-  // A named statement is parsed and planned once per connection (hot reads only).
-  if (pool) return (await pool.query({ name: options.prepared, text: sql, values: params })).rows as T[];
+  // A named statement is parsed and planned once per connection (hot reads only), unless the connection
+  // is pooled per transaction (pool-mode.ts).
+  if (pool) {
+    const name = namedStatementsAllowed(pool) ? options.prepared : undefined;
+    return (await pool.query({ name, text: sql, values: params })).rows as T[];
+  }
   const result: unknown = await db.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
     return result[0] as T[];
