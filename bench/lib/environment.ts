@@ -13,8 +13,8 @@ import { MIGRATIONS } from '../../migrations';
 /** The repository root (bench code runs compiled, from dist/bench/…). */
 export const ROOT = resolve(__dirname, '../../..');
 
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DEFAULT_POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const DEFAULT_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A plan whose limits no benchmark reaches: we measure the work, not the throttling. */
 export const BENCH_PLAN = 'bench';
@@ -32,8 +32,8 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new Client({ connectionString: `${POSTGRES}/postgres` });
+async function adminQueryOn(postgres: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: `${postgres}/postgres` });
   await client.connect();
   try {
     await client.query(sql);
@@ -42,7 +42,18 @@ async function adminQuery(sql: string): Promise<void> {
   }
 }
 
-export async function createEnvironment(label: string): Promise<BenchEnvironment> {
+/**
+ * `servers` puts the environment on other servers than the machine's own (BENCH_POSTGRES_URL,
+ * BENCH_REDIS_URL): bench/capacity.ts runs its own PostgreSQL cluster and redis-server, whose whole
+ * statistics are then the run's alone.
+ */
+export async function createEnvironment(
+  label: string,
+  servers: { postgresUrl?: string; redisUrl?: string } = {},
+): Promise<BenchEnvironment> {
+  const POSTGRES = servers.postgresUrl ?? DEFAULT_POSTGRES;
+  const REDIS_URL = servers.redisUrl ?? DEFAULT_REDIS_URL;
+  const adminQuery = (sql: string) => adminQueryOn(POSTGRES, sql);
   const name = `mediajobs_bench_${label}_${process.pid}`;
   const databaseUrl = `${POSTGRES}/${name}`;
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
