@@ -414,6 +414,35 @@ export async function benchCapacity(context: BenchContext): Promise<BenchResult>
       const base = steps[0].p99_ms;
       if (!step.all_settled || step.p99_ms > 2 * base || step.achieved_jobs_per_second < 0.8 * rate) break;
     }
+    // What one idle worker process costs by itself (its pumps, heartbeat, reconciler and BullMQ's
+    // blocking reads and stall checks): the background again with one worker fewer.
+    context.log('capacity: the idle background with one worker fewer');
+    await quiesce(fleet);
+    await fleet.workers[WORKERS - 1].stop();
+    await sleep(STATS_FLUSH_MS);
+    const fewerBefore = await read(fleet);
+    await sleep(context.quick ? 15_000 : 30_000);
+    await sleep(STATS_FLUSH_MS);
+    const fewer = delta(fewerBefore, await read(fleet));
+    const perSecond = (value: number, seconds: number) => value / seconds;
+    const idleWorker = {
+      pg_statements: round(
+        perSecond(background.database.statements, background.seconds) -
+          perSecond(fewer.database.statements, fewer.seconds),
+        2,
+      ),
+      pg_transactions: round(
+        perSecond(background.database.transactions, background.seconds) -
+          perSecond(fewer.database.transactions, fewer.seconds),
+        2,
+      ),
+      redis_commands: round(
+        perSecond(total(background.redis), background.seconds) - perSecond(total(fewer.redis), fewer.seconds),
+        2,
+      ),
+    };
+    context.log(JSON.stringify({ idle_worker_per_second: idleWorker }));
+
     const base = steps[0];
     const within = steps.filter((step) => step.all_settled && step.p99_ms <= 2 * base.p99_ms);
     const knee = within[within.length - 1];
@@ -444,6 +473,12 @@ export async function benchCapacity(context: BenchContext): Promise<BenchResult>
               .slice(0, 6)
               .map(([command, calls]) => [command, round(calls / background.seconds, 2)]),
           ),
+        },
+        idle_worker_process_per_second: idleWorker,
+        idle_with_one_worker_fewer_per_second: {
+          pg_statements: round(fewer.database.statements / fewer.seconds, 1),
+          pg_transactions: round(fewer.database.transactions / fewer.seconds, 1),
+          redis_commands: round(total(fewer.redis) / fewer.seconds, 1),
         },
         per_kind: perKind,
         ramp: steps,
