@@ -32,6 +32,7 @@ import {
   readRedis,
   redisDelta,
   total,
+  type CpuReading,
   type DatabaseDelta,
 } from './lib/server-meters';
 import { percentile, round } from './lib/stats';
@@ -113,7 +114,7 @@ interface Reading {
   at: number;
   database: Awaited<ReturnType<typeof readDatabase>>;
   redis: Map<string, number>;
-  cpu: Record<string, number>;
+  cpu: CpuReading;
   busy: number;
 }
 

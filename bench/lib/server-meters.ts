@@ -109,10 +109,10 @@ async function statOf(pid: number): Promise<{ ppid: number; cpuSeconds: number }
   }
 }
 
-/** CPU seconds used so far by each named group of processes (a group: pids, and the children of `parentOf`). */
-export async function readCpu(
-  groups: Record<string, { pids: number[]; childrenOf?: number }>,
-): Promise<Record<string, number>> {
+/** CPU seconds used so far by each process of each named group (pids, and the children of `childrenOf`). */
+export type CpuReading = Record<string, Map<number, number>>;
+
+export async function readCpu(groups: Record<string, { pids: number[]; childrenOf?: number }>): Promise<CpuReading> {
   const stats = new Map<number, { ppid: number; cpuSeconds: number }>();
   for (const entry of await readdir('/proc')) {
     const pid = Number(entry);
@@ -120,15 +120,16 @@ export async function readCpu(
     const stat = await statOf(pid);
     if (stat) stats.set(pid, stat);
   }
-  const result: Record<string, number> = {};
+  const result: CpuReading = {};
   for (const [name, group] of Object.entries(groups)) {
-    let seconds = 0;
-    for (const pid of group.pids) seconds += stats.get(pid)?.cpuSeconds ?? 0;
+    const pids = new Map<number, number>();
+    for (const pid of group.pids) if (stats.has(pid)) pids.set(pid, stats.get(pid)!.cpuSeconds);
     if (group.childrenOf !== undefined)
-      for (const stat of stats.values()) if (stat.ppid === group.childrenOf) seconds += stat.cpuSeconds;
-    result[name] = seconds;
+      for (const [pid, stat] of stats) if (stat.ppid === group.childrenOf) pids.set(pid, stat.cpuSeconds);
+    result[name] = pids;
   }
-  result.bench_client = process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
+  const usage = process.cpuUsage();
+  result.bench_client = new Map([[process.pid, (usage.user + usage.system) / 1e6]]);
   return result;
 }
 
@@ -140,6 +141,17 @@ export async function machineBusySeconds(): Promise<number> {
   return busy / 100;
 }
 
-export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - (before[name] ?? 0)]));
+/**
+ * CPU seconds each group used between two readings, process by process: a process that started in
+ * between counts whole, one that ended is left out (a PostgreSQL backend or autovacuum worker that
+ * exits would otherwise take its whole past CPU time out of the group's sum).
+ */
+export function cpuDelta(before: CpuReading, after: CpuReading): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, pids]) => {
+      let seconds = 0;
+      for (const [pid, cpu] of pids) seconds += cpu - (before[name]?.get(pid) ?? 0);
+      return [name, seconds];
+    }),
+  );
 }
