@@ -59,6 +59,8 @@ const KINDS: Kind[] = [
 /** Receives every webhook; notes when each job's terminal event arrived. */
 class Receiver {
   readonly settledAt = new Map<string, number>();
+  /** Each job's terminal event. */
+  readonly outcome = new Map<string, string>();
   readonly types = new Map<string, number>();
   private server?: Server;
   port = 0;
@@ -75,7 +77,10 @@ class Receiver {
           data: { job: { job_id: string } | null };
         };
         this.types.set(event.event, (this.types.get(event.event) ?? 0) + 1);
-        if (event.data.job) this.settledAt.set(event.data.job.job_id, at);
+        if (event.data.job) {
+          this.settledAt.set(event.data.job.job_id, at);
+          this.outcome.set(event.data.job.job_id, event.event);
+        }
         res.writeHead(204).end();
       });
     });
@@ -192,6 +197,8 @@ async function countKind(fleet: Fleet, kind: Kind, jobs: number, background: Del
     }),
   );
   if (!(await waitSettled(fleet, ids, 600_000))) throw new Error(`capacity: ${kind.name} jobs did not settle`);
+  const unsucceeded = ids.filter((id) => fleet.receiver.outcome.get(id) !== 'job.succeeded').length;
+  if (unsucceeded) throw new Error(`capacity: ${unsucceeded} of the ${kind.name} jobs did not succeed`);
   await quiesce(fleet);
   await sleep(STATS_FLUSH_MS);
   const measured = delta(before, await read(fleet));
@@ -390,6 +397,10 @@ export async function benchCapacity(context: BenchContext): Promise<BenchResult>
       const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => submit(fleet!, kind, i)));
       if (!(await waitSettled(fleet, ids, 120_000))) throw new Error('capacity: warm-up jobs did not settle');
     }
+    // A job that fails is retried and costs more than one that succeeds: the model is of succeeded jobs.
+    const failed = [...receiver.types.keys()].filter((type) => type !== 'job.succeeded');
+    if (failed.length)
+      throw new Error(`capacity: warm-up jobs ended ${JSON.stringify(Object.fromEntries(receiver.types))}`);
     await quiesce(fleet);
     await sleep(STATS_FLUSH_MS);
     context.log('capacity: the idle background');

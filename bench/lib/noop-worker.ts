@@ -16,8 +16,11 @@ import {
 } from '../../src/processing/media-runner';
 import { WorkerModule } from '../../src/worker.module';
 
-/** Outputs of one byte; every other tool the worker may call is not reached by the capacity bench's short items. */
-const noopRunner: Pick<MediaRunner, 'run' | 'check'> & Partial<MediaRunner> = {
+/**
+ * Outputs (and sdr2hdr light maps) of one byte; the tools for split items (probe, keyframes, split,
+ * join) are not reached by the capacity bench's one-second items.
+ */
+const noopRunner: Pick<MediaRunner, 'run' | 'check' | 'lightMap'> & Partial<MediaRunner> = {
   async run(request: RunItemRequest): Promise<RunItemResult> {
     const audio = request.api === 'audio';
     const path = `${request.outputPath}.${audio ? 'wav' : 'mp4'}`;
@@ -32,6 +35,10 @@ const noopRunner: Pick<MediaRunner, 'run' | 'check'> & Partial<MediaRunner> = {
       media: {},
       sourceSeconds: 1,
     };
+  },
+  async lightMap(request) {
+    await writeFile(request.pngPath, 'x');
+    return { ok: true, path: request.pngPath };
   },
   async check() {
     return { ok: true, measured: {}, checks: [] };
