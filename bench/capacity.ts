@@ -10,6 +10,7 @@
 // Counts do not depend on the machine's load; the knee does (a lower bound on a loaded machine), and
 // the CPU seconds per job give jobs/s per core independently of it.
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -511,5 +512,6 @@ export async function benchCapacity(context: BenchContext): Promise<BenchResult>
     if (env) await env.close().catch(() => undefined);
     await redisServer.stop();
     await postgres.drop();
+    await rm(join(tmpdir(), `mediajobs-capacity-${process.pid}.wav`), { force: true });
   }
 }
