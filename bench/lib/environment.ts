@@ -13,8 +13,9 @@ import { MIGRATIONS } from '../../migrations';
 /** The repository root (bench code runs compiled, from dist/bench/…). */
 export const ROOT = resolve(__dirname, '../../..');
 
+/** The machine's servers (or BENCH_POSTGRES_URL, BENCH_REDIS_URL): where benchmarks run unless told otherwise. */
 export const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DEFAULT_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A plan whose limits no benchmark reaches: we measure the work, not the throttling. */
 export const BENCH_PLAN = 'bench';
@@ -32,8 +33,9 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new Client({ connectionString: `${POSTGRES}/postgres` });
+/** One statement in the `postgres` database of a server (default: POSTGRES). */
+export async function adminQuery(sql: string, postgres: string = POSTGRES): Promise<void> {
+  const client = new Client({ connectionString: `${postgres}/postgres` });
   await client.connect();
   try {
     await client.query(sql);
@@ -45,12 +47,19 @@ export async function adminQuery(sql: string): Promise<void> {
 /**
  * `template`: a database to start from (a seeded one, e.g. bench/purge.ts's million expired jobs),
  * copied file by file by PostgreSQL — the migrations added since it was seeded are applied on the copy.
+ * `postgresUrl`, `redisUrl`: other servers than the machine's own — bench/capacity.ts runs its own
+ * PostgreSQL cluster and redis-server, whose whole statistics are then the run's alone.
  */
-export async function createEnvironment(label: string, options: { template?: string } = {}): Promise<BenchEnvironment> {
+export async function createEnvironment(
+  label: string,
+  options: { template?: string; postgresUrl?: string; redisUrl?: string } = {},
+): Promise<BenchEnvironment> {
+  const postgres = options.postgresUrl ?? POSTGRES;
+  const REDIS_URL = options.redisUrl ?? DEFAULT_REDIS_URL;
   const name = `mediajobs_bench_${label}_${process.pid}`;
-  const databaseUrl = `${POSTGRES}/${name}`;
-  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${name}"${options.template ? ` TEMPLATE "${options.template}"` : ''}`);
+  const databaseUrl = `${postgres}/${name}`;
+  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, postgres);
+  await adminQuery(`CREATE DATABASE "${name}"${options.template ? ` TEMPLATE "${options.template}"` : ''}`, postgres);
   const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, migrations: MIGRATIONS });
   await dataSource.initialize();
   await dataSource.runMigrations();
@@ -92,7 +101,7 @@ export async function createEnvironment(label: string, options: { template?: str
     query: async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows as T[],
     close: async () => {
       await db.end();
-      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, postgres);
       await deleteKeys(REDIS_URL, `${redisPrefix}:*`);
       await rm(storageDir, { recursive: true, force: true });
     },
