@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeHeartbeat } from './lib/client';
 import { createEnvironment } from './lib/environment';
-import { sleep, startProcess } from './lib/processes';
+import { cpuMsOf, sleep, startProcess } from './lib/processes';
 import { ourHeaders, REGION, submitAccounts, submitLoad } from './submits';
 
 interface ProfileNode {
@@ -42,14 +42,32 @@ async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 10);
   const dir = await mkdtemp(join(tmpdir(), 'mediajobs-submit-profile-'));
   const env = await createEnvironment('subprof');
+  const refusals: string[] = [];
   const api = await startProcess(
     'dist/src/main.js',
-    { ...env.serviceEnv, REGION, IO_COUNT_DIR: dir },
-    { nodeArgs: ['--require', join(__dirname, 'lib/io-count.js')] },
+    { ...env.serviceEnv, REGION, IO_COUNT_DIR: dir, IO_COUNT_PROFILE: process.env.IO_COUNT_PROFILE ?? '1' },
+    {
+      nodeArgs: ['--require', join(__dirname, 'lib/io-count.js')],
+      // Kept to say why, should a submit fail.
+      onLine: (line) => {
+        if (/"statusCode":[45]\d\d/.test(line) && refusals.length < 5) refusals.push(line);
+      },
+    },
   );
+  const bare = await startProcess('dist-bench/bench/bare/submit-server.js', {
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: env.redisUrl,
+    REDIS_PREFIX: `${env.redisPrefix}bare`,
+    REGION,
+  });
   const heartbeat = fakeHeartbeat(env, REGION);
   try {
     const accounts = await submitAccounts(env, api.url, 20);
+    // The bare server's CPU per submit under the same load, for scale.
+    await submitLoad(bare.url, accounts, 2, (account) => ({ 'x-account-id': account.accountId }));
+    const bareCpuBefore = await cpuMsOf(bare.pid);
+    const bareRun = await submitLoad(bare.url, accounts, seconds, (account) => ({ 'x-account-id': account.accountId }));
+    const bareCpuMs = (await cpuMsOf(bare.pid)) - bareCpuBefore;
     await submitLoad(api.url, accounts, 2, ourHeaders);
     api.child.kill('SIGWINCH');
     const run = await submitLoad(api.url, accounts, seconds, ourHeaders);
@@ -60,13 +78,17 @@ async function main(): Promise<void> {
       redisCommands: Record<string, number>;
       redisRoundTrips: number;
       cpuMs: number;
+      userMs: number;
+      systemMs: number;
     };
     const per = (n: number) => (n / run.requests).toFixed(2);
     const pgTotal = Object.values(counts.pgStatements).reduce((sum, n) => sum + n, 0);
     const redisTotal = Object.values(counts.redisCommands).reduce((sum, n) => sum + n, 0);
     const lines = [
       `${run.requests} submits in ${seconds} s (${run.requestsPerSecond.toFixed(0)}/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, ${run.failures} failed)`,
-      `per submit: ${per(counts.cpuMs)} CPU ms, ${per(pgTotal)} PostgreSQL statements (each a round trip), ${per(redisTotal)} Redis commands in ${per(counts.redisRoundTrips)} round trips`,
+      `bare: ${bareRun.requests} submits (${bareRun.requestsPerSecond.toFixed(0)}/s, p99 ${bareRun.p99Ms} ms), ${(bareCpuMs / bareRun.requests).toFixed(2)} CPU ms per submit`,
+      `per submit: ${per(counts.cpuMs)} CPU ms (user ${per(counts.userMs)}, system ${per(counts.systemMs)}), ${per(pgTotal)} PostgreSQL statements (each a round trip), ${per(redisTotal)} Redis commands in ${per(counts.redisRoundTrips)} round trips`,
+      ...refusals.map((line) => `refused: ${line.slice(0, 400)}`),
       'PostgreSQL statements per submit:',
       ...Object.entries(counts.pgStatements)
         .sort((a, b) => b[1] - a[1])
@@ -76,13 +98,16 @@ async function main(): Promise<void> {
         .sort((a, b) => b[1] - a[1])
         .map(([name, n]) => `  ${per(n)}  ${name}`),
       `top self time (profile: ${join(dir, 'api.cpuprofile')}):`,
-      ...selfTimes(JSON.parse(await readFile(join(dir, 'api.cpuprofile'), 'utf8')) as CpuProfile, 30).map(
-        (line) => `  ${line}`,
-      ),
+      ...(process.env.IO_COUNT_PROFILE === '0'
+        ? []
+        : selfTimes(JSON.parse(await readFile(join(dir, 'api.cpuprofile'), 'utf8')) as CpuProfile, 30).map(
+            (line) => `  ${line}`,
+          )),
     ];
     console.log(lines.join('\n'));
   } finally {
     heartbeat.stop();
+    await bare.stop();
     await api.stop();
     await env.close();
   }

@@ -64,15 +64,21 @@ process.on('SIGWINCH', () => {
     cpuAtStart = process.cpuUsage();
     session = new Session();
     session.connect();
-    session.post('Profiler.enable', () => session!.post('Profiler.start'));
+    // IO_COUNT_PROFILE=0: counts only (the profiler's own sampling costs CPU).
+    if (process.env.IO_COUNT_PROFILE !== '0') session.post('Profiler.enable', () => session!.post('Profiler.start'));
     return;
   }
   const cpu = process.cpuUsage(cpuAtStart);
-  const written = { ...counts, cpuMs: (cpu.user + cpu.system) / 1000 };
+  const written = {
+    ...counts,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    userMs: cpu.user / 1000,
+    systemMs: cpu.system / 1000,
+  };
   const done = session;
   session = null;
   done.post('Profiler.stop', (error, result) => {
-    if (!error) writeFileSync(join(dir, 'api.cpuprofile'), JSON.stringify(result.profile));
+    if (!error && result) writeFileSync(join(dir, 'api.cpuprofile'), JSON.stringify(result.profile));
     writeFileSync(join(dir, 'counts.json'), JSON.stringify(written, null, 2));
     done.disconnect();
   });
