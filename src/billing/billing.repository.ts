@@ -47,6 +47,10 @@ export interface LedgerEntryInput {
   reservedAfter: string;
 }
 
+/** Credits captured from the account since (SQL parameters: the account id, the start), for a read of its own or a larger one. */
+export const capturedCredits = (account: string, since: string): string =>
+  `(SELECT COALESCE(SUM(credits), 0) FROM credit_ledger WHERE account_id = ${account} AND kind = 'capture' AND created_at >= ${since})`;
+
 /** Appends one credit movement, inside the caller's transaction (every money change writes one). */
 export async function appendLedger(manager: EntityManager, entry: LedgerEntryInput): Promise<LedgerRow> {
   const rows: LedgerRow[] = await manager.query(
@@ -104,10 +108,10 @@ export class BillingRepository {
 
   /** Credits captured (charged) since `since`: what the spend cap and "spent this period" count. */
   async capturedSince(accountId: string, since: Date, manager: EntityManager = this.db.manager): Promise<number> {
-    const rows: { total: string }[] = await manager.query(
-      `SELECT COALESCE(SUM(credits), 0) AS total FROM credit_ledger WHERE account_id = $1 AND kind = 'capture' AND created_at >= $2`,
-      [accountId, since],
-    );
+    const rows: { total: string }[] = await manager.query(`SELECT ${capturedCredits('$1', '$2')} AS total`, [
+      accountId,
+      since,
+    ]);
     return Number(rows[0].total);
   }
 

@@ -4,6 +4,7 @@
 // status (src/jobs/job-lifecycle.ts), the money and the outbox event change together or not at all.
 import type { EntityManager } from 'typeorm';
 import { afterCommit } from '../common/database/after-commit';
+import { newId } from '../common/ids';
 import { row, rows } from '../common/database/sql';
 import { creditsMoved } from '../metrics/job-metrics';
 import { appendLedger } from './billing.repository';
@@ -73,14 +74,19 @@ export async function authoriseHold(
   jobId: string,
   credits: number,
 ): Promise<boolean> {
-  const after = await row<{ balance_credits: string; reserved_credits: string }>(
+  // The hold and its ledger row (appendLedger's columns) in one statement: the row is written only
+  // when the hold was taken, with the balance and reservation the hold left.
+  const entry = await row<{ id: string }>(
     manager,
-    `UPDATE accounts SET reserved_credits = reserved_credits + $2, updated_at = now()
-      WHERE id = $1 AND balance_credits - reserved_credits >= $2 RETURNING balance_credits, reserved_credits`,
-    [accountId, credits],
+    `WITH held AS (
+       UPDATE accounts SET reserved_credits = reserved_credits + $2, updated_at = now()
+        WHERE id = $1 AND balance_credits - reserved_credits >= $2 RETURNING balance_credits, reserved_credits
+     )
+     INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
+     SELECT $3, $1, 'authorise', $2, $4, NULL, balance_credits, reserved_credits FROM held RETURNING id`,
+    [accountId, credits, newId('led'), jobId],
   );
-  if (!after) return false;
-  await ledger(manager, accountId, 'authorise', credits, jobId, after);
+  if (!entry) return false;
   afterCommit(manager, () => creditsMoved('authorised', credits));
   return true;
 }

@@ -103,8 +103,19 @@ const jsonPairs = (fields: Record<string, string>, table: string): string =>
     .map(([name, expression]) => `'${name}', ${table}.${expression}`)
     .join(', ');
 
+/** The items of the job row `job` as one JSON array (ordered by index), from `items` (a table or a CTE). */
+const itemsJsonOf = (job: string, items: string): string =>
+  `(SELECT COALESCE(json_agg(json_build_object(${jsonPairs(ITEM_FIELDS, 'i')}) ORDER BY i.index), '[]') FROM ${items} i WHERE i.job_id = ${job}.id)`;
+
+/**
+ * A job and its items as one JSON value (read it with jobFromJson), from the job row `job` and the item
+ * rows `items` (a table or a CTE; those of `job.id`, ordered by index).
+ */
+export const jobJsonOf = (job: string, items: string): string =>
+  `json_build_object(${jsonPairs(JOB_FIELDS, job)}, 'items', ${itemsJsonOf(job, items)})`;
+
 /** A job's items as one JSON array (ordered by index), so a job and its items are one query. */
-export const ITEMS_JSON = `(SELECT COALESCE(json_agg(json_build_object(${jsonPairs(ITEM_FIELDS, 'i')}) ORDER BY i.index), '[]') FROM job_items i WHERE i.job_id = jobs.id)`;
+export const ITEMS_JSON = itemsJsonOf('jobs', 'job_items');
 
 /**
  * A job and its items as one JSON value (read it with jobFromJson). The hot job read takes this form:
@@ -112,7 +123,7 @@ export const ITEMS_JSON = `(SELECT COALESCE(json_agg(json_build_object(${jsonPai
  * measured as ~25 µs of a read's ~250 µs of CPU in bench/reads); PostgreSQL builds it for about what
  * the columns cost it.
  */
-export const JOB_JSON = `json_build_object(${jsonPairs(JOB_FIELDS, 'jobs')}, 'items', ${ITEMS_JSON})`;
+export const JOB_JSON = jobJsonOf('jobs', 'job_items');
 
 /**
  * Which jobs their owner still sees: unfinished ones, and finished ones until `days` (an SQL

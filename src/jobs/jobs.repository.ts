@@ -2,12 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { row, rows } from '../common/database/sql';
 import { TurnBatch } from '../common/database/turn-batch';
+import { capturedCredits } from '../billing/billing.repository';
 import { openJobStatuses } from './job-lifecycle';
 import {
   ITEM_COLUMNS,
   JOB_COLUMNS,
   JOB_JSON,
   jobFromJson,
+  jobJsonOf,
   retainedJob,
   type ItemSource,
   type JobJson,
@@ -68,32 +70,40 @@ export class JobsRepository {
     return { open: found?.open ?? 0, oldestSeconds: Math.max(0, found?.oldest ?? 0) };
   }
 
-  async insert(manager: EntityManager, job: NewJob): Promise<void> {
-    await manager.query(
-      `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9)`,
-      [
-        job.id,
-        job.accountId,
-        job.api,
-        job.region,
-        job.outputOptions,
-        job.metadata,
-        job.estimatedCredits,
-        job.estimatedSeconds,
-        job.requestId,
-      ],
-    );
-    const values: unknown[] = [];
+  /**
+   * Inserts the job and its items and returns them as a read would (findForAccount), in one statement:
+   * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read.
+   */
+  async insert(manager: EntityManager, job: NewJob): Promise<FoundJob> {
+    const values: unknown[] = [
+      job.id,
+      job.accountId,
+      job.api,
+      job.region,
+      job.outputOptions,
+      job.metadata,
+      job.estimatedCredits,
+      job.estimatedSeconds,
+      job.requestId,
+    ];
     const tuples = job.items.map((item, index) => {
-      values.push(job.id, index, item.source, item.durationSeconds, item.width, item.height, item.estimatedCredits);
-      const base = index * 7;
-      return `($${base + 1}, $${base + 2}, 'queued', $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`;
+      const base = values.length;
+      values.push(index, item.source, item.durationSeconds, item.width, item.height, item.estimatedCredits);
+      return `($1, $${base + 1}, 'queued', $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6})`;
     });
-    await manager.query(
-      `INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits) VALUES ${tuples.join(', ')}`,
+    const inserted = await row<{ job: JobJson }>(
+      manager,
+      `WITH job AS (
+         INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
+         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9) RETURNING *
+       ), items AS (
+         INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits)
+         VALUES ${tuples.join(', ')} RETURNING *
+       )
+       SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
       values,
     );
+    return jobFromJson(inserted!.job);
   }
 
   /**
@@ -158,11 +168,10 @@ export class JobsRepository {
 
   /** Jobs that count against the concurrency limit: from submit until a terminal status. */
   async countActive(manager: EntityManager, accountId: string): Promise<number> {
-    const result = await row<{ count: string }>(
-      manager,
-      `SELECT count(*) AS count FROM jobs WHERE account_id = $1 AND status = ANY($2)`,
-      [accountId, openJobStatuses()],
-    );
+    const result = await row<{ count: string }>(manager, `SELECT ${activeJobs('$1', '$2')} AS count`, [
+      accountId,
+      openJobStatuses(),
+    ]);
     return Number(result?.count ?? 0);
   }
 
@@ -172,22 +181,51 @@ export class JobsRepository {
     since: Date,
     manager: EntityManager | DataSource = this.db,
   ): Promise<number> {
-    const result = await row<{ seconds: string }>(
-      manager,
-      `SELECT COALESCE(SUM(CASE WHEN status = ANY($3) THEN estimated_seconds ELSE processed_seconds END), 0) AS seconds
-         FROM jobs WHERE account_id = $1 AND created_at >= $2`,
-      [accountId, since, openJobStatuses()],
-    );
+    const result = await row<{ seconds: string }>(manager, `SELECT ${secondsUsed('$1', '$2', '$3')} AS seconds`, [
+      accountId,
+      since,
+      openJobStatuses(),
+    ]);
     return Number(result?.seconds ?? 0);
   }
 
-  /** Jobs waiting in a region's queue (each region has its own queue and workers). */
-  async countQueued(manager: EntityManager, region: string): Promise<number> {
-    const result = await row<{ count: string }>(
+  /**
+   * What step 8's checks compare (src/jobs/limits.ts), in one statement: the account's processing
+   * seconds this period (only with `quota`), its active jobs, its captured credits this period (only
+   * with `spendCap`) and the region's queued jobs. Read under the account's lock, in a statement of
+   * its own after it: a statement's snapshot is taken when it starts, so these counts then include
+   * the jobs of the submit that held the lock before.
+   */
+  async limitUsage(
+    manager: EntityManager,
+    look: { accountId: string; region: string; since: Date; quota: boolean; spendCap: boolean },
+  ): Promise<{ secondsUsed: number; active: number; capturedCredits: number; queued: number }> {
+    const found = await row<{ seconds: string | null; active: string; captured: string | null; queued: string }>(
       manager,
-      `SELECT count(*) AS count FROM jobs WHERE status = 'queued' AND region = $1`,
-      [region],
+      `SELECT CASE WHEN $4::boolean THEN ${secondsUsed('$1', '$3', '$6')} END AS seconds,
+              ${activeJobs('$1', '$6')} AS active,
+              CASE WHEN $5::boolean THEN ${capturedCredits('$1', '$3')} END AS captured,
+              ${queuedJobs('$2')} AS queued`,
+      [look.accountId, look.region, look.since, look.quota, look.spendCap, openJobStatuses()],
     );
-    return Number(result?.count ?? 0);
+    return {
+      secondsUsed: Number(found?.seconds ?? 0),
+      active: Number(found?.active ?? 0),
+      capturedCredits: Number(found?.captured ?? 0),
+      queued: Number(found?.queued ?? 0),
+    };
   }
 }
+
+/** The account's jobs not yet ended (SQL parameters: the account id, the open statuses). */
+const activeJobs = (account: string, open: string): string =>
+  `(SELECT count(*) FROM jobs WHERE account_id = ${account} AND status = ANY(${open}))`;
+
+/** The account's processing seconds of jobs created since: processed for ended jobs, estimated for open ones. */
+const secondsUsed = (account: string, since: string, open: string): string =>
+  `(SELECT COALESCE(SUM(CASE WHEN status = ANY(${open}) THEN estimated_seconds ELSE processed_seconds END), 0)
+      FROM jobs WHERE account_id = ${account} AND created_at >= ${since})`;
+
+/** Jobs waiting in a region's queue (each region has its own queue and workers). */
+const queuedJobs = (region: string): string =>
+  `(SELECT count(*) FROM jobs WHERE status = 'queued' AND region = ${region})`;

@@ -276,7 +276,7 @@ export class JobsService {
         estimatedCredits,
         estimatedSeconds,
       });
-      await this.jobs.insert(manager, {
+      const created = await this.jobs.insert(manager, {
         id: jobId,
         accountId: caller.accountId,
         api: submit.job.api,
@@ -288,8 +288,7 @@ export class JobsService {
         requestId: submit.requestId,
         items: submit.items,
       });
-      const created = await this.jobs.findForAccount(caller.accountId, jobId, this.config.jobRetentionDays, manager);
-      const view = toJobView(created!.job, created!.items, this.links());
+      const view = toJobView(created.job, created.items, this.links());
       if (submit.idempotency) {
         await storeIdempotentResponse(manager, submit.idempotency, {
           status: 202,

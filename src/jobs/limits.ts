@@ -5,7 +5,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
-import { BillingService } from '../billing/billing.service';
 import { creditsMicroUsd, fromMicroUsd, toMicroUsd } from '../billing/micro-usd';
 import { authoriseHold, availableCredits, type LockedAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
@@ -27,7 +26,6 @@ export type LimitsLook = Omit<LimitsRequest, 'jobId'>;
 export class SubmitLimits {
   constructor(
     private readonly jobs: JobsRepository,
-    private readonly billing: BillingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -73,22 +71,25 @@ export class SubmitLimits {
     holdFor: string | null,
   ): Promise<void> {
     const period = billingPeriod();
-    await this.checkQuota(manager, caller, request, period);
-    await this.checkConcurrency(manager, caller);
-    await this.checkSpendCap(manager, caller, account, request, period);
+    // Everything the checks count, in one round trip; the checks then run in the contract's order.
+    const usage = await this.jobs.limitUsage(manager, {
+      accountId: caller.accountId,
+      region: request.region,
+      since: period.start,
+      quota: caller.plan.processingMinutesPerMonth !== null,
+      spendCap: account.spend_limit_usd !== null,
+    });
+    this.checkQuota(caller, request, period, usage.secondsUsed);
+    this.checkConcurrency(caller, usage.active);
+    this.checkSpendCap(caller, account, request, period, usage.capturedCredits);
     await this.hold(manager, caller, account, request, holdFor);
-    await this.checkQueueDepth(manager, request);
+    this.checkQueueDepth(usage.queued);
   }
 
-  private async checkQuota(
-    manager: EntityManager,
-    caller: AuthContext,
-    request: LimitsLook,
-    period: BillingPeriod,
-  ): Promise<void> {
+  private checkQuota(caller: AuthContext, request: LimitsLook, period: BillingPeriod, secondsUsed: number): void {
     const quota = caller.plan.processingMinutesPerMonth;
     if (quota === null) return;
-    const usedMinutes = (await this.jobs.secondsUsedSince(caller.accountId, period.start, manager)) / 60;
+    const usedMinutes = secondsUsed / 60;
     if (usedMinutes + request.estimatedSeconds / 60 > quota) {
       throw new ApiError('quota_exceeded', {
         details: {
@@ -101,8 +102,7 @@ export class SubmitLimits {
     }
   }
 
-  private async checkConcurrency(manager: EntityManager, caller: AuthContext): Promise<void> {
-    const running = await this.jobs.countActive(manager, caller.accountId);
+  private checkConcurrency(caller: AuthContext, running: number): void {
     if (running >= caller.plan.concurrentJobs) {
       throw new ApiError('concurrency_limit_exceeded', {
         details: { concurrency_limit: caller.plan.concurrentJobs, running_jobs: running },
@@ -116,17 +116,17 @@ export class SubmitLimits {
    * must together stay within the cap. Compared in integer micro-dollars, never rounded to cents
    * (a $0.01 cap refuses a $0.012 job).
    */
-  private async checkSpendCap(
-    manager: EntityManager,
+  private checkSpendCap(
     caller: AuthContext,
     account: LockedAccount,
     request: LimitsLook,
     period: BillingPeriod,
-  ): Promise<void> {
+    capturedCredits: number,
+  ): void {
     if (account.spend_limit_usd === null) return;
     const rate = caller.plan.usdPerCredit;
     const limit = toMicroUsd(account.spend_limit_usd);
-    const spent = creditsMicroUsd(await this.billing.capturedSince(caller.accountId, period.start, manager), rate);
+    const spent = creditsMicroUsd(capturedCredits, rate);
     const held = creditsMicroUsd(Number(account.reserved_credits), rate);
     const required = creditsMicroUsd(request.estimatedCredits, rate);
     if (spent + held + required > limit) {
@@ -170,8 +170,8 @@ export class SubmitLimits {
     }
   }
 
-  private async checkQueueDepth(manager: EntityManager, request: LimitsLook): Promise<void> {
-    if ((await this.jobs.countQueued(manager, request.region)) >= this.config.maxQueueDepth) {
+  private checkQueueDepth(queued: number): void {
+    if (queued >= this.config.maxQueueDepth) {
       throw new ApiError('queue_full', { retryAfterSeconds: 10 });
     }
   }

@@ -31,6 +31,8 @@ const PROBE_CACHE_SECONDS = 300;
 const URL_PROBE_TIMEOUT_MS = 15_000;
 const LOCAL_PROBE_TIMEOUT_MS = 10_000;
 const STORED_PROBE_URL_SECONDS = 120;
+/** Verdicts on uploaded bytes this instance keeps in memory as well (see `cached`). */
+const LOCAL_VERDICTS = 1000;
 
 /**
  * Source checks at submit (docs/api-decisions.md §2 step 7): the URL is safe and reachable, the media is a
@@ -38,6 +40,13 @@ const STORED_PROBE_URL_SECONDS = 120;
  */
 @Injectable()
 export class SourcesService {
+  /**
+   * Verdicts on uploads (keyed by their bytes' sha256, so they cannot change) read or made here within
+   * PROBE_CACHE_SECONDS: a client submitting one upload again and again costs no Redis read for it.
+   * URLs are not kept: what a URL serves can change, and Redis is the one place its verdict expires.
+   */
+  private readonly verdicts = new Map<string, { outcome: ProbeOutcome; until: number }>();
+
   constructor(
     private readonly uploads: UploadsRepository,
     @Inject(SOURCE_PROBE) private readonly prober: SourceProbe,
@@ -171,22 +180,37 @@ export class SourcesService {
     probe: (signal: AbortSignal) => Promise<ProbeOutcome>,
   ): Promise<ProbeOutcome> {
     const cacheKey = `${this.config.redisPrefix}:probe:${api}:${createHash('sha256').update(key).digest('hex')}`;
+    const local = key.startsWith('upload:');
+    const kept = local ? this.verdicts.get(cacheKey) : undefined;
+    if (kept && kept.until > Date.now()) return kept.outcome;
     const read = async () => {
       const hit = await this.redis.get(cacheKey);
       return hit ? (JSON.parse(hit) as ProbeOutcome) : null;
     };
     const hit = await read();
-    if (hit) return hit;
+    if (hit) return local ? this.keep(cacheKey, hit) : hit;
     return this.slots.run(cacheKey, signal, async (probeSignal) => {
       const found = await read();
-      if (found) return found;
+      if (found) return local ? this.keep(cacheKey, found) : found;
       const outcome = await probe(probeSignal);
       // Only verdicts on the media are cached: a source that was unreachable (invalid_url) or a probe
       // that ran out of time here (service_unavailable) may do better in a moment.
       if (outcome.ok || (outcome.code !== 'invalid_url' && outcome.code !== 'service_unavailable')) {
         await this.redis.set(cacheKey, JSON.stringify(outcome), 'EX', PROBE_CACHE_SECONDS);
+        if (local) this.keep(cacheKey, outcome);
       }
       return outcome;
     });
+  }
+
+  /** Keeps an upload's cached verdict here too for PROBE_CACHE_SECONDS (the oldest goes first when full). */
+  private keep(cacheKey: string, outcome: ProbeOutcome): ProbeOutcome {
+    this.verdicts.delete(cacheKey);
+    if (this.verdicts.size >= LOCAL_VERDICTS) {
+      const oldest = this.verdicts.keys().next().value;
+      if (oldest !== undefined) this.verdicts.delete(oldest);
+    }
+    this.verdicts.set(cacheKey, { outcome, until: Date.now() + PROBE_CACHE_SECONDS * 1000 });
+    return outcome;
   }
 }

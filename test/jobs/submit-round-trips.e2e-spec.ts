@@ -1,0 +1,87 @@
+// Issue 28: what one submit of a probed upload sends to PostgreSQL and Redis (bench/submits.ts measures
+// its throughput against bare Fastify + pg + BullMQ). Counted on the drivers themselves while the
+// request runs, so a change that adds a round trip to every submit fails here, not months later in
+// a benchmark. The checks the statements carry are tested where they live (limits, money, idempotency).
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { AdminService } from '../../src/admin/admin.service';
+import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
+import { upload } from '../support/jobs';
+import { sdrMp4 } from '../fixtures/media';
+
+const REGION = 'roundtrips';
+/** Statements of the API's own timers (the maintenance flag, the webhook outbox), not of the request. */
+const BACKGROUND = /system_settings|webhook|outbox/i;
+
+/** The SQL statements and Redis commands every driver instance sends while `work` runs. */
+async function sentDuring(work: () => Promise<unknown>): Promise<{ sql: string[]; redis: string[] }> {
+  const sql: string[] = [];
+  const redis: string[] = [];
+  const query = Client.prototype.query;
+  const sendCommand = Redis.prototype.sendCommand;
+  const sqlSpy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+    if (text && !BACKGROUND.test(text)) sql.push(text.replace(/\s+/g, ' ').trim());
+    return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+  });
+  const redisSpy = jest.spyOn(Redis.prototype, 'sendCommand').mockImplementation(function (this: Redis, ...args) {
+    redis.push(args[0].name);
+    return sendCommand.apply(this, args);
+  });
+  try {
+    await work();
+  } finally {
+    sqlSpy.mockRestore();
+    redisSpy.mockRestore();
+  }
+  return { sql, redis };
+}
+
+describe('the round trips of one submit', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startApi({ REGION, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-round-trips-')) });
+    const redis = new Redis(api.config.redisUrl);
+    await redis.zadd(`${api.config.redisPrefix}:workers:${REGION}`, Date.now() + 3600_000, 'test-heartbeat');
+    redis.disconnect();
+  });
+  afterAll(() => api.close());
+
+  it('a submit of a probed upload with an Idempotency-Key: 9 statements (7 in its transaction) and 3 Redis commands', async () => {
+    const account = await createAccount(api, { plan: 'enterprise' });
+    await api.app.get(AdminService).grantCredits(account.accountId, 1_000_000, 'round trips');
+    const uploadId = await upload(api, account.apiKey, await sdrMp4());
+    const submit = (key: string) =>
+      call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+        headers: { 'Idempotency-Key': key },
+      });
+    // The first submit probes the upload and looks the key up; the second is the one every client repeats.
+    expect((await submit('first')).status).toBe(202);
+    let response: JsonResponse | undefined;
+    const sent = await sentDuring(async () => (response = await submit('second')));
+    expect(response!.status).toBe(202);
+
+    const kinds = sent.sql.map((text) => text.split(' ').slice(0, 3).join(' '));
+    expect(kinds).toEqual([
+      'INSERT INTO idempotency_keys', // the key's claim (step 5)
+      'SELECT id, account_id,', // the upload (step 7)
+      'START TRANSACTION',
+      'SELECT id, status,', // the account's row lock
+      'SELECT CASE WHEN', // step 8's counts
+      'WITH held AS', // the hold and its ledger row
+      'WITH job AS', // the job and its items, returned as the view
+      'UPDATE idempotency_keys SET', // the stored 202, in the job's transaction
+      'COMMIT',
+    ]);
+    expect(sent.sql[3]).toMatch(/FROM accounts WHERE id = \$1 FOR UPDATE$/);
+    // The rate limit (with the failed-credential budget and the credentials version), the region's
+    // heartbeat, the queue add; the upload's probe verdict is kept in the instance that probed it.
+    expect(sent.redis.sort()).toEqual(['evalsha', 'evalsha', 'zrangebyscore']);
+  });
+});
