@@ -7,11 +7,13 @@ import type { Quality } from './quality-presets';
 import {
   decodedSourceVideo,
   measureAudio,
+  measurePcmWav,
   measureSourceVideo,
   measureVideo,
   roundTripSsim,
   type MeasuredAudio,
   type MeasuredVideo,
+  type LoudnessFigures,
   type MeasureTools,
   type SourceVideo,
 } from './output-measure';
@@ -164,12 +166,16 @@ export interface AudioCheckRequest extends MeasureTools {
   /** The source's decoded duration (its probe). */
   sourceSeconds: number;
   targetLufs: number;
+  /** EBU R128 of the samples written, metered as the run wrote them (PCM WAV only: measurePcmWav). */
+  written?: LoudnessFigures;
 }
 
 export async function checkAudioOutput(
   request: AudioCheckRequest,
 ): Promise<{ measured: MeasuredAudio; checks: OutputCheck[] }> {
-  const audio = await measureAudio(request.output, request);
+  const audio =
+    (request.written && (await measurePcmWav(request.output, request.written))) ??
+    (await measureAudio(request.output, request));
   const checks = [
     loudnessCheck(audio, request.targetLufs),
     truePeakCheck(audio),

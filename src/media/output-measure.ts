@@ -2,7 +2,7 @@
 // ffprobe for the streams and the colour tags as a decoder reads them (the first frame's side data:
 // ST 2086 and the content light levels), ebur128 for loudness, and the round trip of a video output back
 // to SDR for its fidelity. output-checks.ts judges these numbers; the job view shows them.
-import { rm, stat, writeFile } from 'node:fs/promises';
+import { open, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS, filterPath, zscaleColour } from './ffmpeg-args';
 import { buildExpandInverseCube } from './hdr-inverse';
@@ -209,7 +209,6 @@ export async function measureAudio(path: string, tools: MeasureTools): Promise<M
   const format = /Input #0, ([^ ]+), from/.exec(text)?.[1]?.replace(/,$/, '') ?? '';
   const brand = /major_brand\s*:\s*(\S+)/.exec(text)?.[1];
   const loudness = parseEbur128Summary(meter.stderrTail);
-  const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
   return {
     container: containerOf(format, brand ? { major_brand: brand } : {}),
     codec: stream[1],
@@ -222,6 +221,64 @@ export async function measureAudio(path: string, tools: MeasureTools): Promise<M
     loudness_range_lu: finite(loudness?.lra),
   };
 }
+
+/**
+ * A 16-bit PCM WAV output's facts from its own RIFF header (fmt and data chunks), with loudness metered
+ * on the very samples its encoder wrote (pipelines.ts `written`): what measureAudio reads, without a second
+ * ffmpeg pass. Null for anything else (another codec, a header that does not add up): measure it in full.
+ */
+export async function measurePcmWav(path: string, written: LoudnessFigures): Promise<MeasuredAudio | null> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    const head = Buffer.alloc(Math.min(size, 4096));
+    await file.read(head, 0, head.length, 0);
+    if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE')
+      return null;
+    let format: { codec: number; channels: number; rate: number; align: number; bits: number } | null = null;
+    for (let at = 12; at + 8 <= head.length;) {
+      const id = head.toString('latin1', at, at + 4);
+      const length = head.readUInt32LE(at + 4);
+      if (id === 'fmt ' && at + 24 <= head.length) {
+        format = {
+          codec: head.readUInt16LE(at + 8),
+          channels: head.readUInt16LE(at + 10),
+          rate: head.readUInt32LE(at + 12),
+          align: head.readUInt16LE(at + 20),
+          bits: head.readUInt16LE(at + 22),
+        };
+      }
+      if (id === 'data') {
+        const pcm16 = format?.codec === 1 && format.bits === 16 && format.channels > 0 && format.rate > 0;
+        if (!format || !pcm16 || at + 8 + length !== size || length % format.align !== 0) return null;
+        return {
+          container: 'wav',
+          codec: 'pcm_s16le',
+          channels: format.channels,
+          sample_rate: format.rate,
+          duration_seconds: round3(length / format.align / format.rate),
+          bytes: size,
+          integrated_lufs: finite(written.integratedLufs),
+          true_peak_dbtp: finite(written.truePeakDbtp),
+          loudness_range_lu: finite(written.lra),
+        };
+      }
+      at += 8 + length + (length % 2);
+    }
+    return null;
+  } finally {
+    await file.close();
+  }
+}
+
+/** EBU R128 figures as the ebur128 summary gives them (NaN: not measured). */
+export interface LoudnessFigures {
+  integratedLufs: number;
+  truePeakDbtp: number;
+  lra: number;
+}
+
+const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
 
 /** ffmpeg's channel layout names → channels (anything else: "N channels"). */
 const CHANNELS: Record<string, number> = { mono: 1, stereo: 2, '2.1': 3, quad: 4, '5.0': 5, '5.1': 6, '7.1': 8 };

@@ -7,6 +7,7 @@ import {
   buildLoudnessMeasureArgs,
   buildLoudnormArgs,
   canNormaliseLinearly,
+  metersWritten,
   buildPcmExtractArgs,
   buildSdrToHdrArgs,
   DEFAULT_PEAK_NITS,
@@ -172,6 +173,11 @@ export interface SpeechLoudnessRequest extends PipelineRunOptions {
   truePeakDbtp?: number;
   container: AudioOutputContainer;
   vad?: VadOptions;
+  /**
+   * Meter the samples pass 2 writes, in the same run (WAV only: ffmpeg-args.ts metersWritten); the
+   * result's `written`. Off, the output is made alone (the checks bench's "checks off").
+   */
+  meterWritten?: boolean;
 }
 
 export interface LoudnessReport {
@@ -190,6 +196,8 @@ export interface SpeechLoudnessSuccess {
   output: LoudnessReport;
   /** 'linear': loudnorm applied a pure gain (dynamics kept); 'limited': gain plus a true-peak limiter. */
   normalizationType: 'linear' | 'limited';
+  /** EBU R128 of the exact samples written (WAV with meterWritten), null when not metered. */
+  written: LoudnessReport | null;
   wallMs: number;
 }
 
@@ -210,6 +218,8 @@ export async function normaliseSpeechLoudness(
     signal: request.signal,
     timeLimitMs: remaining(deadline),
     progressIntervalMs: 0,
+    // Pass 2's banners, loudnorm's report and the meter's summary all fit.
+    stderrLines: 80,
     onProgress: (fraction: number) => throttle.report(offset + fraction * weight),
   });
 
@@ -253,6 +263,7 @@ export async function normaliseSpeechLoudness(
     input: { integratedLufs: measured.inputI, truePeakDbtp: measured.inputTp, lra: measured.inputLra },
     output: pass2.output,
     normalizationType: pass2.normalizationType,
+    written: metersWritten(request) ? parseEbur128Summary(pass2.run.stderrTail) : null,
     wallMs: Date.now() - started,
   };
 }
@@ -323,6 +334,7 @@ export function parseEbur128Summary(stderrLines: string[]): LoudnessReport | nul
 
 interface StepOptions {
   ffmpegPath?: string;
+  stderrLines?: number;
   durationSeconds: number;
   signal?: AbortSignal;
   timeLimitMs?: number;

@@ -10,6 +10,7 @@ import { probeMedia } from '../media/probe';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
+import { fileSha256 } from './run-measurements';
 import { endedEarly, made, probeFailure, round } from './runner-outcomes';
 import { sdr2hdrMedia } from './output-media';
 import { renderLightMap } from '../media/light-map';
@@ -82,6 +83,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       output,
       container: request.output.container,
       targetLufs: request.output.target_lufs,
+      meterWritten: request.measureInRun !== false,
     });
     request.onStage?.('encode', performance.now() - encoding);
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
@@ -94,6 +96,7 @@ export class FfmpegMediaRunner implements MediaRunner {
     return {
       ...made(output, container, result.processedSeconds, 0, media),
       sourceSeconds: probed.probe.durationSeconds,
+      ...(result.written ? { measuredInRun: { sha256: await fileSha256(output), loudness: result.written } } : {}),
     };
   }
 

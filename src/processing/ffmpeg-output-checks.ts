@@ -5,6 +5,7 @@ import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
 import { checkAudioOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import { MeasureFailed, type MeasureTools } from '../media/output-measure';
 import type { CheckedOutput, CheckRequest } from './media-runner';
+import { stillMeasured } from './run-measurements';
 
 export async function checkWithFfmpeg(
   request: CheckRequest,
@@ -12,6 +13,8 @@ export async function checkWithFfmpeg(
   probeSeconds: (path: string) => Promise<number>,
 ): Promise<CheckedOutput> {
   try {
+    // The run's own measurements count only while the file is the one they were made of.
+    const inRun = await stillMeasured(request.output.path, request.output.measuredInRun);
     if (request.api === 'sdr2hdr') {
       const { quality, mapping, transfer, peak_nits: peakNits } = request.options;
       const { measured, checks } = await checkVideoOutput({
@@ -33,6 +36,7 @@ export async function checkWithFfmpeg(
       output: request.output.path,
       sourceSeconds,
       targetLufs: request.options.target_lufs,
+      written: inRun.loudness,
     });
     return { ok: true, measured: { ...request.output.media, ...measured }, checks };
   } catch (error) {
