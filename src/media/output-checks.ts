@@ -125,6 +125,8 @@ export interface VideoCheckRequest extends MeasureTools {
   mapping: Mapping;
   transfer: Transfer;
   peakNits: number;
+  /** The round trip as the pipeline measured it reading the written file back (pipelines.ts); else measured here. */
+  roundTripSsim?: number;
 }
 
 /** Measures a video output and its source, then judges them. */
@@ -143,15 +145,17 @@ export async function checkVideoOutput(
   const sourceVideo = frameCountCheck(video, counted).passed
     ? counted
     : await decodedSourceVideo(source, concat, counted, request);
-  const ssim = await roundTripSsim({
-    ...request,
-    source,
-    concat,
-    sourceVideo,
-    outputSize: video,
-    choice: { mapping: request.mapping, transfer: request.transfer, peakNits: request.peakNits },
-    samples: ROUND_TRIP_SAMPLES,
-  });
+  const ssim =
+    request.roundTripSsim ??
+    (await roundTripSsim({
+      ...request,
+      source,
+      concat,
+      sourceVideo,
+      outputSize: video,
+      choice: { mapping: request.mapping, transfer: request.transfer, peakNits: request.peakNits },
+      samples: ROUND_TRIP_SAMPLES,
+    }));
   const checks = [
     hdrSignallingCheck(video, request.transfer),
     frameCountCheck(video, sourceVideo),

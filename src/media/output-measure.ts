@@ -2,13 +2,21 @@
 // ffprobe for the streams and the colour tags as a decoder reads them (the first frame's side data:
 // ST 2086 and the content light levels), ebur128 for loudness, and the round trip of a video output back
 // to SDR for its fidelity. output-checks.ts judges these numbers; the job view shows them.
-import { open, rm, stat, writeFile } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { ALLOWED_DEMUXERS, filterPath, zscaleColour } from './ffmpeg-args';
-import { buildExpandInverseCube } from './hdr-inverse';
-import { REFERENCE_WHITE_NITS, type MappingChoice } from './hdr-mapping';
+import { ALLOWED_DEMUXERS } from './ffmpeg-args';
 import { parseEbur128Summary } from './pipelines';
 import { containerOf } from './probe';
+import {
+  backToSdr,
+  inverseLutPath,
+  parseSsimY,
+  pickFrames,
+  sampleEvery,
+  sourceAsCompared,
+  writeInverseLut,
+  type RoundTripChoice,
+} from './round-trip';
 import { defaultFfmpegPath, defaultFfprobePath, runFfmpeg, runMediaProcess } from './run-ffmpeg';
 import type { VideoStreamInfo } from './media.types';
 
@@ -339,57 +347,36 @@ export interface RoundTripRequest extends MeasureTools {
   concat: boolean;
   sourceVideo: SourceVideo;
   outputSize: { width: number; height: number; frames: number };
-  choice: MappingChoice & { mapping: 'reference' | 'expand' };
+  choice: RoundTripChoice;
   samples: number;
 }
 
 /**
  * Luma SSIM of the output taken back to the source's SDR with the inverse of its mapping, against the
  * source (scaled to the output's size), on `samples` frames spread evenly: both streams are decoded
- * (cheap next to the encode), only the sampled frames are converted and compared.
+ * (cheap next to the encode), only the sampled frames are converted and compared. The PQ pipeline measures
+ * the same in its light pass (pipelines.ts); this is for every output it did not (src/media/round-trip.ts).
  */
 export async function roundTripSsim(request: RoundTripRequest): Promise<number> {
-  const { tin, pin, min } = zscaleColour(request.sourceVideo.colour);
-  const every = Math.max(1, Math.floor(request.outputSize.frames / Math.max(1, request.samples)));
-  // Frames picked by their index, then numbered alike on both sides: ssim pairs frames by timestamp, and a
-  // joined output's timestamps need not match the source parts' (edit lists, B-frame delay).
-  const pick = `select='not(mod(n\\,${every}))',setpts=N/(10*TB)`;
-  const t = request.choice.transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
-  const lut = request.choice.mapping === 'expand' ? `${request.output}.inverse.cube` : null;
-  const back = lut
-    ? [
-        `zscale=tin=${t}:t=${t}:pin=bt2020:p=bt2020:min=bt2020nc:m=gbr:rin=tv:r=pc`,
-        'format=gbrp16le',
-        `lut3d=file=${filterPath(lut)}:interp=tetrahedral`,
-        `zscale=tin=${tin}:t=${tin}:pin=${pin}:p=${pin}:min=gbr:m=${min}:rin=pc:r=tv`,
-      ].join(',')
-    : `zscale=tin=${t}:pin=bt2020:min=bt2020nc:rin=tv:t=${tin}:p=${pin}:m=${min}:r=tv:npl=${REFERENCE_WHITE_NITS}`;
-  const { width, height } = request.outputSize;
-  const resize = width !== request.sourceVideo.width || height !== request.sourceVideo.height;
-  const sourceChain = [pick, ...(resize ? [`zscale=w=${width}:h=${height}`] : []), 'format=yuv420p'].join(',');
+  const pick = pickFrames(sampleEvery(request.outputSize.frames, request.samples));
+  const lut = inverseLutPath(request.output, request.choice);
+  const back = backToSdr(request.choice, request.sourceVideo.colour, lut);
+  const sourceChain = `${pick},${sourceAsCompared(request.sourceVideo, request.outputSize)}`;
   try {
-    if (lut) {
-      const sourceColour = request.sourceVideo.colour;
-      const cube = buildExpandInverseCube({
-        choice: request.choice,
-        sourcePrimaries: sourceColour.colorPrimaries,
-        sourceTransfer: sourceColour.colorTransfer,
-      });
-      await writeFile(lut, cube);
-    }
+    if (lut) await writeInverseLut(lut, request.choice, request.sourceVideo.colour);
     const sourceInput = request.concat ? ['-f', 'concat', '-safe', '0', '-i', request.source] : ['-i', request.source];
     const run = await runMediaProcess(
       request.ffmpegPath ?? defaultFfmpegPath(),
       ['-hide_banner', '-nostdin', '-nostats', '-protocol_whitelist', 'file']
         .concat(['-format_whitelist', `${ALLOWED_DEMUXERS},concat`, '-i', request.output, ...sourceInput])
-        .concat(['-filter_complex', `[0:v]${pick},${back},format=yuv420p[a];[1:v]${sourceChain}[b];[a][b]ssim`])
+        .concat(['-filter_complex', `[0:v]${pick},${back}[a];[1:v]${sourceChain}[b];[a][b]ssim`])
         .concat(['-f', 'null', '-']),
       { signal: request.signal, timeLimitMs: request.timeLimitMs, stderrLines: 20 },
     );
     if (run.status !== 'succeeded') throw new MeasureFailed(run.status, run.stderrTail);
-    const match = /SSIM Y:([\d.]+)/.exec(run.stderrTail.join('\n'));
-    if (!match) throw new MeasureFailed('no_ssim', run.stderrTail);
-    return Math.round(Number(match[1]) * 10000) / 10000;
+    const score = parseSsimY(run.stderrTail);
+    if (score === null) throw new MeasureFailed('no_ssim', run.stderrTail);
+    return score;
   } finally {
     if (lut) await rm(lut, { force: true });
   }

@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
+import { ROUND_TRIP_SAMPLES } from '../media/output-checks';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
@@ -67,6 +68,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         mapping,
         transfer,
         ...QUALITY_PRESETS[quality],
+        roundTripSamples: request.measureInRun !== false ? ROUND_TRIP_SAMPLES : undefined,
       });
       request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
@@ -76,6 +78,9 @@ export class FfmpegMediaRunner implements MediaRunner {
       return {
         ...made(output, container, result.processedSeconds, result.height, media),
         sourceSeconds: probed.probe.durationSeconds,
+        ...(result.roundTripSsim !== null
+          ? { measuredInRun: { sha256: await fileSha256(output), roundTripSsim: result.roundTripSsim } }
+          : {}),
       };
     }
     const result = await normaliseSpeechLoudness({

@@ -25,6 +25,7 @@ export async function checkWithFfmpeg(
         mapping,
         transfer,
         peakNits: peakNits ?? DEFAULT_PEAK_NITS,
+        roundTripSsim: inRun.roundTripSsim,
       });
       // What was ordered and the light written stay beside the measured facts (the light block is itself
       // measured from the picture, src/media/light-levels.ts).
