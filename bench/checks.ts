@@ -184,7 +184,11 @@ function result(api: 'sdr2hdr' | 'audio', timed: Timed[], limit: number, clip: s
     `The ${api} job with its output checks (the run measuring on the way + the check) against checks off ` +
       "(the run alone), the worker's exact calls",
     { metric: 'seconds', ours: on, bare: off, higherIsBetter: false },
-    { text: `checks add ≤ ${Math.round(limit * 100)} % wall time`, met: (ratio) => ratio <= 1 + limit },
+    {
+      // Wall time is the target; on a shared machine it is noise-bound, so the CPU the checks add must agree.
+      text: `checks add ≤ ${Math.round(limit * 100)} % wall time (and CPU)`,
+      met: (ratio, details) => ratio <= 1 + limit && Number(details.cpu_ratio_median) <= 1 + limit,
+    },
     {
       clip,
       runs: timed.length,

@@ -49,7 +49,9 @@ export const ROUND_TRIP_SSIM_FLOORS: Record<Quality, number> = { fast: 0.78, bal
 /**
  * Frames compared, spread evenly over the output: SSIM of one encode varies little from frame to frame
  * (x265 at a fixed CRF), and ten spread frames see every part of a clip (scene changes, the segments of
- * a split item), while the cost stays the decode of both streams, not ten 1080p conversions more.
+ * a split item); the wrong pictures the check exists for (wrong transfer or light, a blur) are wrong on
+ * every frame, so any ten show them. The cost is ten conversions and comparisons, not the decodes: a PQ
+ * run shares them with its encode and light pass (src/media/round-trip.ts).
  */
 export const ROUND_TRIP_SAMPLES = 10;
 /** Integrated loudness within this of target_lufs (EBU R128 practice for short-form: ±1 LU). */
