@@ -388,6 +388,30 @@ describe('audio argv', () => {
     ]);
   });
 
+  it('pass 2 meters the s16 samples it writes to WAV in the same run (never M4A, whose encoder changes them)', () => {
+    const metered = { input: '/in/a.wav', output: '/out/a.wav', probe: wav(), measured, targetLufs: -16 } as const;
+    const args = buildLoudnormArgs({ ...metered, container: 'wav', meterWritten: true });
+    expect(args.slice(args.indexOf('-filter_complex'))).toEqual([
+      '-filter_complex',
+      expect.stringMatching(
+        /^\[0:0\]loudnorm=I=-16:.*:print_format=json,aresample=48000,aformat=sample_fmts=s16:sample_rates=48000,asplit=2\[written\]\[meter\];\[meter\]ebur128=framelog=verbose:peak=true,anullsink$/,
+      ),
+      '-map',
+      '[written]',
+      '-c:a',
+      'pcm_s16le',
+      '-f',
+      'wav',
+      '/out/a.wav',
+    ]);
+    const limited = buildGainLimiterArgs({ ...metered, gainDb: 4.41, container: 'wav', meterWritten: true });
+    // One meter only: the limiter's correction loop reads the meter of the written samples.
+    expect(limited.join(' ').match(/ebur128/g)).toHaveLength(1);
+    expect(buildLoudnormArgs({ ...metered, container: 'm4a', meterWritten: true })).toEqual(
+      buildLoudnormArgs({ ...metered, container: 'm4a' }),
+    );
+  });
+
   it('pass 2 writes AAC in M4A', () => {
     const args = buildLoudnormArgs({
       input: '/in/a.m4a',

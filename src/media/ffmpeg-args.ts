@@ -412,6 +412,8 @@ export interface LoudnormArgsInput extends LoudnessTargets {
   measured: LoudnessMeasurement;
   container: AudioOutputContainer;
   rwTimeoutUs?: number;
+  /** Meter the samples written (WAV only): see audioPassTwoArgs. */
+  meterWritten?: boolean;
 }
 
 /** Pass 2 when canNormaliseLinearly: loudnorm applies the gain found in pass 1 as a pure gain, writes WAV or M4A. */
@@ -439,13 +441,42 @@ export function buildLoudnormArgs(options: LoudnormArgsInput): string[] {
   return audioPassTwoArgs(options, audio.index, filter, outputSampleRate(audio.sampleRate, options.container));
 }
 
-/** The argv both second passes share: map the judged audio stream, filter, resample, encode. */
+/** Whether pass 2 meters what it writes: only PCM, whose encoder writes the metered samples unchanged. */
+export function metersWritten(options: { container: AudioOutputContainer; meterWritten?: boolean }): boolean {
+  return options.meterWritten === true && options.container === 'wav';
+}
+
+/**
+ * The argv both second passes share: map the judged audio stream, filter, resample, encode. When it
+ * meters what it writes (metersWritten), the signal is quantised to the file's own s16 in the graph and
+ * split: one copy goes to the PCM encoder (which writes those samples byte for byte), the other to an
+ * ebur128 meter with true peak — the output check's loudness without a second pass over the file.
+ */
 function audioPassTwoArgs(
-  options: { input: string; output: string; container: AudioOutputContainer; rwTimeoutUs?: number },
+  options: {
+    input: string;
+    output: string;
+    container: AudioOutputContainer;
+    rwTimeoutUs?: number;
+    meterWritten?: boolean;
+  },
   audioIndex: number,
   filter: string,
   sampleRate: number,
 ): string[] {
+  if (metersWritten(options)) {
+    const written = `${filter},aresample=${sampleRate},aformat=sample_fmts=s16:sample_rates=${sampleRate}`;
+    return [
+      ...commonHead('info'),
+      ...inputArgs(options.input, options.rwTimeoutUs),
+      '-filter_complex',
+      `[0:${audioIndex}]${written},asplit=2[written][meter];[meter]${WRITTEN_METER},anullsink`,
+      '-map',
+      '[written]',
+      ...audioOutputCodecArgs(options.container),
+      outputPath(options.output),
+    ];
+  }
   return [
     ...commonHead('info'),
     ...inputArgs(options.input, options.rwTimeoutUs),
@@ -480,7 +511,12 @@ export interface GainLimiterArgsInput {
   truePeakDbtp?: number;
   container: AudioOutputContainer;
   rwTimeoutUs?: number;
+  /** Meter the samples written (WAV only): see audioPassTwoArgs. */
+  meterWritten?: boolean;
 }
+
+/** EBU R128 with true peak; framelog=verbose keeps the per-100 ms lines out of stderr, the summary prints at info. */
+const WRITTEN_METER = 'ebur128=framelog=verbose:peak=true';
 
 /**
  * Pass 2 when a pure gain would clip: gain, then a peak limiter run at 4× oversampling (192 kHz) so it
@@ -501,8 +537,8 @@ export function buildGainLimiterArgs(options: GainLimiterArgsInput): string[] {
     // level=false: no make-up gain (the gain is ours); short attack/release keep the loudness cost small.
     `alimiter=limit=${limit}:attack=1:release=20:level=false`,
     `aresample=${rate}`,
-    // framelog=verbose keeps the per-100 ms lines out of stderr; the summary still prints at info.
-    'ebur128=framelog=verbose:peak=true',
+    // The meter after the limiter; a pass that meters what it writes has it there instead.
+    ...(metersWritten(options) ? [] : [WRITTEN_METER]),
   ].join(',');
   return audioPassTwoArgs(options, audio.index, filter, rate);
 }

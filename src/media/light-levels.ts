@@ -4,6 +4,7 @@
 // and its checks read the same ones.
 import { pqDecode } from './hdr-mapping';
 import { ALLOWED_DEMUXERS } from './ffmpeg-args';
+import { parseSsimY, pickFrames, referenceInputArgs } from './round-trip';
 import { defaultFfmpegPath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 import { isAbsolute } from 'node:path';
 
@@ -14,12 +15,50 @@ export interface LightLevels {
   maxFall: number;
 }
 
+const LIGHT_PICTURE = 'zscale=m=gbr:r=pc,format=gbrp16le';
+
+/** The round trip measured in the light pass (src/media/round-trip.ts): the output check's SSIM. */
+export interface LightPassRoundTrip {
+  /** The source's sampled frames, raw yuv420p at the output's size (referenceOutputArgs). */
+  referencePath: string;
+  size: { width: number; height: number };
+  every: number;
+  /** The output back to SDR (backToSdr). */
+  back: string;
+}
+
 /**
  * Decodes a PQ file's video to 16-bit R'G'B' (zscale: the file's own matrix and range, chroma upsampled as a
  * player does, transfer untouched) on stdout, for LightMeter.
  */
-export function buildLightMeasureArgs(input: string): string[] {
+export function buildLightMeasureArgs(input: string, roundTrip?: LightPassRoundTrip): string[] {
   if (!isAbsolute(input)) throw new Error(`media path must be absolute: ${input}`);
+  if (roundTrip) {
+    // One decode of the written file for both: the light meter's frames on stdout, and the sampled
+    // frames taken back to SDR and compared with the source's (kept by the encode) — ssim into a null sink.
+    return [
+      '-hide_banner',
+      '-nostdin',
+      '-nostats',
+      '-loglevel',
+      'info',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      ALLOWED_DEMUXERS,
+      '-i',
+      input,
+      ...referenceInputArgs(roundTrip.referencePath, roundTrip.size),
+      '-filter_complex',
+      `[0:v:0]split=2[light][trip];[light]${LIGHT_PICTURE}[meter];` +
+        `[trip]${pickFrames(roundTrip.every)},${roundTrip.back}[a];[1:v]setpts=N/(10*TB)[b];[a][b]ssim,nullsink`,
+      '-map',
+      '[meter]',
+      '-f',
+      'rawvideo',
+      'pipe:1',
+    ];
+  }
   return [
     '-hide_banner',
     '-nostdin',
@@ -34,7 +73,7 @@ export function buildLightMeasureArgs(input: string): string[] {
     '-map',
     '0:v:0',
     '-vf',
-    'zscale=m=gbr:r=pc,format=gbrp16le',
+    LIGHT_PICTURE,
     '-f',
     'rawvideo',
     'pipe:1',
@@ -118,15 +157,20 @@ export interface MeasureOptions {
   ffmpegPath?: string;
   signal?: AbortSignal;
   timeLimitMs?: number;
+  /** Also measure the round trip's SSIM in the same decode (`roundTripSsim` of the answer). */
+  roundTrip?: LightPassRoundTrip;
 }
 
-/** MaxCLL/MaxFALL of a PQ file's decoded picture, or the run that failed. */
+/** MaxCLL/MaxFALL of a PQ file's decoded picture (and its round trip when asked), or the run that failed. */
 export async function measureLightLevels(
   path: string,
   options: MeasureOptions,
-): Promise<{ ok: true; levels: LightLevels } | { ok: false; run: MediaProcessResult | null }> {
+): Promise<
+  { ok: true; levels: LightLevels; roundTripSsim: number | null } | { ok: false; run: MediaProcessResult | null }
+> {
   const meter = new LightMeter(options.width, options.height);
-  const run = await runMediaProcess(options.ffmpegPath ?? defaultFfmpegPath(), buildLightMeasureArgs(path), {
+  const args = buildLightMeasureArgs(path, options.roundTrip);
+  const run = await runMediaProcess(options.ffmpegPath ?? defaultFfmpegPath(), args, {
     signal: options.signal,
     timeLimitMs: options.timeLimitMs,
     onStdout: (chunk) => meter.push(chunk),
@@ -134,7 +178,9 @@ export async function measureLightLevels(
   if (run.status !== 'succeeded') return { ok: false, run };
   const measured = meter.finish();
   if (!measured) return { ok: false, run: null };
-  return { ok: true, levels: { maxCll: measured.maxCll, maxFall: measured.maxFall } };
+  // No score (ssim printed none): the check measures it from the file instead.
+  const roundTripSsim = options.roundTrip ? parseSsimY(run.stderrTail) : null;
+  return { ok: true, levels: { maxCll: measured.maxCll, maxFall: measured.maxFall }, roundTripSsim };
 }
 
 /** The levels of an item made of parts (segments): the brightest pixel and the brightest frame of any part. */

@@ -7,11 +7,13 @@ import type { Quality } from './quality-presets';
 import {
   decodedSourceVideo,
   measureAudio,
+  measurePcmWav,
   measureSourceVideo,
   measureVideo,
   roundTripSsim,
   type MeasuredAudio,
   type MeasuredVideo,
+  type LoudnessFigures,
   type MeasureTools,
   type SourceVideo,
 } from './output-measure';
@@ -47,7 +49,9 @@ export const ROUND_TRIP_SSIM_FLOORS: Record<Quality, number> = { fast: 0.78, bal
 /**
  * Frames compared, spread evenly over the output: SSIM of one encode varies little from frame to frame
  * (x265 at a fixed CRF), and ten spread frames see every part of a clip (scene changes, the segments of
- * a split item), while the cost stays the decode of both streams, not ten 1080p conversions more.
+ * a split item); the wrong pictures the check exists for (wrong transfer or light, a blur) are wrong on
+ * every frame, so any ten show them. The cost is ten conversions and comparisons, not the decodes: a PQ
+ * run shares them with its encode and light pass (src/media/round-trip.ts).
  */
 export const ROUND_TRIP_SAMPLES = 10;
 /** Integrated loudness within this of target_lufs (EBU R128 practice for short-form: ±1 LU). */
@@ -123,6 +127,8 @@ export interface VideoCheckRequest extends MeasureTools {
   mapping: Mapping;
   transfer: Transfer;
   peakNits: number;
+  /** The round trip as the pipeline measured it reading the written file back (pipelines.ts); else measured here. */
+  roundTripSsim?: number;
 }
 
 /** Measures a video output and its source, then judges them. */
@@ -141,15 +147,17 @@ export async function checkVideoOutput(
   const sourceVideo = frameCountCheck(video, counted).passed
     ? counted
     : await decodedSourceVideo(source, concat, counted, request);
-  const ssim = await roundTripSsim({
-    ...request,
-    source,
-    concat,
-    sourceVideo,
-    outputSize: video,
-    choice: { mapping: request.mapping, transfer: request.transfer, peakNits: request.peakNits },
-    samples: ROUND_TRIP_SAMPLES,
-  });
+  const ssim =
+    request.roundTripSsim ??
+    (await roundTripSsim({
+      ...request,
+      source,
+      concat,
+      sourceVideo,
+      outputSize: video,
+      choice: { mapping: request.mapping, transfer: request.transfer, peakNits: request.peakNits },
+      samples: ROUND_TRIP_SAMPLES,
+    }));
   const checks = [
     hdrSignallingCheck(video, request.transfer),
     frameCountCheck(video, sourceVideo),
@@ -164,12 +172,16 @@ export interface AudioCheckRequest extends MeasureTools {
   /** The source's decoded duration (its probe). */
   sourceSeconds: number;
   targetLufs: number;
+  /** EBU R128 of the samples written, metered as the run wrote them (PCM WAV only: measurePcmWav). */
+  written?: LoudnessFigures;
 }
 
 export async function checkAudioOutput(
   request: AudioCheckRequest,
 ): Promise<{ measured: MeasuredAudio; checks: OutputCheck[] }> {
-  const audio = await measureAudio(request.output, request);
+  const audio =
+    (request.written && (await measurePcmWav(request.output, request.written))) ??
+    (await measureAudio(request.output, request));
   const checks = [
     loudnessCheck(audio, request.targetLufs),
     truePeakCheck(audio),

@@ -2,13 +2,21 @@
 // ffprobe for the streams and the colour tags as a decoder reads them (the first frame's side data:
 // ST 2086 and the content light levels), ebur128 for loudness, and the round trip of a video output back
 // to SDR for its fidelity. output-checks.ts judges these numbers; the job view shows them.
-import { rm, stat, writeFile } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { ALLOWED_DEMUXERS, filterPath, zscaleColour } from './ffmpeg-args';
-import { buildExpandInverseCube } from './hdr-inverse';
-import { REFERENCE_WHITE_NITS, type MappingChoice } from './hdr-mapping';
+import { ALLOWED_DEMUXERS } from './ffmpeg-args';
 import { parseEbur128Summary } from './pipelines';
 import { containerOf } from './probe';
+import {
+  backToSdr,
+  inverseLutPath,
+  parseSsimY,
+  pickFrames,
+  sampleEvery,
+  sourceAsCompared,
+  writeInverseLut,
+  type RoundTripChoice,
+} from './round-trip';
 import { defaultFfmpegPath, defaultFfprobePath, runFfmpeg, runMediaProcess } from './run-ffmpeg';
 import type { VideoStreamInfo } from './media.types';
 
@@ -209,7 +217,6 @@ export async function measureAudio(path: string, tools: MeasureTools): Promise<M
   const format = /Input #0, ([^ ]+), from/.exec(text)?.[1]?.replace(/,$/, '') ?? '';
   const brand = /major_brand\s*:\s*(\S+)/.exec(text)?.[1];
   const loudness = parseEbur128Summary(meter.stderrTail);
-  const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
   return {
     container: containerOf(format, brand ? { major_brand: brand } : {}),
     codec: stream[1],
@@ -222,6 +229,64 @@ export async function measureAudio(path: string, tools: MeasureTools): Promise<M
     loudness_range_lu: finite(loudness?.lra),
   };
 }
+
+/**
+ * A 16-bit PCM WAV output's facts from its own RIFF header (fmt and data chunks), with loudness metered
+ * on the very samples its encoder wrote (pipelines.ts `written`): what measureAudio reads, without a second
+ * ffmpeg pass. Null for anything else (another codec, a header that does not add up): measure it in full.
+ */
+export async function measurePcmWav(path: string, written: LoudnessFigures): Promise<MeasuredAudio | null> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    const head = Buffer.alloc(Math.min(size, 4096));
+    await file.read(head, 0, head.length, 0);
+    if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE')
+      return null;
+    let format: { codec: number; channels: number; rate: number; align: number; bits: number } | null = null;
+    for (let at = 12; at + 8 <= head.length;) {
+      const id = head.toString('latin1', at, at + 4);
+      const length = head.readUInt32LE(at + 4);
+      if (id === 'fmt ' && at + 24 <= head.length) {
+        format = {
+          codec: head.readUInt16LE(at + 8),
+          channels: head.readUInt16LE(at + 10),
+          rate: head.readUInt32LE(at + 12),
+          align: head.readUInt16LE(at + 20),
+          bits: head.readUInt16LE(at + 22),
+        };
+      }
+      if (id === 'data') {
+        const pcm16 = format?.codec === 1 && format.bits === 16 && format.channels > 0 && format.rate > 0;
+        if (!format || !pcm16 || at + 8 + length !== size || length % format.align !== 0) return null;
+        return {
+          container: 'wav',
+          codec: 'pcm_s16le',
+          channels: format.channels,
+          sample_rate: format.rate,
+          duration_seconds: round3(length / format.align / format.rate),
+          bytes: size,
+          integrated_lufs: finite(written.integratedLufs),
+          true_peak_dbtp: finite(written.truePeakDbtp),
+          loudness_range_lu: finite(written.lra),
+        };
+      }
+      at += 8 + length + (length % 2);
+    }
+    return null;
+  } finally {
+    await file.close();
+  }
+}
+
+/** EBU R128 figures as the ebur128 summary gives them (NaN: not measured). */
+export interface LoudnessFigures {
+  integratedLufs: number;
+  truePeakDbtp: number;
+  lra: number;
+}
+
+const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
 
 /** ffmpeg's channel layout names → channels (anything else: "N channels"). */
 const CHANNELS: Record<string, number> = { mono: 1, stereo: 2, '2.1': 3, quad: 4, '5.0': 5, '5.1': 6, '7.1': 8 };
@@ -282,57 +347,36 @@ export interface RoundTripRequest extends MeasureTools {
   concat: boolean;
   sourceVideo: SourceVideo;
   outputSize: { width: number; height: number; frames: number };
-  choice: MappingChoice & { mapping: 'reference' | 'expand' };
+  choice: RoundTripChoice;
   samples: number;
 }
 
 /**
  * Luma SSIM of the output taken back to the source's SDR with the inverse of its mapping, against the
  * source (scaled to the output's size), on `samples` frames spread evenly: both streams are decoded
- * (cheap next to the encode), only the sampled frames are converted and compared.
+ * (cheap next to the encode), only the sampled frames are converted and compared. The PQ pipeline measures
+ * the same in its light pass (pipelines.ts); this is for every output it did not (src/media/round-trip.ts).
  */
 export async function roundTripSsim(request: RoundTripRequest): Promise<number> {
-  const { tin, pin, min } = zscaleColour(request.sourceVideo.colour);
-  const every = Math.max(1, Math.floor(request.outputSize.frames / Math.max(1, request.samples)));
-  // Frames picked by their index, then numbered alike on both sides: ssim pairs frames by timestamp, and a
-  // joined output's timestamps need not match the source parts' (edit lists, B-frame delay).
-  const pick = `select='not(mod(n\\,${every}))',setpts=N/(10*TB)`;
-  const t = request.choice.transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
-  const lut = request.choice.mapping === 'expand' ? `${request.output}.inverse.cube` : null;
-  const back = lut
-    ? [
-        `zscale=tin=${t}:t=${t}:pin=bt2020:p=bt2020:min=bt2020nc:m=gbr:rin=tv:r=pc`,
-        'format=gbrp16le',
-        `lut3d=file=${filterPath(lut)}:interp=tetrahedral`,
-        `zscale=tin=${tin}:t=${tin}:pin=${pin}:p=${pin}:min=gbr:m=${min}:rin=pc:r=tv`,
-      ].join(',')
-    : `zscale=tin=${t}:pin=bt2020:min=bt2020nc:rin=tv:t=${tin}:p=${pin}:m=${min}:r=tv:npl=${REFERENCE_WHITE_NITS}`;
-  const { width, height } = request.outputSize;
-  const resize = width !== request.sourceVideo.width || height !== request.sourceVideo.height;
-  const sourceChain = [pick, ...(resize ? [`zscale=w=${width}:h=${height}`] : []), 'format=yuv420p'].join(',');
+  const pick = pickFrames(sampleEvery(request.outputSize.frames, request.samples));
+  const lut = inverseLutPath(request.output, request.choice);
+  const back = backToSdr(request.choice, request.sourceVideo.colour, lut);
+  const sourceChain = `${pick},${sourceAsCompared(request.sourceVideo, request.outputSize)}`;
   try {
-    if (lut) {
-      const sourceColour = request.sourceVideo.colour;
-      const cube = buildExpandInverseCube({
-        choice: request.choice,
-        sourcePrimaries: sourceColour.colorPrimaries,
-        sourceTransfer: sourceColour.colorTransfer,
-      });
-      await writeFile(lut, cube);
-    }
+    if (lut) await writeInverseLut(lut, request.choice, request.sourceVideo.colour);
     const sourceInput = request.concat ? ['-f', 'concat', '-safe', '0', '-i', request.source] : ['-i', request.source];
     const run = await runMediaProcess(
       request.ffmpegPath ?? defaultFfmpegPath(),
       ['-hide_banner', '-nostdin', '-nostats', '-protocol_whitelist', 'file']
         .concat(['-format_whitelist', `${ALLOWED_DEMUXERS},concat`, '-i', request.output, ...sourceInput])
-        .concat(['-filter_complex', `[0:v]${pick},${back},format=yuv420p[a];[1:v]${sourceChain}[b];[a][b]ssim`])
+        .concat(['-filter_complex', `[0:v]${pick},${back}[a];[1:v]${sourceChain}[b];[a][b]ssim`])
         .concat(['-f', 'null', '-']),
       { signal: request.signal, timeLimitMs: request.timeLimitMs, stderrLines: 20 },
     );
     if (run.status !== 'succeeded') throw new MeasureFailed(run.status, run.stderrTail);
-    const match = /SSIM Y:([\d.]+)/.exec(run.stderrTail.join('\n'));
-    if (!match) throw new MeasureFailed('no_ssim', run.stderrTail);
-    return Math.round(Number(match[1]) * 10000) / 10000;
+    const score = parseSsimY(run.stderrTail);
+    if (score === null) throw new MeasureFailed('no_ssim', run.stderrTail);
+    return score;
   } finally {
     if (lut) await rm(lut, { force: true });
   }

@@ -7,6 +7,7 @@ import {
   buildLoudnessMeasureArgs,
   buildLoudnormArgs,
   canNormaliseLinearly,
+  metersWritten,
   buildPcmExtractArgs,
   buildSdrToHdrArgs,
   DEFAULT_PEAK_NITS,
@@ -18,6 +19,7 @@ import { confinedCpuCount } from './cpu-set';
 import { buildExpandCube, type Mapping, type Transfer } from './hdr-mapping';
 import { levelsToWrite, readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
 import { measureLightLevels } from './light-levels';
+import { backToSdr, inverseLutPath, referenceOutputArgs, sampleEvery, writeInverseLut } from './round-trip';
 import type { AudioOutputContainer, PipelineErrorCode, ProbeResult } from './media.types';
 import {
   DEFAULT_PROGRESS_INTERVAL_MS,
@@ -52,7 +54,13 @@ export interface PipelineFailure {
 // --- sdr2hdr ----------------------------------------------------------------------------------------
 
 /** What the argv builder takes, plus how to run it. */
-export interface SdrToHdrRequest extends PipelineRunOptions, SdrToHdrArgsInput {}
+export interface SdrToHdrRequest extends PipelineRunOptions, SdrToHdrArgsInput {
+  /**
+   * PQ: also measure the round trip's SSIM on this many sampled frames in the light pass, which decodes the
+   * written file anyway (`roundTripSsim` of the answer; src/media/round-trip.ts). Unset: not measured.
+   */
+  roundTripSamples?: number;
+}
 
 export interface SdrToHdrSuccess {
   ok: true;
@@ -63,6 +71,8 @@ export interface SdrToHdrSuccess {
   height: number;
   /** Where the light went: the mapping, the ST 2086 peak and the picture's measured levels (null for HLG). */
   light: OutputLight;
+  /** Round-trip luma SSIM of the written file (roundTripSamples), null when not measured. */
+  roundTripSsim: number | null;
   wallMs: number;
   /** The exact argv that ran, for logs. */
   args: string[];
@@ -100,6 +110,18 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
   const lutPath = mapping === 'expand' ? `${request.output}.expand.cube` : undefined;
   const throttle = new ProgressThrottle(request.onProgress, request.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
   const measures = transfer === 'pq';
+  const size = outputSize(video, request.targetHeight);
+  // The round trip rides on the light pass: the encode keeps the source's sampled frames, the light pass
+  // compares the written file's with them.
+  const choice = { mapping, transfer, peakNits };
+  const roundTrip =
+    measures && request.roundTripSamples
+      ? {
+          referencePath: `${request.output}.reference.yuv`,
+          every: sampleEvery(Math.round(request.probe.durationSeconds * (video.fps ?? 25)), request.roundTripSamples),
+          lut: inverseLutPath(request.output, choice),
+        }
+      : undefined;
   try {
     if (lutPath) {
       const cube = buildExpandCube({
@@ -110,6 +132,10 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
       await writeFile(lutPath, cube);
     }
     const args = buildSdrToHdrArgs({ ...request, lutPath, confinedCpus: request.confinedCpus ?? confinedCpuCount() });
+    if (roundTrip) {
+      args.push(...referenceOutputArgs(video.index, roundTrip.every, video, size, roundTrip.referencePath));
+      if (roundTrip.lut) await writeInverseLut(roundTrip.lut, choice, video);
+    }
     const run = await runFfmpeg(args, {
       ffmpegPath: request.ffmpegPath,
       durationSeconds: request.probe.durationSeconds,
@@ -123,8 +149,8 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
       await removePartial(request.output);
       return processFailure(run, started);
     }
-    const size = outputSize(video, request.targetHeight);
     const light: OutputLight = { mapping, transfer, masteringPeakNits: null, maxCll: null, maxFall: null };
+    let roundTripSsim: number | null = null;
     if (measures) {
       const measured = await measureLightLevels(request.output, {
         width: size.width,
@@ -132,6 +158,12 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
         ffmpegPath: request.ffmpegPath,
         signal: request.signal,
         timeLimitMs: remaining(deadline),
+        roundTrip: roundTrip && {
+          referencePath: roundTrip.referencePath,
+          size,
+          every: roundTrip.every,
+          back: backToSdr(choice, video, roundTrip.lut),
+        },
       });
       if (!measured.ok) {
         await removePartial(request.output);
@@ -145,6 +177,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
         return failure('processing_failed', 'Processing failed.', [String(error)], started);
       }
       Object.assign(light, { masteringPeakNits: peakNits, ...levelsToWrite(measured.levels) });
+      roundTripSsim = measured.roundTripSsim;
     }
     throttle.complete();
     return {
@@ -154,11 +187,14 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
       width: size.width,
       height: size.height,
       light,
+      roundTripSsim,
       wallMs: Date.now() - started,
       args,
     };
   } finally {
     if (lutPath) await rm(lutPath, { force: true });
+    if (roundTrip)
+      await Promise.all([roundTrip.referencePath, roundTrip.lut].map((path) => path && rm(path, { force: true })));
   }
 }
 
@@ -172,6 +208,11 @@ export interface SpeechLoudnessRequest extends PipelineRunOptions {
   truePeakDbtp?: number;
   container: AudioOutputContainer;
   vad?: VadOptions;
+  /**
+   * Meter the samples pass 2 writes, in the same run (WAV only: ffmpeg-args.ts metersWritten); the
+   * result's `written`. Off, the output is made alone (the checks bench's "checks off").
+   */
+  meterWritten?: boolean;
 }
 
 export interface LoudnessReport {
@@ -190,6 +231,8 @@ export interface SpeechLoudnessSuccess {
   output: LoudnessReport;
   /** 'linear': loudnorm applied a pure gain (dynamics kept); 'limited': gain plus a true-peak limiter. */
   normalizationType: 'linear' | 'limited';
+  /** EBU R128 of the exact samples written (WAV with meterWritten), null when not metered. */
+  written: LoudnessReport | null;
   wallMs: number;
 }
 
@@ -210,6 +253,8 @@ export async function normaliseSpeechLoudness(
     signal: request.signal,
     timeLimitMs: remaining(deadline),
     progressIntervalMs: 0,
+    // Pass 2's banners, loudnorm's report and the meter's summary all fit.
+    stderrLines: 80,
     onProgress: (fraction: number) => throttle.report(offset + fraction * weight),
   });
 
@@ -253,6 +298,7 @@ export async function normaliseSpeechLoudness(
     input: { integratedLufs: measured.inputI, truePeakDbtp: measured.inputTp, lra: measured.inputLra },
     output: pass2.output,
     normalizationType: pass2.normalizationType,
+    written: metersWritten(request) ? parseEbur128Summary(pass2.run.stderrTail) : null,
     wallMs: Date.now() - started,
   };
 }
@@ -323,6 +369,7 @@ export function parseEbur128Summary(stderrLines: string[]): LoudnessReport | nul
 
 interface StepOptions {
   ffmpegPath?: string;
+  stderrLines?: number;
   durationSeconds: number;
   signal?: AbortSignal;
   timeLimitMs?: number;

@@ -7,9 +7,11 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
+import { ROUND_TRIP_SAMPLES } from '../media/output-checks';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
+import { fileSha256 } from './run-measurements';
 import { endedEarly, made, probeFailure, round } from './runner-outcomes';
 import { sdr2hdrMedia } from './output-media';
 import { renderLightMap } from '../media/light-map';
@@ -66,6 +68,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         mapping,
         transfer,
         ...QUALITY_PRESETS[quality],
+        roundTripSamples: request.measureInRun !== false ? ROUND_TRIP_SAMPLES : undefined,
       });
       request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
@@ -75,6 +78,9 @@ export class FfmpegMediaRunner implements MediaRunner {
       return {
         ...made(output, container, result.processedSeconds, result.height, media),
         sourceSeconds: probed.probe.durationSeconds,
+        ...(result.roundTripSsim !== null
+          ? { measuredInRun: { sha256: await fileSha256(output), roundTripSsim: result.roundTripSsim } }
+          : {}),
       };
     }
     const result = await normaliseSpeechLoudness({
@@ -82,6 +88,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       output,
       container: request.output.container,
       targetLufs: request.output.target_lufs,
+      meterWritten: request.measureInRun !== false,
     });
     request.onStage?.('encode', performance.now() - encoding);
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
@@ -94,6 +101,7 @@ export class FfmpegMediaRunner implements MediaRunner {
     return {
       ...made(output, container, result.processedSeconds, 0, media),
       sourceSeconds: probed.probe.durationSeconds,
+      ...(result.written ? { measuredInRun: { sha256: await fileSha256(output), loudness: result.written } } : {}),
     };
   }
 

@@ -5,6 +5,7 @@ import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
 import { checkAudioOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import { MeasureFailed, type MeasureTools } from '../media/output-measure';
 import type { CheckedOutput, CheckRequest } from './media-runner';
+import { stillMeasured } from './run-measurements';
 
 export async function checkWithFfmpeg(
   request: CheckRequest,
@@ -12,6 +13,8 @@ export async function checkWithFfmpeg(
   probeSeconds: (path: string) => Promise<number>,
 ): Promise<CheckedOutput> {
   try {
+    // The run's own measurements count only while the file is the one they were made of.
+    const inRun = await stillMeasured(request.output.path, request.output.measuredInRun);
     if (request.api === 'sdr2hdr') {
       const { quality, mapping, transfer, peak_nits: peakNits } = request.options;
       const { measured, checks } = await checkVideoOutput({
@@ -22,6 +25,7 @@ export async function checkWithFfmpeg(
         mapping,
         transfer,
         peakNits: peakNits ?? DEFAULT_PEAK_NITS,
+        roundTripSsim: inRun.roundTripSsim,
       });
       // What was ordered and the light written stay beside the measured facts (the light block is itself
       // measured from the picture, src/media/light-levels.ts).
@@ -33,6 +37,7 @@ export async function checkWithFfmpeg(
       output: request.output.path,
       sourceSeconds,
       targetLufs: request.options.target_lufs,
+      written: inRun.loudness,
     });
     return { ok: true, measured: { ...request.output.media, ...measured }, checks };
   } catch (error) {

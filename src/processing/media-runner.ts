@@ -6,6 +6,7 @@ import type { ErrorCode } from '../common/errors';
 import type { AudioOutput, Sdr2HdrOutput } from '../jobs/output-options';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import type { OutputCheck } from '../media/output-checks';
+import type { RunMeasurements } from './run-measurements';
 
 /** How a media tool runs: stopped by the job's cancel, within what is left of its time. */
 export interface MediaRun {
@@ -31,6 +32,11 @@ interface RunItemCommon extends MediaRun {
     width: number | null;
     height: number | null;
   }): { ok: false; code: ErrorCode; message: string } | null;
+  /**
+   * false: make the output without measuring it on the way (MadeOutput.measuredInRun), so the check
+   * measures it all from the file — the checks bench's "checks off" baseline. Default true.
+   */
+  measureInRun?: boolean;
 }
 
 /** One item of a job for its pipeline, with the job's resolved output options. */
@@ -58,6 +64,8 @@ export interface MadeOutput {
   sourceSeconds?: number;
   /** The item's light map (a PNG in the work folder, sdr2hdr only), stored beside the output. */
   lightMapPath?: string;
+  /** What the run measured of the file it wrote, for the check while the file is unchanged (run-measurements.ts). */
+  measuredInRun?: RunMeasurements;
 }
 
 /** Media that could not be made: the item's catalogue code and the message a customer may read. */

@@ -41,9 +41,16 @@ describe('normaliseSpeechLoudness (real ffmpeg)', () => {
       container,
       onProgress: (f) => progress.push(f),
       progressIntervalMs: 0,
+      meterWritten: true,
     });
     expect(result).toMatchObject({ ok: true, outputPath: output, normalizationType });
     const measured = await measureEbur128(output);
+    // Pass 2's meter reads the samples the WAV holds (the same figures as the file read back); an M4A's
+    // encoder changes its samples after any meter could, so it is not metered in the run.
+    const written = result.ok ? result.written : undefined;
+    expect(written && { integratedLufs: written.integratedLufs, truePeakDbtp: written.truePeakDbtp }).toEqual(
+      container === 'wav' ? measured : null,
+    );
     expect(Math.abs(measured.integratedLufs - targetLufs)).toBeLessThanOrEqual(1);
     // -1.5 dBTP target; AAC encoding may move the peak by a tenth or two.
     expect(measured.truePeakDbtp).toBeLessThanOrEqual(-1.2);
