@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ProbeResult } from '../../src/media/media.types';
 import { normaliseSpeechLoudness } from '../../src/media/pipelines';
 import { probeMedia } from '../../src/media/probe';
+import { measureAudio } from '../../src/media/output-measure';
 import { measureEbur128, roomToneWav, silenceWav, speechM4a, speechVideoMp4, speechWav } from '../fixtures/media';
 
 let out: string;
@@ -61,6 +62,20 @@ describe('normaliseSpeechLoudness (real ffmpeg)', () => {
         ? { container: 'wav', audio: { codec: 'pcm_s16le', sampleRate: 48000 } }
         : { container: 'm4a', audio: { codec: 'aac', sampleRate: 48000 } },
     );
+  });
+
+  it('the measured output of an M4A names its container (the job view showed null: the brand lost its trailing space)', async () => {
+    const input = await speechWav();
+    const output = join(out, 'measured.m4a');
+    const result = await normaliseSpeechLoudness({
+      input,
+      output,
+      probe: await probed(input),
+      targetLufs: -23,
+      container: 'm4a',
+    });
+    expect(result).toMatchObject({ ok: true });
+    expect(await measureAudio(output, {})).toMatchObject({ container: 'm4a', codec: 'aac', sample_rate: 48000 });
   });
 
   it('takes the speech track of a video file', async () => {
