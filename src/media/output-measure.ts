@@ -215,7 +215,8 @@ export async function measureAudio(path: string, tools: MeasureTools): Promise<M
   const stream = /Stream #0:\d+[^:]*: Audio: (\w+)[^,]*, (\d+) Hz, ([^,]+),/.exec(text);
   if (!stream) throw new MeasureFailed('no_audio', meter.stderrTail);
   const format = /Input #0, ([^ ]+), from/.exec(text)?.[1]?.replace(/,$/, '') ?? '';
-  const brand = /major_brand\s*:\s*(\S+)/.exec(text)?.[1];
+  // A brand is four characters; the banner drops trailing spaces ('M4A ' prints as 'M4A').
+  const brand = /major_brand\s*:\s*(\S+)/.exec(text)?.[1]?.padEnd(4, ' ');
   const loudness = parseEbur128Summary(meter.stderrTail);
   return {
     container: containerOf(format, brand ? { major_brand: brand } : {}),
