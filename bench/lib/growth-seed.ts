@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
+import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { ROOT } from './environment';
 
 /** Bump when growth-seed.sql changes what it writes: every kept database is seeded again. */
@@ -55,11 +55,16 @@ function marker(scale: GrowthScale): string {
 async function migrate(url: string): Promise<{ name: string; seconds: number }[]> {
   const applied: { name: string; seconds: number }[] = [];
   for (let count = 1; count <= MIGRATIONS.length; count++) {
-    const dataSource = new DataSource({ type: 'postgres', url, migrations: MIGRATIONS.slice(0, count) });
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url,
+      migrations: MIGRATIONS.slice(0, count),
+      migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+    });
     await dataSource.initialize();
     try {
       const started = process.hrtime.bigint();
-      const ran = await dataSource.runMigrations({ transaction: 'each' });
+      const ran = await dataSource.runMigrations();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       for (const migration of ran) applied.push({ name: migration.name, seconds: Math.round(seconds * 10) / 10 });
     } finally {
