@@ -10,6 +10,8 @@ import { growthDatabase, LARGE, SMALL } from './lib/growth-seed';
 import { sdrClip } from './lib/media';
 import { openStream, PATHS, startSide, stopSide, type Side } from './growth';
 
+/** A table with more rows than this must never be read whole on a request path. */
+const LARGE_TABLE_ROWS = 10_000;
 const LOG = process.env.PG_LOG ?? '/var/log/postgresql/postgresql-15-main.log';
 
 interface Logged {
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
   const scale = process.argv[2] === '10k' ? SMALL : LARGE;
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const db = await growthDatabase(scale, log);
+  for (const migration of db.migrations) log(`migration ${migration.name}: ${migration.seconds} s`);
   const admin = new Client({ connectionString: db.url });
   await admin.connect();
   await admin.query(`ALTER DATABASE "${db.name}" SET log_min_duration_statement = 0`);
@@ -95,7 +98,8 @@ async function main(): Promise<void> {
     for (const path of paths) {
       // Twice: the first of a kind may warm caches (plans, the account); the second is the steady one.
       await path.send(side);
-      await new Promise((done) => setTimeout(done, 300));
+      // Past the metrics snapshot's sharing window (1 s, src/metrics/system-gauges.ts): the scrape reads again.
+      await new Promise((done) => setTimeout(done, 1100));
       const offset = await logSize();
       await path.send(side);
       await new Promise((done) => setTimeout(done, 500));
@@ -105,6 +109,13 @@ async function main(): Promise<void> {
     await admin.query(`ALTER DATABASE "${db.name}" RESET log_min_duration_statement`);
     if (side) await stopSide(side);
   }
+  const sizes = new Map(
+    (
+      await admin.query<{ relname: string; rows: number }>(
+        `SELECT relname, reltuples::float8 AS rows FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace`,
+      )
+    ).rows.map((table) => [table.relname, table.rows]),
+  );
   const lines: string[] = [];
   for (const { path, statements } of captured) {
     lines.push(`## ${path}`, '');
@@ -126,6 +137,9 @@ async function main(): Promise<void> {
         await admin.query('ROLLBACK TO SAVEPOINT explained');
       }
       const seq = [...plan.matchAll(/Seq Scan on (\w+)/g)].map((match) => match[1]);
+      const large = seq.filter((table) => (sizes.get(table) ?? 0) > LARGE_TABLE_ROWS);
+      const time = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1];
+      const buffers = /Buffers: ([^\n]*)/.exec(plan)?.[1];
       lines.push(
         '```sql',
         statement.sql,
@@ -138,7 +152,7 @@ async function main(): Promise<void> {
         plan,
         '```',
         '',
-        `seq scans: ${seq.length ? seq.join(', ') : 'none'}`,
+        `verdict: ${large.length ? `**sequential scan of ${large.join(', ')}**` : seq.length ? `no large table scanned (seq scan only of ${[...new Set(seq)].join(', ')}: small tables)` : 'index access only'}; ${time ?? '?'} ms, ${buffers ?? 'no buffers'}`,
         '',
       );
     }

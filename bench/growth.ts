@@ -104,7 +104,7 @@ export async function startSide(label: string, db: GrowthDatabase, clip: string)
   await env.query(
     `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height,
                         usd_per_credit, webhook_endpoints, upload_storage_bytes, event_streams)
-     VALUES ($1, 1000000, 1000000, NULL, '{sdr2hdr,audio}', 2160, 0.005, 1000000, 1099511627776, 1000)
+     VALUES ($1, 1000000, 1000000, 1000000000, '{sdr2hdr,audio}', 2160, 0.005, 1000000, 1099511627776, 1000)
      ON CONFLICT (id) DO NOTHING`,
     [BENCH_PLAN],
   );
@@ -112,7 +112,12 @@ export async function startSide(label: string, db: GrowthDatabase, clip: string)
     `SELECT account_id FROM jobs GROUP BY account_id ORDER BY count(*) DESC LIMIT 1`,
   );
   const accountId = largest.account_id;
-  await env.query(`UPDATE accounts SET plan_id = $1 WHERE id = $2`, [BENCH_PLAN, accountId]);
+  // Limits no run reaches, but set: a submit runs the quota and spend-cap checks a paying account's
+  // submit runs (each sums this period's jobs or charges), as it would on a plan with a quota and a cap.
+  await env.query(`UPDATE accounts SET plan_id = $1, spend_limit_usd = 1000000000 WHERE id = $2`, [
+    BENCH_PLAN,
+    accountId,
+  ]);
   const [owner] = await env.query<{ email: string }>(
     `UPDATE members SET password_hash = $2, joined_at = coalesce(joined_at, now())
       WHERE account_id = $1 AND role = 'owner' RETURNING email`,

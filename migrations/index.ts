@@ -15,6 +15,7 @@ import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitati
 import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 import { GrowthIndexes1765500000000 } from './1765500000000-growth-indexes';
+import { DisabledEndpointsIndex1765510000000 } from './1765510000000-disabled-endpoints-index';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   ItemPhase1765420000000,
   ItemChecks1765450000000,
   GrowthIndexes1765500000000,
+  DisabledEndpointsIndex1765510000000,
 ];
 
 /**
