@@ -16,6 +16,7 @@ import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 import { GrowthIndexes1765500000000 } from './1765500000000-growth-indexes';
 import { DisabledEndpointsIndex1765510000000 } from './1765510000000-disabled-endpoints-index';
+import { LiveStorageKeysIndex1765520000000 } from './1765520000000-live-storage-keys-index';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   ItemChecks1765450000000,
   GrowthIndexes1765500000000,
   DisabledEndpointsIndex1765510000000,
+  LiveStorageKeysIndex1765520000000,
 ];
 
 /**
