@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../migrations';
+import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../migrations';
 import { seedExpiredJobs } from '../test/support/expired-jobs';
 import { createAccount, fakeHeartbeat, submitJob, uploadFile } from './lib/client';
 import { adminQuery, BENCH_PLAN, createEnvironment, POSTGRES, type BenchEnvironment } from './lib/environment';
@@ -68,7 +68,12 @@ export async function ensurePurgeSeed(name: string, count: number, log: (message
   const started = Date.now();
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
-  const dataSource = new DataSource({ type: 'postgres', url, migrations: MIGRATIONS });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+  });
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();

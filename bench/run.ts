@@ -24,6 +24,7 @@ import { benchChecks } from './checks';
 import { benchSubmits } from './submits';
 import { benchPurge } from './purge';
 import { benchCapacity } from './capacity';
+import { benchGrowth } from './growth';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
 
@@ -46,6 +47,7 @@ const BENCHES: Record<string, Bench> = {
   docs: async (context) => [await benchDocs(context)],
   purge: async (context) => [await benchPurge(context)],
   capacity: async (context) => [await benchCapacity(context)],
+  growth: benchGrowth,
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */
@@ -79,10 +81,10 @@ async function main(): Promise<void> {
     .find((arg) => arg.startsWith('--only='))
     ?.slice('--only='.length)
     .split(',');
-  // storage-upload is a part of storage, run alone only when named; capacity (a model for
-  // docs/scaling.md, not a ratio to keep: it starts its own PostgreSQL cluster with pg_createcluster)
-  // too.
-  const ONLY_WHEN_NAMED = ['storage-upload', 'capacity'];
+  // Run only when named: storage-upload (a part of storage); capacity (a model for docs/scaling.md, not a
+  // ratio to keep: it starts its own PostgreSQL cluster with pg_createcluster); growth and purge (their
+  // first run seeds ten million and one million jobs).
+  const ONLY_WHEN_NAMED = ['storage-upload', 'capacity', 'growth', 'purge'];
   const names = only ?? Object.keys(BENCHES).filter((name) => !ONLY_WHEN_NAMED.includes(name));
   const unknown = names.filter((name) => !BENCHES[name]);
   if (unknown.length)

@@ -14,41 +14,25 @@ const INDEXES: { name: string; definition: string }[] = [
   { name: 'webhook_endpoints_disabled_idx', definition: 'webhook_endpoints (id) WHERE disabled_at IS NOT NULL' },
 ];
 
-/**
- * CREATE INDEX CONCURRENTLY cannot run inside a transaction, and the migrations run in one: it is
- * committed (what ran before stays applied), the index is built, and a transaction is opened again
- * for the rest. An index a failed concurrent build left invalid is dropped and built again.
- */
-async function outsideTransaction(q: QueryRunner, work: () => Promise<void>): Promise<void> {
-  const inTransaction = q.isTransactionActive;
-  if (inTransaction) await q.commitTransaction();
-  try {
-    await work();
-  } finally {
-    if (inTransaction) await q.startTransaction();
-  }
-}
-
 export class UpkeepIndexes1765500000000 implements MigrationInterface {
   name = 'UpkeepIndexes1765500000000';
+  // CREATE INDEX CONCURRENTLY cannot run inside a transaction (migrations/index.ts: mode 'each').
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    await outsideTransaction(q, async () => {
-      for (const { name, definition } of INDEXES) {
-        const [state] = (await q.query(
-          `SELECT i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = $1`,
-          [name],
-        )) as { valid: boolean }[];
-        if (state?.valid) continue;
-        if (state) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
-        await q.query(`CREATE INDEX CONCURRENTLY ${name} ON ${definition}`);
-      }
-    });
+    for (const { name, definition } of INDEXES) {
+      // An index a failed concurrent build left invalid is dropped and built again.
+      const [state] = (await q.query(
+        `SELECT i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = $1`,
+        [name],
+      )) as { valid: boolean }[];
+      if (state?.valid) continue;
+      if (state) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
+      await q.query(`CREATE INDEX CONCURRENTLY ${name} ON ${definition}`);
+    }
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await outsideTransaction(q, async () => {
-      for (const { name } of [...INDEXES].reverse()) await q.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
-    });
+    for (const { name } of [...INDEXES].reverse()) await q.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
   }
 }

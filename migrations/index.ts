@@ -15,6 +15,7 @@ import { InvitationsAcrossAccounts1765410000000 } from './1765410000000-invitati
 import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 import { UpkeepIndexes1765500000000 } from './1765500000000-upkeep-indexes';
+import { GrowthIndexes1765510000000 } from './1765510000000-growth-indexes';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -32,4 +33,12 @@ export const MIGRATIONS = [
   ItemPhase1765420000000,
   ItemChecks1765450000000,
   UpkeepIndexes1765500000000,
+  GrowthIndexes1765510000000,
 ];
+
+/**
+ * Each migration in its own transaction, and one that sets `transaction = false` (an index built
+ * CONCURRENTLY) in none: TypeORM refuses such a migration in its default mode ('all'). Every runner
+ * (the CLI's data source, the tests, the benchmarks) passes this.
+ */
+export const MIGRATIONS_TRANSACTION_MODE = 'each' as const;

@@ -8,7 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
+import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { AdminService } from '../../src/admin/admin.service';
 import { call, type TestApi } from '../support/app';
 import { createAccountOnPlan } from '../support/chaos-accounts';
@@ -69,7 +69,12 @@ describe('through PgBouncer in transaction-pooling mode', () => {
     const name = `${database}_pgbouncer`;
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await adminQuery(`CREATE DATABASE "${name}"`);
-    const source = new DataSource({ type: 'postgres', url: bouncer.url(name), migrations: MIGRATIONS });
+    const source = new DataSource({
+      type: 'postgres',
+      url: bouncer.url(name),
+      migrations: MIGRATIONS,
+      migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+    });
     try {
       await source.initialize();
       await source.runMigrations();

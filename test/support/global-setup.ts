@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
+import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { rmSync } from 'node:fs';
 import { reportDir } from './openapi-validation';
 import { runThroughPgBouncer, startRunPgBouncer } from './pgbouncer';
@@ -24,7 +24,12 @@ export default async function globalSetup(): Promise<void> {
   rmSync(reportDir(), { recursive: true, force: true });
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
-  const dataSource = new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, migrations: MIGRATIONS });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: process.env.DATABASE_URL,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+  });
   await dataSource.initialize();
   await dataSource.runMigrations();
   await dataSource.destroy();

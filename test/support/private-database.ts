@@ -2,7 +2,7 @@
 // of the system — e.g. the Prometheus test, whose workers would otherwise also deliver other files'
 // leftover webhooks. Dropped by the returned function.
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
+import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { adminQuery } from './global-setup';
 
 export async function privateDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -10,7 +10,12 @@ export async function privateDatabase(suffix: string): Promise<{ url: string; dr
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
   const url = `postgres://postgres@127.0.0.1:5432/${name}`;
-  const dataSource = new DataSource({ type: 'postgres', url, migrations: MIGRATIONS });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+  });
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
+import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { ensureBuilt, ROOT } from './dist-build';
 import { freePort, type TestApi } from './app';
 import { isAlive } from './pids';
@@ -426,7 +426,12 @@ export class PrivateCluster {
     } finally {
       await admin.end();
     }
-    const dataSource = new DataSource({ type: 'postgres', url: cluster.url(database), migrations: MIGRATIONS });
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: cluster.url(database),
+      migrations: MIGRATIONS,
+      migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+    });
     await dataSource.initialize();
     try {
       await dataSource.runMigrations();
