@@ -134,7 +134,9 @@ export function createRedis(config: AppConfig, name: string, role: RedisRole = '
  */
 export function createCluster(config: AppConfig, name: string, role: RedisRole, lazyConnect = false): Cluster {
   if (config.redisTopology.kind !== 'cluster') throw new Error('createCluster: REDIS_CLUSTER_NODES is not set');
-  return new Cluster(config.redisTopology.nodes, clusterOptions(config, name, role, lazyConnect));
+  const client = new Cluster(config.redisTopology.nodes, clusterOptions(config, name, role, lazyConnect));
+  client.on('error', () => undefined);
+  return client;
 }
 
 /**
