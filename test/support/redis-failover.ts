@@ -42,7 +42,12 @@ export async function startOnRedis(region: string, redisEnv: Record<string, stri
     worker,
     async close() {
       // Bounded: after a failed run a worker may wait on jobs that cannot end; the servers must still go.
-      await Promise.race([Promise.allSettled([worker.close(), api.close()]), sleep(CLOSE_MS)]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([worker.close(), api.close()]),
+        new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_MS))),
+      ]);
+      clearTimeout(timer);
       await rm(storage, { recursive: true, force: true });
     },
   };

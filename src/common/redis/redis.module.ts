@@ -64,10 +64,10 @@ function nodeAuth(config: AppConfig): Pick<RedisOptions, 'username' | 'password'
  * off to 20 s, so after an outage of ~20 s the API's queue kept refusing submits for up to 20 s more
  * while everything else worked again (test/jobs/queue-reconnect.e2e-spec.ts).
  *
- * Sentinel: ioredis asks the sentinels for the master of REDIS_SENTINEL_NAME on every (re)connect,
- * and the failover detector reconnects at once when they announce a new one (+switch-master) rather
- * than when the old master's socket times out. The sentinels themselves are reached in plain TCP
- * without a password; REDIS_URL's user, password and TLS apply to the master.
+ * Sentinel: ioredis asks the sentinels for the master of REDIS_SENTINEL_NAME on every (re)connect
+ * (a killed, restarted or demoted master drops its connections, so clients find the new one). The
+ * sentinels themselves are reached in plain TCP without a password; REDIS_URL's user, password and
+ * TLS apply to the master. See createRedis for the failover detector.
  */
 export function redisOptions(config: AppConfig, role: RedisRole): RetryingOptions {
   const topology = config.redisTopology;
@@ -78,7 +78,6 @@ export function redisOptions(config: AppConfig, role: RedisRole): RetryingOption
           sentinels: topology.sentinels,
           name: topology.name,
           role: 'master',
-          failoverDetector: true,
           enableTLSForSentinelMode: auth.tls !== undefined,
           sentinelRetryStrategy: reconnectDelay,
         }
@@ -120,7 +119,15 @@ export function createRedis(config: AppConfig, name: string, role: RedisRole = '
   const client =
     config.redisTopology.kind === 'cluster'
       ? createCluster(config, name, role)
-      : new Redis({ connectionName: `mediajobs-${name}`, ...redisOptions(config, role) });
+      : new Redis({
+          connectionName: `mediajobs-${name}`,
+          ...redisOptions(config, role),
+          // Our own clients also listen to the sentinels' +switch-master and reconnect at once, also when
+          // the old master's socket would only time out (a partition). Not BullMQ's: it closes its clients
+          // with QUIT, which leaves the detector's sentinel connections reconnecting for ever (ioredis
+          // cleans them up on disconnect() only), so a stopped worker would never exit.
+          failoverDetector: config.redisTopology.kind === 'sentinel',
+        });
   // Connection errors surface on the commands that fail (or, for a subscriber, as a lost
   // subscription that reconnects by itself); the event itself only needs a listener.
   client.on('error', () => undefined);
@@ -136,7 +143,32 @@ export function createCluster(config: AppConfig, name: string, role: RedisRole, 
   if (config.redisTopology.kind !== 'cluster') throw new Error('createCluster: REDIS_CLUSTER_NODES is not set');
   const client = new Cluster(config.redisTopology.nodes, clusterOptions(config, name, role, lazyConnect));
   client.on('error', () => undefined);
+  if (lazyConnect) {
+    // BullMQ 6.7 leaves a worker's main connection (a copy of this client, or a copy of that copy made
+    // when it reconnects) open after Worker.close(): it went on refreshing slots for ever and a stopped
+    // worker never exited. Every copy is kept so the owner can close them (disconnectCopies).
+    const copies: Cluster[] = [];
+    trackCopies(client, copies);
+    copiesOf.set(client, copies);
+  }
   return client;
+}
+
+const copiesOf = new WeakMap<object, Cluster[]>();
+
+function trackCopies(client: Cluster, copies: Cluster[]): void {
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (...args: Parameters<Cluster['duplicate']>) => {
+    const copy = duplicate(...args);
+    copies.push(copy);
+    trackCopies(copy, copies);
+    return copy;
+  };
+}
+
+/** Closes whatever BullMQ still holds open of the copies of a consumer's cluster client (createCluster). */
+export function disconnectCopies(connection: unknown): void {
+  for (const copy of copiesOf.get(connection as object) ?? []) if (copy.status !== 'end') copy.disconnect();
 }
 
 /**
