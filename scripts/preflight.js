@@ -58,10 +58,11 @@ const TOOLS = [
   },
   {
     name: 'redis-server',
-    commands: ['redis-server'],
+    // redis-cli (Debian's redis-tools, a dependency of redis-server) builds the private Redis Cluster.
+    commands: ['redis-server', 'redis-cli'],
     debian: 'redis-server',
     brew: 'redis',
-    for: 'private Redis servers',
+    for: 'private Redis servers and the Redis Cluster failover tests',
   },
   {
     name: 'redis-sentinel',

@@ -10,7 +10,6 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import { createHmac } from 'node:crypto';
 import { secretsEqual } from '../auth/api-key';
 import { adminTokenError, isAdminToken } from '../auth/admin-token';
@@ -23,6 +22,7 @@ import { QueueOwner } from '../common/queue-owner';
 import { regionsKey } from '../common/queues';
 import { boardCsrfToken, CSRF_COOKIE, CSRF_HEADER, csrfCookie } from './queue-board-csrf';
 import { boardError, QueueBoardAdapter } from './queue-board-routes';
+import type { RedisClient } from '../common/redis/redis.module';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 const COOKIE = 'mj_queue_board';
@@ -68,7 +68,7 @@ export interface QueueBoard {
 export async function setupQueueBoard(
   app: NestFastifyApplication,
   config: AppConfig,
-  redis: Redis,
+  redis: RedisClient,
   /** Writes the envelope of anything thrown (common/http/error-response.ts sendError). */
   sendError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void,
   /** The failed-credential budget per IP (issue 12 item 6): the board takes the operator token too. */

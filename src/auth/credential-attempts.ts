@@ -3,10 +3,9 @@
 // credential attempt from it is refused with 429 until the window passes, the right one included — a
 // limiter that answers only wrong guesses tells a guesser which guess was right.
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 
 /** Failures are counted in fixed windows of this length (the window of IP_RATE_LIMIT). */
 export const FAILURE_WINDOW_SECONDS = 1;
@@ -35,7 +34,7 @@ export class CredentialAttempts {
   private lastOutageLog = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -4,8 +4,9 @@
 // board) and consumers (the worker's media and webhook consumers) ask it for what they need; it closes
 // whatever is left at shutdown.
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue, Worker, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type WorkerOptions } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from './config/config';
+import { disconnectCopies } from './redis/redis.module';
 import {
   bullConnection,
   closeQueue,
@@ -53,7 +54,8 @@ function workerOptions(kind: QueueKind, config: AppConfig): Omit<WorkerOptions, 
 export class QueueOwner implements OnApplicationShutdown {
   private readonly logger = new Logger(QueueOwner.name);
   private readonly queues = new Map<string, Queue>();
-  private readonly workers = new Set<Worker>();
+  /** Each consumer with the connection it was given (a cluster client's copies are closed with it). */
+  private readonly workers = new Map<Worker, ConnectionOptions>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -81,21 +83,24 @@ export class QueueOwner implements OnApplicationShutdown {
    */
   worker<Q extends QueueKind>(kind: Q, handlers: QueueHandlers<Q>, owner: string): Worker<QueueData[Q]> {
     const name = queueName(kind, this.config.region);
+    const connection = bullConnection(this.config, 'worker');
     const worker = new Worker<QueueData[Q]>(name, queueDispatcher(kind, handlers, owner), {
-      connection: bullConnection(this.config, 'worker'),
+      connection,
       prefix: this.config.redisPrefix,
       ...workerOptions(kind, this.config),
     });
     // The consumer's connection is the one that notices an outage first: said once here, for every queue.
     worker.on('error', (error) => this.logger.warn({ err: error, queue: name }, 'queue connection error'));
-    this.workers.add(worker);
+    this.workers.set(worker, connection);
     return worker;
   }
 
   /** Stops a consumer: no new jobs, running ones finish (no grace period may cut them short). */
   async stopWorker(worker: Worker): Promise<void> {
+    const connection = this.workers.get(worker);
     this.workers.delete(worker);
     await worker.close();
+    disconnectCopies(connection);
   }
 
   /** Closes a queue, also while Redis is unreachable (closeQueue); a later `queue()` opens a new one. */
@@ -106,7 +111,7 @@ export class QueueOwner implements OnApplicationShutdown {
 
   /** Whatever its users did not close: consumers first (their running jobs still use the queues). */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.workers].map((worker) => this.stopWorker(worker)));
+    await Promise.allSettled([...this.workers.keys()].map((worker) => this.stopWorker(worker)));
     // Shutting down: a queue whose Redis is unreachable has nothing left to flush, and shutdown must go on.
     await Promise.allSettled([...this.queues.values()].map((queue) => this.closeQueue(queue)));
   }

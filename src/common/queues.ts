@@ -1,9 +1,9 @@
 // The catalogue of queues and the job names on them, typed: a consumer's handler map must name every
 // job of its queue (the compiler checks it), and the worker checks it again at boot (`checkHandlers`),
 // so a name added here without a handler stops start-up with a message saying what to add where.
-import type { Job, Queue, RedisOptions as BullRedisOptions } from 'bullmq';
+import type { ConnectionOptions, Job, Queue, RedisOptions as BullRedisOptions } from 'bullmq';
 import type { AppConfig } from './config/config';
-import { redisOptions } from './redis/redis.module';
+import { createCluster, redisOptions } from './redis/redis.module';
 
 export const QUEUE_JOBS = {
   // process-job takes a job and queues each of its open items as a process-item unit, which any
@@ -197,11 +197,18 @@ export function workersKey(config: AppConfig, region: string): string {
 }
 
 /**
- * BullMQ connection options (from the one factory, common/redis): fail fast in the API; workers block
- * on Redis, so no per-request cap.
+ * BullMQ's connection (from the one factory, common/redis): fail fast in the API; workers block on
+ * Redis, so no per-request cap. On a cluster BullMQ takes a Cluster client (it builds plain clients
+ * only from options): a producer's is used as it is and dropped by closeQueue; a consumer's is only
+ * duplicated (BullMQ owns the copies), so it is made without connecting. The queue keys share the
+ * prefix's hash tag (`{mj}:media.local:…`), as BullMQ requires of a queue on a cluster.
  */
-export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): BullRedisOptions {
-  const options: BullRedisOptions = redisOptions(config, role === 'producer' ? 'producer' : 'blocking');
+export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): ConnectionOptions {
+  const redisRole = role === 'producer' ? 'producer' : 'blocking';
+  if (config.redisTopology.kind === 'cluster') {
+    return createCluster(config, `bull-${role}`, redisRole, role === 'worker');
+  }
+  const options: BullRedisOptions = redisOptions(config, redisRole);
   return options;
 }
 

@@ -1,10 +1,9 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Operational } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { ApiSuccess } from '../docs/api-success';
 
 const CHECK_TIMEOUT_MS = 1500;
@@ -38,7 +37,7 @@ class ReadyResponse {
 export class HealthController {
   constructor(
     private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get('live')

@@ -1,17 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { QueueOwner } from '../common/queue-owner';
 import { cancelChannel, enqueueMediaJob, regionsKey, type MediaJobData } from '../common/queues';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 
 /** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
 @Injectable()
 export class JobQueue {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly queues: QueueOwner,
   ) {}
 

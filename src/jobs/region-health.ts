@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { workersKey } from '../common/queues';
-import { REDIS as REDIS_TOKEN } from '../common/redis/redis.module';
+import { REDIS as REDIS_TOKEN, type RedisClient } from '../common/redis/redis.module';
 
 export const HEARTBEAT_WINDOW_MS = 30_000;
 
@@ -10,7 +9,7 @@ export const HEARTBEAT_WINDOW_MS = 30_000;
 @Injectable()
 export class RegionHealth {
   constructor(
-    @Inject(REDIS_TOKEN) private readonly redis: Redis,
+    @Inject(REDIS_TOKEN) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

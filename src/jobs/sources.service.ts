@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { withPinnedProxy } from '../common/net/pinned-proxy';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
 import type { JobInputDto } from './dto/submit-job.dto';
 import type { ItemSource } from './job.types';
@@ -52,7 +51,7 @@ export class SourcesService {
     @Inject(SOURCE_PROBE) private readonly prober: SourceProbe,
     private readonly slots: ProbeSlots,
     @Inject(STORAGE) private readonly storage: Storage,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -2,11 +2,10 @@
 // instances), over a sliding minute: exactly "the 11th wrong password within 60 s" is refused.
 // Password reset requests are counted the same way (they send mail), on counters of their own.
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 
 const WINDOW_MS = 60_000;
 
@@ -44,7 +43,7 @@ export class SignInLimiter {
   private readonly reserveCommand: ReserveCommand;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     redis.defineCommand('mjSignInReserve', { lua: RESERVE });

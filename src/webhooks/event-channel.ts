@@ -5,8 +5,8 @@
 // relay when it turns the event into deliveries (webhook-dispatcher.ts), so an event whose first
 // publication was lost (the process died after its commit, or Redis failed the command) still reaches
 // open streams about a second later. Streams deduplicate by event id.
-import type { Redis } from 'ioredis';
 import type { EventPayload } from './event-payload';
+import type { RedisClient } from '../common/redis/redis.module';
 
 export function eventChannel(redisPrefix: string, accountId: string): string {
   return `${redisPrefix}:events:${accountId}`;
@@ -14,7 +14,7 @@ export function eventChannel(redisPrefix: string, accountId: string): string {
 
 /** Best effort: the relay publishes again, and a stream that misses both catches up when it resumes. */
 export async function publishEvents(
-  redis: Redis,
+  redis: RedisClient,
   redisPrefix: string,
   events: { accountId: string; payload: EventPayload }[],
 ): Promise<void> {

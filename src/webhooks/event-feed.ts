@@ -4,10 +4,9 @@
 // subscriber that is away, so when the subscriber's connection drops every stream is told (`lost`) and
 // ends: its client reconnects with Last-Event-ID and catches up from the database.
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { createRedis } from '../common/redis/redis.module';
+import { createRedis, type RedisClient } from '../common/redis/redis.module';
 import { eventChannel } from './event-channel';
 import type { EventPayload } from './outbox.writer';
 
@@ -29,7 +28,7 @@ const CONNECT_TIMEOUT_MS = 2500;
 @Injectable()
 export class EventFeed implements OnModuleDestroy {
   private readonly logger = new Logger(EventFeed.name);
-  private subscriber?: Promise<Redis>;
+  private subscriber?: Promise<RedisClient>;
   private readonly channels = new Map<string, Channel>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -71,9 +70,9 @@ export class EventFeed implements OnModuleDestroy {
     this.subscriber = undefined;
   }
 
-  private connection(): Promise<Redis> {
+  private connection(): Promise<RedisClient> {
     if (this.subscriber) return this.subscriber;
-    const pending: Promise<Redis> = this.connect(() => {
+    const pending: Promise<RedisClient> = this.connect(() => {
       if (this.subscriber === pending) this.subscriber = undefined;
     }).catch((error: unknown) => {
       if (this.subscriber === pending) this.subscriber = undefined;
@@ -84,7 +83,7 @@ export class EventFeed implements OnModuleDestroy {
   }
 
   /** A subscriber connection; `closed` runs when it drops (never to be reused). */
-  private async connect(closed: () => void): Promise<Redis> {
+  private async connect(closed: () => void): Promise<RedisClient> {
     const client = createRedis(this.config, 'events');
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no connection to Redis')), CONNECT_TIMEOUT_MS);

@@ -10,7 +10,6 @@
 // - An account holds at most its plan's `event_streams` open streams (stream-slots.ts).
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { AccessGuard } from '../auth/access.guard';
@@ -20,7 +19,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { clientGoneSignal } from '../common/http/client-gone';
 import { idFloor, idTime } from '../common/ids';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { EventFeed, type FeedListener } from './event-feed';
 import type { EventPayload } from './outbox.writer';
 import { RENEW_MS, StreamSlots, type StreamSlot } from './stream-slots';
@@ -168,7 +167,7 @@ export class EventStream implements OnModuleDestroy {
     private readonly slots: StreamSlots,
     private readonly guard: AccessGuard,
     private readonly credentials: CredentialsVersion,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { afterCommit } from '../common/database/after-commit';
 import type { ErrorObject } from '../common/errors';
 import { newId } from '../common/ids';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
 import type { EventItem, EventPayload, JobEvent } from './event-payload';
 
@@ -30,7 +29,7 @@ export class OutboxWriter {
   private readonly logger = new Logger(OutboxWriter.name);
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -2,10 +2,9 @@
 // in Redis of the streams open now, each with a lease its instance renews while the stream lives, so the
 // places of an instance that died free themselves when their leases run out.
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 
 /** A stream's place lasts this long unless renewed; renewed every RENEW_MS while the stream is open. */
 const LEASE_MS = 60_000;
@@ -28,7 +27,7 @@ export interface StreamSlot {
 @Injectable()
 export class StreamSlots {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -6,7 +6,6 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { isUnavailableError } from '../common/errors/classify';
@@ -16,7 +15,7 @@ import { batchPlan, inBatches, type BatchRun } from '../common/upkeep-batches';
 import { QueueOwner } from '../common/queue-owner';
 import { enqueueWebhookDeliveries, type WebhookJobData } from '../common/queues';
 import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
-import { REDIS } from '../common/redis/redis.module';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
 import { nextAttemptDelayMs } from './retry-policy';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
@@ -51,7 +50,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     private readonly repository: WebhooksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly queues: QueueOwner,
   ) {
     this.policy = createAddressPolicy(config.allowPrivateUrls);

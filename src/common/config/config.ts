@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { createAddressPolicy, loopbackEntriesWithoutPort } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
 import { parseSigningKey } from '../crypto/ed25519-private-key';
+import { keyPrefix, parseRedisTopology, RedisConfigError, type RedisTopology } from './redis-config';
 
 export interface AppConfig {
   nodeEnv: string;
@@ -19,7 +20,12 @@ export interface AppConfig {
    */
   databasePoolMode: DatabasePoolMode;
   redisUrl: string;
-  /** Prefix of every Redis key and BullMQ queue, so test runs never meet a developer's run. */
+  /** One node (REDIS_URL), a cluster (REDIS_CLUSTER_NODES) or sentinels (REDIS_SENTINELS): redis-config.ts. */
+  redisTopology: RedisTopology;
+  /**
+   * Prefix of every Redis key and BullMQ queue (REDIS_PREFIX), so test runs never meet a developer's run;
+   * on a cluster a hash tag, `{mj}` (redis-config.ts keyPrefix).
+   */
   redisPrefix: string;
   adminToken: string | null;
   publicBaseUrl: string;
@@ -174,9 +180,12 @@ export function parseConfig(env: Env = process.env): AppConfig {
   const region = env.REGION || 'local';
   if (!/^[a-z0-9-]{1,32}$/.test(region))
     throw new ConfigError(`REGION must be 1-32 characters of a-z, 0-9 and "-"; got "${region}".`);
-  const redisPrefix = env.REDIS_PREFIX || 'mj';
-  if (!/^[A-Za-z0-9_-]{1,40}$/.test(redisPrefix))
+  const prefix = env.REDIS_PREFIX || 'mj';
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(prefix))
     throw new ConfigError('REDIS_PREFIX must be 1-40 characters of A-Z, a-z, 0-9, _ and -.');
+  const redisUrl = url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']);
+  const redisTopology = redisTopologyOf(env, redisUrl);
+  const redisPrefix = keyPrefix(prefix, redisTopology);
   const logLevel = env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(
@@ -220,7 +229,8 @@ export function parseConfig(env: Env = process.env): AppConfig {
     port,
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/mediajobs', ['postgres:', 'postgresql:']),
     databasePoolMode: databasePoolMode(env),
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisUrl,
+    redisTopology,
     redisPrefix,
     adminToken,
     publicBaseUrl,
@@ -300,6 +310,15 @@ export function checkApiConfig(config: AppConfig): void {
 }
 
 /** STORAGE_BACKEND and, for s3, the bucket and how to reach it (docs/api-decisions.md §11). */
+function redisTopologyOf(env: Env, redisUrl: string): RedisTopology {
+  try {
+    return parseRedisTopology(env, redisUrl);
+  } catch (error) {
+    if (error instanceof RedisConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 function storageConfig(env: Env): AppConfig['storage'] {
   const backend = env.STORAGE_BACKEND || 'local';
   if (backend === 'local') return { backend };

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { REDIS } from '../redis/redis.module';
+import { REDIS, type RedisClient } from '../redis/redis.module';
 
 export interface RateLimitResult {
   limit: number;
@@ -54,7 +53,7 @@ export class RateLimiter {
   private readonly gatedHit: GatedHitCommand;
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     // defineCommand sends EVALSHA (the script body travels once per connection, not per request).

@@ -1,5 +1,5 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
 export const REDIS = Symbol('REDIS');
@@ -35,32 +35,99 @@ const ROLE_OPTIONS: Record<RedisRole, Omit<RedisOptions, 'retryStrategy'>> = {
   blocking: { maxRetriesPerRequest: null },
 };
 
+/** A client of the one Redis (single node or sentinel-found master) or of a Redis Cluster: one command API. */
+export type RedisClient = Redis | Cluster;
+
+type RetryingOptions = Omit<RedisOptions, 'retryStrategy'> & { retryStrategy: (times: number) => number };
+
+/** Back off to 2 s at most (see redisOptions). */
+const reconnectDelay = (times: number) => Math.min(times * 200, 2000);
+
 /**
- * The options of every Redis connection this codebase opens, ioredis clients and BullMQ's alike (the
- * one place they are decided). Every role reconnects within 2 s of Redis coming back: BullMQ's own
- * default backs off to 20 s, so after an outage of ~20 s the API's queue kept refusing submits for up
- * to 20 s more while everything else worked again (test/jobs/queue-reconnect.e2e-spec.ts).
+ * What REDIS_URL says of every Redis node, whatever the topology: user, password, TLS (rediss:) and
+ * database. Its host and port are the node's own only in the single-node form.
  */
-export function redisOptions(
-  config: AppConfig,
-  role: RedisRole,
-): Omit<RedisOptions, 'retryStrategy'> & { retryStrategy: (times: number) => number } {
+function nodeAuth(config: AppConfig): Pick<RedisOptions, 'username' | 'password' | 'tls' | 'db'> {
   const url = new URL(config.redisUrl);
   return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
     username: url.username || undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
-    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
     tls: url.protocol === 'rediss:' ? {} : undefined,
-    retryStrategy: (times: number) => Math.min(times * 200, 2000),
-    ...ROLE_OPTIONS[role],
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
   };
 }
 
-/** A Redis client (named `mediajobs-<name>` in CLIENT LIST); every ioredis client is made here. */
-export function createRedis(config: AppConfig, name: string, role: RedisRole = 'api'): Redis {
-  const client = new Redis({ connectionName: `mediajobs-${name}`, ...redisOptions(config, role) });
+/**
+ * The options of every Redis connection this codebase opens to one node or to a sentinel-found
+ * master, ioredis clients and BullMQ's alike (the one place they are decided; a cluster's are in
+ * clusterOptions). Every role reconnects within 2 s of Redis coming back: BullMQ's own default backs
+ * off to 20 s, so after an outage of ~20 s the API's queue kept refusing submits for up to 20 s more
+ * while everything else worked again (test/jobs/queue-reconnect.e2e-spec.ts).
+ *
+ * Sentinel: ioredis asks the sentinels for the master of REDIS_SENTINEL_NAME on every (re)connect
+ * (a killed, restarted or demoted master drops its connections, so clients find the new one). The
+ * sentinels themselves are reached in plain TCP without a password; REDIS_URL's user, password and
+ * TLS apply to the master. See createRedis for the failover detector.
+ */
+export function redisOptions(config: AppConfig, role: RedisRole): RetryingOptions {
+  const topology = config.redisTopology;
+  const auth = nodeAuth(config);
+  const where: RedisOptions =
+    topology.kind === 'sentinel'
+      ? {
+          sentinels: topology.sentinels,
+          name: topology.name,
+          role: 'master',
+          enableTLSForSentinelMode: auth.tls !== undefined,
+          sentinelRetryStrategy: reconnectDelay,
+        }
+      : (() => {
+          const url = new URL(config.redisUrl);
+          return { host: url.hostname, port: Number(url.port || 6379) };
+        })();
+  return { ...where, ...auth, retryStrategy: reconnectDelay, ...ROLE_OPTIONS[role] };
+}
+
+/**
+ * A Redis Cluster client for `role`. ioredis splits the options: what a command may wait for (the
+ * offline queue, auto-pipelining) is the cluster's, and it reconnects the cluster as a whole
+ * (clusterRetryStrategy: its node connections do not reconnect by themselves, a lost node is found
+ * again through a slots refresh). Connect and command timeouts and the retry cap are each node
+ * connection's. A command sent to a master that just died is retried on its replica once the
+ * cluster has promoted it (retryDelayOnFailover × maxRedirections, ~1.6 s by default; a request that
+ * waits longer gets its 503 as in any outage).
+ */
+function clusterOptions(config: AppConfig, name: string, role: RedisRole, lazyConnect: boolean): ClusterOptions {
+  const { enableOfflineQueue, enableAutoPipelining, ...node } = ROLE_OPTIONS[role];
+  const { db: _db, ...auth } = nodeAuth(config);
+  return {
+    redisOptions: { connectionName: `mediajobs-${name}`, ...auth, ...node },
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    enableAutoPipelining: enableAutoPipelining ?? false,
+    clusterRetryStrategy: reconnectDelay,
+    lazyConnect,
+  };
+}
+
+/**
+ * A Redis client (named `mediajobs-<name>` in CLIENT LIST); every ioredis client is made here. On a
+ * cluster it is an ioredis Cluster, which answers the same commands (keys of one command share the
+ * `{prefix}` hash tag: config/redis-config.ts keyPrefix) and subscribes through one of the nodes
+ * (PUBLISH reaches every node of a cluster).
+ */
+export function createRedis(config: AppConfig, name: string, role: RedisRole = 'api'): RedisClient {
+  const client =
+    config.redisTopology.kind === 'cluster'
+      ? createCluster(config, name, role)
+      : new Redis({
+          connectionName: `mediajobs-${name}`,
+          ...redisOptions(config, role),
+          // Our own clients also listen to the sentinels' +switch-master and reconnect at once, also when
+          // the old master's socket would only time out (a partition). Not BullMQ's: it closes its clients
+          // with QUIT, which leaves the detector's sentinel connections reconnecting for ever (ioredis
+          // cleans them up on disconnect() only), so a stopped worker would never exit.
+          failoverDetector: config.redisTopology.kind === 'sentinel',
+        });
   // Connection errors surface on the commands that fail (or, for a subscriber, as a lost
   // subscription that reconnects by itself); the event itself only needs a listener.
   client.on('error', () => undefined);
@@ -68,11 +135,48 @@ export function createRedis(config: AppConfig, name: string, role: RedisRole = '
 }
 
 /**
+ * A cluster client for BullMQ (queues.ts bullConnection). `lazyConnect` for a consumer: BullMQ
+ * duplicates the client it is given for a worker's connections and owns the copies, so the
+ * original need never connect.
+ */
+export function createCluster(config: AppConfig, name: string, role: RedisRole, lazyConnect = false): Cluster {
+  if (config.redisTopology.kind !== 'cluster') throw new Error('createCluster: REDIS_CLUSTER_NODES is not set');
+  const client = new Cluster(config.redisTopology.nodes, clusterOptions(config, name, role, lazyConnect));
+  client.on('error', () => undefined);
+  if (lazyConnect) {
+    // BullMQ 6.7 leaves a worker's main connection (a copy of this client, or a copy of that copy made
+    // when it reconnects) open after Worker.close(): it went on refreshing slots for ever and a stopped
+    // worker never exited. Every copy is kept so the owner can close them (disconnectCopies).
+    const copies: Cluster[] = [];
+    trackCopies(client, copies);
+    copiesOf.set(client, copies);
+  }
+  return client;
+}
+
+const copiesOf = new WeakMap<object, Cluster[]>();
+
+function trackCopies(client: Cluster, copies: Cluster[]): void {
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (...args: Parameters<Cluster['duplicate']>) => {
+    const copy = duplicate(...args);
+    copies.push(copy);
+    trackCopies(copy, copies);
+    return copy;
+  };
+}
+
+/** Closes whatever BullMQ still holds open of the copies of a consumer's cluster client (createCluster). */
+export function disconnectCopies(connection: unknown): void {
+  for (const copy of copiesOf.get(connection as object) ?? []) if (copy.status !== 'end') copy.disconnect();
+}
+
+/**
  * Waits (at most `ms`) for the first connection. Without an offline queue a command sent before it
  * fails at once: a one-shot process such as the admin CLI would fail its very first command. A
  * Redis that is down does not stop start-up; requests get 503 until it answers.
  */
-async function firstConnection(client: Redis, ms: number): Promise<Redis> {
+async function firstConnection(client: RedisClient, ms: number): Promise<RedisClient> {
   if (client.status === 'ready') return client;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -98,7 +202,7 @@ async function firstConnection(client: Redis, ms: number): Promise<Redis> {
   exports: [REDIS],
 })
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   onApplicationShutdown(): void {
     this.redis.disconnect();

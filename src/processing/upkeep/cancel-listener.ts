@@ -2,17 +2,16 @@
 // here is aborted at once (its media process killed). A message lost while the subscription was
 // down is caught at the item's next progress mark, which reads the job's status.
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { cancelChannel } from '../../common/queues';
-import { createRedis } from '../../common/redis/redis.module';
+import { createRedis, type RedisClient } from '../../common/redis/redis.module';
 import { jobsRunning } from '../../metrics/job-metrics';
 
 @Injectable()
 export class CancelListener implements OnApplicationBootstrap, OnApplicationShutdown {
   /** The work running here, by job id: a cancel aborts all of it. */
   private readonly running = new Map<string, Set<AbortController>>();
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 

@@ -10,12 +10,11 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { newId } from '../../common/ids';
 import { PeriodicTask } from '../../common/periodic';
 import { regionsKey, workersKey } from '../../common/queues';
-import { createRedis } from '../../common/redis/redis.module';
+import { createRedis, type RedisClient } from '../../common/redis/redis.module';
 
 const HEARTBEAT_MS = 10_000;
 const FORGOTTEN_AFTER_MS = 5 * 60_000;
@@ -26,7 +25,7 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
   /** This process's opaque id: in the region's worker set and on each item it runs (items[i].worker). */
   readonly id = newId('wkr');
   private readonly task = new PeriodicTask('heartbeat', this.logger, () => this.beat());
-  private commands?: Redis;
+  private commands?: RedisClient;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
