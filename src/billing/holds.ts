@@ -29,11 +29,7 @@ export function readAccount(manager: Transaction, accountId: string): Promise<Lo
   return selectAccount(manager, accountId, '');
 }
 
-async function selectAccount(
-  manager: Transaction,
-  accountId: string,
-  lock: 'FOR UPDATE' | '',
-): Promise<LockedAccount> {
+async function selectAccount(manager: Transaction, accountId: string, lock: 'FOR UPDATE' | ''): Promise<LockedAccount> {
   const rows: LockedAccount[] = await manager.query(
     `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 ${lock}`,
     [accountId],

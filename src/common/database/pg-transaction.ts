@@ -41,6 +41,13 @@ export async function pgTransaction<T>(db: DataSource, work: (tx: PgTransaction)
   const pool = (db.driver as unknown as { master: Pool }).master;
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The pool listens for a connection's errors only while it is idle: one that dies while checked out
+  // would otherwise emit an unhandled 'error' and end the process (TypeORM listens the same way). The
+  // statement in flight fails with the error as well, so it is only kept here, to close the connection.
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     const tx = new PgTransaction(client);
     let result: T;
@@ -57,6 +64,7 @@ export async function pgTransaction<T>(db: DataSource, work: (tx: PgTransaction)
     tx.runCommitted();
     return result;
   } finally {
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }
