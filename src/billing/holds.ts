@@ -3,6 +3,7 @@
 // reservation and the ledger. Every function runs inside the caller's transaction, so the job's
 // status (src/jobs/job-lifecycle.ts), the money and the outbox event change together or not at all.
 import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../common/database/pg-transaction';
 import { afterCommit } from '../common/database/after-commit';
 import { newId } from '../common/ids';
 import { row, rows } from '../common/database/sql';
@@ -19,20 +20,16 @@ export interface LockedAccount {
 }
 
 /** Locks the account row: concurrent submits for one account queue here, so checks and hold agree. */
-export function lockAccount(manager: EntityManager, accountId: string): Promise<LockedAccount> {
+export function lockAccount(manager: Transaction, accountId: string): Promise<LockedAccount> {
   return selectAccount(manager, accountId, 'FOR UPDATE');
 }
 
 /** The same row without the lock, for a look that takes no hold (the estimate). */
-export function readAccount(manager: EntityManager, accountId: string): Promise<LockedAccount> {
+export function readAccount(manager: Transaction, accountId: string): Promise<LockedAccount> {
   return selectAccount(manager, accountId, '');
 }
 
-async function selectAccount(
-  manager: EntityManager,
-  accountId: string,
-  lock: 'FOR UPDATE' | '',
-): Promise<LockedAccount> {
+async function selectAccount(manager: Transaction, accountId: string, lock: 'FOR UPDATE' | ''): Promise<LockedAccount> {
   const rows: LockedAccount[] = await manager.query(
     `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 ${lock}`,
     [accountId],
@@ -69,7 +66,7 @@ function ledger(
  * CHECK constraint (balance − reserved ≥ 0) is the backstop should this code ever be wrong.
  */
 export async function authoriseHold(
-  manager: EntityManager,
+  manager: Transaction,
   accountId: string,
   jobId: string,
   credits: number,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { pgTransaction, type PgTransaction, type Transaction } from '../common/database/pg-transaction';
 import { row, rows } from '../common/database/sql';
 import { TurnBatch } from '../common/database/turn-batch';
 import { capturedCredits } from '../billing/billing.repository';
@@ -55,8 +56,9 @@ export class JobsRepository {
 
   constructor(private readonly db: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+  /** The submit's and the estimate's transaction, on the driver directly (pg-transaction.ts). */
+  transaction<T>(work: (tx: PgTransaction) => Promise<T>): Promise<T> {
+    return pgTransaction(this.db, work);
   }
 
   /** For the metrics: credit holds still open (open jobs, jobs_open_idx) and the age of the oldest. */
@@ -74,7 +76,7 @@ export class JobsRepository {
    * Inserts the job and its items and returns them as a read would (findForAccount), in one statement:
    * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read.
    */
-  async insert(manager: EntityManager, job: NewJob): Promise<FoundJob> {
+  async insert(manager: Transaction, job: NewJob): Promise<FoundJob> {
     const values: unknown[] = [
       job.id,
       job.accountId,
@@ -197,7 +199,7 @@ export class JobsRepository {
    * the jobs of the submit that held the lock before.
    */
   async limitUsage(
-    manager: EntityManager,
+    manager: Transaction,
     look: { accountId: string; region: string; since: Date; quota: boolean; spendCap: boolean },
   ): Promise<{ secondsUsed: number; active: number; capturedCredits: number; queued: number }> {
     const found = await row<{ seconds: string | null; active: string; captured: string | null; queued: string }>(

@@ -2,7 +2,7 @@
 // cap, balance (the credit hold itself), queue depth. It runs inside the submit's transaction with
 // the account row locked, so concurrent submits of one account see each other's holds and jobs.
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../common/database/pg-transaction';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
 import { creditsMicroUsd, fromMicroUsd, toMicroUsd } from '../billing/micro-usd';
@@ -35,7 +35,7 @@ export class SubmitLimits {
    * which also undoes the hold when the queue turns out to be full.
    */
   async holdWithinLimits(
-    manager: EntityManager,
+    manager: Transaction,
     caller: AuthContext,
     account: LockedAccount,
     request: LimitsRequest,
@@ -48,7 +48,7 @@ export class SubmitLimits {
    * this request would get now, or null when it would be accepted.
    */
   async refusal(
-    manager: EntityManager,
+    manager: Transaction,
     caller: AuthContext,
     account: LockedAccount,
     request: LimitsLook,
@@ -63,7 +63,7 @@ export class SubmitLimits {
   }
 
   private async checkLimits(
-    manager: EntityManager,
+    manager: Transaction,
     caller: AuthContext,
     account: LockedAccount,
     request: LimitsLook,
@@ -144,7 +144,7 @@ export class SubmitLimits {
 
   /** The balance check is the hold: it is taken only when the available credits cover it (without a job, only compared). */
   private async hold(
-    manager: EntityManager,
+    manager: Transaction,
     caller: AuthContext,
     account: LockedAccount,
     request: LimitsLook,

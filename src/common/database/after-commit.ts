@@ -2,11 +2,13 @@
 // inside a transaction that then rolls back would count money that never moved.
 import type { EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import { EventSubscriber, type TransactionCommitEvent, type TransactionRollbackEvent } from 'typeorm';
+import { PgTransaction } from './pg-transaction';
 
 const pending = new WeakMap<QueryRunner, (() => void)[]>();
 
 /** Runs `work` after `manager`'s transaction commits (dropped if it rolls back); at once outside a transaction. */
-export function afterCommit(manager: EntityManager, work: () => void): void {
+export function afterCommit(manager: EntityManager | PgTransaction, work: () => void): void {
+  if (manager instanceof PgTransaction) return manager.afterCommit(work);
   const runner = manager.queryRunner;
   if (!runner?.isTransactionActive) return work();
   const list = pending.get(runner) ?? [];

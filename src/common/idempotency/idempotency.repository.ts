@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool } from 'pg';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/pg-transaction';
 import { row } from '../database/sql';
 import { createAsyncCommitPool } from '../database/async-commit-pool';
 import { APP_CONFIG, type AppConfig } from '../config/config';
@@ -95,7 +95,7 @@ export class IdempotencyRepository implements OnApplicationShutdown {
  * transaction (synchronous commit, with the work). False when the claim is not in flight any more.
  */
 export async function completeInTransaction(
-  manager: EntityManager,
+  manager: Transaction,
   claim: { accountId: string; key: string; requestHash: string },
   response: { status: number; body: unknown; headers: Record<string, string> },
 ): Promise<boolean> {

@@ -3,7 +3,7 @@
 // commit and a later write — an API process that died there used to leave the key reclaimable, and
 // the client's retry then created a second job.
 import { SetMetadata } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/pg-transaction';
 import { ApiError } from '../errors/api-error';
 import { completeInTransaction } from './idempotency.repository';
 
@@ -42,7 +42,7 @@ export class IdempotencyKeyConflict extends ApiError {
  * resource_locked so the caller's transaction — its job and hold — rolls back: one key, one job.
  */
 export async function storeIdempotentResponse(
-  manager: EntityManager,
+  manager: Transaction,
   claim: IdempotencyClaim,
   response: { status: number; body: unknown; headers: Record<string, string> },
 ): Promise<void> {
