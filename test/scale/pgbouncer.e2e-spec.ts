@@ -8,9 +8,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AdminService } from '../../src/admin/admin.service';
+import { lockAccount } from '../../src/billing/holds';
 import { call, type TestApi } from '../support/app';
 import { createAccountOnPlan } from '../support/chaos-accounts';
 import { expectError } from '../support/error-checks';
@@ -231,12 +232,14 @@ describe('through PgBouncer in transaction-pooling mode', () => {
     const key = account.apiKey;
     const body = { inputs: [{ upload_id: await upload(api, key, await clipOfDuration(2)) }] };
     const headers = { 'idempotency-key': `away-${account.accountId}` };
-    // The account's row held from outside PgBouncer: the submit claims its key, then waits on the lock.
+    // Another submit's transaction holds the account's row (its lock, taken outside PgBouncer): this
+    // submit claims its key, then waits for the account.
     const holder = new Client({ connectionString: `postgres://postgres@127.0.0.1:5432/${database}` });
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account.accountId]);
+      const onHolder = { query: async (sql: string, params: unknown[]) => (await holder.query(sql, params)).rows };
+      await lockAccount(onHolder as unknown as EntityManager, account.accountId);
       let answered: unknown;
       const first = call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body, headers });
       void first.then((response) => (answered = response));
