@@ -31,9 +31,10 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT id, status, balance_credits, reserved_credits FROM accounts WHERE id = $1 FOR UPDATE', [
-      accountId,
-    ]);
+    await client.query(
+      'SELECT id, status, balance_credits, reserved_credits FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
+      [accountId],
+    );
     await client.query(`SELECT count(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`, [
       accountId,
     ]);

@@ -19,9 +19,15 @@ export interface LockedAccount {
   reserved_credits: string;
 }
 
-/** Locks the account row: concurrent submits for one account queue here, so checks and hold agree. */
+/**
+ * Locks the account row: concurrent submits for one account queue here, so checks and hold agree.
+ * FOR NO KEY UPDATE, the lock an UPDATE of the balance takes, so every money change still waits for it;
+ * FOR UPDATE would also block the key-share lock that each insert referencing the account takes (an
+ * Idempotency-Key's claim, an upload), so in a submit storm those short writes queued behind every
+ * submit's transaction, each holding a database connection (behind PgBouncer, a server connection).
+ */
 export function lockAccount(manager: Transaction, accountId: string): Promise<LockedAccount> {
-  return selectAccount(manager, accountId, 'FOR UPDATE');
+  return selectAccount(manager, accountId, 'FOR NO KEY UPDATE');
 }
 
 /** The same row without the lock, for a look that takes no hold (the estimate). */
@@ -29,7 +35,11 @@ export function readAccount(manager: Transaction, accountId: string): Promise<Lo
   return selectAccount(manager, accountId, '');
 }
 
-async function selectAccount(manager: Transaction, accountId: string, lock: 'FOR UPDATE' | ''): Promise<LockedAccount> {
+async function selectAccount(
+  manager: Transaction,
+  accountId: string,
+  lock: 'FOR NO KEY UPDATE' | '',
+): Promise<LockedAccount> {
   const rows: LockedAccount[] = await manager.query(
     `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 ${lock}`,
     [accountId],

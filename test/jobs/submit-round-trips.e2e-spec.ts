@@ -79,7 +79,7 @@ describe('the round trips of one submit', () => {
       'UPDATE idempotency_keys SET', // the stored 202, in the job's transaction
       'COMMIT',
     ]);
-    expect(sent.sql[3]).toMatch(/FROM accounts WHERE id = \$1 FOR UPDATE$/);
+    expect(sent.sql[3]).toMatch(/FROM accounts WHERE id = \$1 FOR NO KEY UPDATE$/);
     // The rate limit (with the failed-credential budget and the credentials version), the region's
     // heartbeat, the queue add; the upload's probe verdict is kept in the instance that probed it.
     expect(sent.redis.sort()).toEqual(['evalsha', 'evalsha', 'zrangebyscore']);

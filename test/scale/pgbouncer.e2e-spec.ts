@@ -7,9 +7,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import { Client } from 'pg';
+import { DataSource, type EntityManager } from 'typeorm';
 import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { AdminService } from '../../src/admin/admin.service';
+import { lockAccount } from '../../src/billing/holds';
 import { call, type TestApi } from '../support/app';
 import { createAccountOnPlan } from '../support/chaos-accounts';
 import { expectError } from '../support/error-checks';
@@ -229,6 +231,60 @@ describe('through PgBouncer in transaction-pooling mode', () => {
       .query(`SELECT count(*)::int AS count FROM jobs WHERE account_id = $1`, [account.accountId]);
     expect(count).toBe(8);
   }, 240_000);
+
+  it('a submit that failed while PgBouncer was away left its Idempotency-Key free: the client’s retry runs, not 409 for a minute', async () => {
+    const account = await createAccountOnPlan(api, UNLIMITED, { credits: 1000 });
+    const key = account.apiKey;
+    const body = { inputs: [{ upload_id: await upload(api, key, await clipOfDuration(2)) }] };
+    const headers = { 'idempotency-key': `away-${account.accountId}` };
+    // Another submit's transaction holds the account's row (its lock, taken outside PgBouncer): this
+    // submit claims its key, then waits for the account.
+    const holder = new Client({ connectionString: `postgres://postgres@127.0.0.1:5432/${database}` });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      const onHolder = { query: async (sql: string, params: unknown[]) => (await holder.query(sql, params)).rows };
+      await lockAccount(onHolder as unknown as EntityManager, account.accountId);
+      let answered: unknown;
+      const first = call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body, headers });
+      void first.then((response) => (answered = response));
+      for (let waited = 0; ; waited += 50) {
+        if (answered) throw new Error(`the submit answered before waiting: ${JSON.stringify(answered)}`);
+        const { rows } = await holder.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = $1 AND wait_event_type = 'Lock'`,
+          [database],
+        );
+        if (rows[0].waiting > 0) break;
+        if (waited > 20_000) throw new Error('the submit never waited on the account lock');
+        await sleep(50);
+      }
+      // PgBouncer dies under the waiting submit, and stays away a moment: its answer is a retryable 503,
+      // and the key's release cannot reach the database just then.
+      await bouncer.kill();
+      const failed = await first;
+      expectError(api, failed, 'service_unavailable');
+      await sleep(1000);
+      await bouncer.start();
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+
+    // The client retries like the SDK; within a few seconds its submit runs (a claim counts as
+    // abandoned only after 60 s, so a lost release would answer 409 resource_locked until then).
+    const deadline = Date.now() + 15_000;
+    let answer = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body, headers });
+    while (answer.status !== 202 && answer.body?.error?.retryable === true && Date.now() < deadline) {
+      await sleep(300);
+      answer = await call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body, headers });
+    }
+    expect(answer.status).toBe(202);
+    const [{ jobs }] = await api.app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS jobs FROM jobs WHERE account_id = $1`, [account.accountId]);
+    expect(jobs).toBe(1);
+  }, 120_000);
 
   it('no session setting is left on a server connection: every one commits synchronously (money is durable)', async () => {
     // The async-commit pools set synchronous_commit per transaction here (SET LOCAL), never per session:

@@ -14,7 +14,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ApiError, toErrorObject } from '../errors/api-error';
 import { CATALOGUE } from '../errors/catalogue';
 import { requestHash } from './canonical-hash';
-import { IdempotencyRepository } from './idempotency.repository';
+import { IdempotencyRepository, type ClaimStamp } from './idempotency.repository';
 import { hashingTap, hashWhole, STREAM_CLAIM_HASH, streamRequestHash, type HashingTap } from './stream-body';
 import { IdempotencyKeyConflict, STORES_OWN_RESPONSE } from './idempotent-response';
 
@@ -71,8 +71,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const hash = requestHash(request.method, request.url.split('?')[0], request.body);
     const storesOwnResponse = Reflect.getMetadata(STORES_OWN_RESPONSE, context.getHandler()) === true;
 
+    let claimed: ClaimStamp | undefined;
     return from(this.begin(auth.accountId, key, hash)).pipe(
-      mergeMap(() => {
+      mergeMap((stamp) => {
+        claimed = stamp;
         request.idempotency = { accountId: auth.accountId, key, requestHash: hash };
         return next.handle();
       }),
@@ -96,7 +98,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return body;
       }),
       catchError(async (error: unknown) => {
-        if (error instanceof IdempotentReplay || isOwnConflict(error)) throw error;
+        if (error instanceof IdempotentReplay || isOwnConflict(error) || claimed === undefined) throw error;
         const row = error instanceof ApiError ? CATALOGUE[error.code] : null;
         if (
           error instanceof ApiError &&
@@ -114,10 +116,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
             this.logger.warn({ request_id: request.id, err: failure }, 'idempotent error not stored'),
           );
         } else {
-          await this.store.release(auth.accountId, key).catch((failure: unknown) =>
-            // Unreleased, the key stays claimed (resource_locked, retryable) until it counts as abandoned.
-            this.logger.warn({ request_id: request.id, err: failure }, 'idempotency key not released'),
-          );
+          // Retried by the store until it succeeds (the client meanwhile hears resource_locked, retryable).
+          await this.store.release(auth.accountId, key, claimed);
         }
         throw error;
       }),
@@ -140,7 +140,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const path = request.url.split('?')[0];
     const contentType = request.headers['content-type'] ?? '';
     return from(this.beginStream(accountId, key, request.body as Readable, path, contentType)).pipe(
-      mergeMap((tap) => {
+      mergeMap(({ tap, stamp }) => {
         request.body = tap.stream;
         return next.handle().pipe(
           mergeMap(async (body: unknown) => {
@@ -159,10 +159,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
             return body;
           }),
           catchError(async (error: unknown) => {
-            await this.store.release(accountId, key).catch((failure: unknown) =>
-              // Unreleased, the key stays claimed (resource_locked, retryable) until it counts as abandoned.
-              this.logger.warn({ request_id: request.id, err: failure }, 'idempotency key not released'),
-            );
+            await this.store.release(accountId, key, stamp);
             throw error;
           }),
         );
@@ -176,10 +173,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     body: Readable,
     path: string,
     contentType: string,
-  ): Promise<HashingTap> {
-    if (await this.store.claim(accountId, key, STREAM_CLAIM_HASH)) return hashingTap(body);
+  ): Promise<{ tap: HashingTap; stamp: ClaimStamp }> {
+    let stamp = await this.store.claim(accountId, key, STREAM_CLAIM_HASH);
+    if (stamp !== null) return { tap: hashingTap(body), stamp };
     const existing = await this.store.find(accountId, key);
-    if (!existing && (await this.store.claim(accountId, key, STREAM_CLAIM_HASH))) return hashingTap(body);
+    if (!existing && (stamp = await this.store.claim(accountId, key, STREAM_CLAIM_HASH)) !== null) {
+      return { tap: hashingTap(body), stamp };
+    }
     if (!existing || existing.state === 'in_flight') {
       body.resume(); // drain, so the connection can answer
       throw new IdempotencyKeyConflict('resource_locked');
@@ -196,12 +196,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
   }
 
-  private async begin(accountId: string, key: string, hash: string): Promise<void> {
-    if (await this.store.claim(accountId, key, hash)) return;
+  /** The claim's stamp when this request claimed the key; otherwise throws the conflict or the replay. */
+  private async begin(accountId: string, key: string, hash: string): Promise<ClaimStamp> {
+    const stamp = await this.store.claim(accountId, key, hash);
+    if (stamp !== null) return stamp;
     const existing = await this.store.find(accountId, key);
     // Expired between the two statements: treat as a fresh claim attempt once more.
     if (!existing) {
-      if (await this.store.claim(accountId, key, hash)) return;
+      const again = await this.store.claim(accountId, key, hash);
+      if (again !== null) return again;
       throw new IdempotencyKeyConflict('resource_locked');
     }
     if (existing.request_hash !== hash) throw new IdempotencyKeyConflict('idempotency_conflict');

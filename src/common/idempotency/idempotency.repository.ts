@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { Transaction } from '../database/pg-transaction';
 import { row } from '../database/sql';
@@ -15,6 +15,14 @@ export interface StoredResponse {
 
 /** A request still "in flight" after this long was abandoned (its process died): a retry may take over. */
 const ABANDONED_AFTER_SECONDS = 60;
+/** Pauses between attempts of a release that failed (a pool exhausted, the database or PgBouncer away). */
+const RELEASE_RETRY_MS = { first: 250, max: 4000 };
+
+/**
+ * Names one claim of a key (its created_at in microseconds, as text): a release removes that claim
+ * and never a later one, so a release retried late cannot free a key another request has claimed since.
+ */
+export type ClaimStamp = string;
 
 /**
  * Idempotency records are committed asynchronously (see createAsyncCommitPool): a submit would
@@ -26,21 +34,28 @@ const ABANDONED_AFTER_SECONDS = 60;
  */
 @Injectable()
 export class IdempotencyRepository implements OnApplicationShutdown {
+  private readonly logger = new Logger(IdempotencyRepository.name);
   private readonly db: Pool;
+  /** Releases being retried, each with its wake-up timer: shutdown ends them. */
+  private readonly retrying = new Map<Promise<void>, () => void>();
+  private closing = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.db = createAsyncCommitPool(config);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    for (const wake of this.retrying.values()) wake();
+    await Promise.all(this.retrying.keys());
     await this.db.end();
   }
 
   /**
    * Claims the key for this request. Exactly one of several concurrent identical requests wins
-   * (the primary key decides); an expired or abandoned claim is taken over.
+   * (the primary key decides); an expired or abandoned claim is taken over. Null when not claimed.
    */
-  async claim(accountId: string, key: string, hash: string): Promise<boolean> {
+  async claim(accountId: string, key: string, hash: string): Promise<ClaimStamp | null> {
     const { rows } = await this.db.query(
       `INSERT INTO idempotency_keys (account_id, key, request_hash, state, expires_at)
        VALUES ($1, $2, $3, 'in_flight', now() + interval '24 hours')
@@ -50,10 +65,10 @@ export class IdempotencyRepository implements OnApplicationShutdown {
          WHERE idempotency_keys.expires_at < now()
             OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.request_hash = EXCLUDED.request_hash
                 AND idempotency_keys.created_at < now() - make_interval(secs => $4))
-       RETURNING true AS claimed`,
+       RETURNING (extract(epoch FROM created_at) * 1000000)::bigint::text AS stamp`,
       [accountId, key, hash, ABANDONED_AFTER_SECONDS],
     );
-    return rows.length > 0;
+    return (rows[0] as { stamp: string } | undefined)?.stamp ?? null;
   }
 
   async find(accountId: string, key: string): Promise<StoredResponse | null> {
@@ -82,11 +97,58 @@ export class IdempotencyRepository implements OnApplicationShutdown {
     );
   }
 
-  async release(accountId: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'in_flight'`, [
-      accountId,
-      key,
-    ]);
+  /**
+   * Frees the key of a request that did not complete, so the client's retry runs again. A release must
+   * not be lost to a moment without a database connection (a pool exhausted in a submit storm behind
+   * PgBouncer, PgBouncer restarting): the key would answer 409 resource_locked to every retry until the
+   * claim counts as abandoned. So a failed release is retried in the background, with backoff, until it
+   * succeeds or the claim would count as abandoned anyway. Resolves after the first attempt, true if it
+   * freed the key then (the caller's error answer does not wait for the retries).
+   */
+  async release(accountId: string, key: string, stamp: ClaimStamp): Promise<boolean> {
+    const first = await this.releaseOnce(accountId, key, stamp).then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    if (first === null) return true;
+    this.logger.warn({ account_id: accountId, err: first }, 'idempotency key not released yet; retrying');
+    const giveUpAt = Date.now() + ABANDONED_AFTER_SECONDS * 1000;
+    let wake = (): void => undefined;
+    const retry = (async () => {
+      for (let pause = RELEASE_RETRY_MS.first; !this.closing; pause = Math.min(pause * 2, RELEASE_RETRY_MS.max)) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pause);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        if (this.closing) break;
+        try {
+          await this.releaseOnce(accountId, key, stamp);
+          this.logger.log({ account_id: accountId }, 'idempotency key released after retrying');
+          return;
+        } catch (failure) {
+          if (Date.now() >= giveUpAt) {
+            // The claim counts as abandoned now: the client's next retry takes it over (claim()).
+            this.logger.warn({ account_id: accountId, err: failure }, 'idempotency key not released');
+            return;
+          }
+        }
+      }
+    })();
+    this.retrying.set(retry, () => wake());
+    void retry.finally(() => this.retrying.delete(retry));
+    return false;
+  }
+
+  private async releaseOnce(accountId: string, key: string, stamp: ClaimStamp): Promise<void> {
+    await this.db.query(
+      `DELETE FROM idempotency_keys
+        WHERE account_id = $1 AND key = $2 AND state = 'in_flight'
+          AND (extract(epoch FROM created_at) * 1000000)::bigint = $3::bigint`,
+      [accountId, key, stamp],
+    );
   }
 }
 
