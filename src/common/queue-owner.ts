@@ -6,7 +6,7 @@
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type ConnectionOptions, type WorkerOptions } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from './config/config';
-import { disconnectCopies } from './redis/redis.module';
+import { disconnectConsumer } from './redis/redis.module';
 import {
   bullConnection,
   closeQueue,
@@ -54,7 +54,7 @@ function workerOptions(kind: QueueKind, config: AppConfig): Omit<WorkerOptions, 
 export class QueueOwner implements OnApplicationShutdown {
   private readonly logger = new Logger(QueueOwner.name);
   private readonly queues = new Map<string, Queue>();
-  /** Each consumer with the connection it was given (a cluster client's copies are closed with it). */
+  /** Each consumer with the connection it was given (on a cluster, closed with it: disconnectConsumer). */
   private readonly workers = new Map<Worker, ConnectionOptions>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -99,8 +99,11 @@ export class QueueOwner implements OnApplicationShutdown {
   async stopWorker(worker: Worker): Promise<void> {
     const connection = this.workers.get(worker);
     this.workers.delete(worker);
-    await worker.close();
-    disconnectCopies(connection);
+    try {
+      await worker.close();
+    } finally {
+      disconnectConsumer(connection);
+    }
   }
 
   /** Closes a queue, also while Redis is unreachable (closeQueue); a later `queue()` opens a new one. */

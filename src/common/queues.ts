@@ -199,8 +199,9 @@ export function workersKey(config: AppConfig, region: string): string {
 /**
  * BullMQ's connection (from the one factory, common/redis): fail fast in the API; workers block on
  * Redis, so no per-request cap. On a cluster BullMQ takes a Cluster client (it builds plain clients
- * only from options): a producer's is used as it is and dropped by closeQueue; a consumer's is only
- * duplicated (BullMQ owns the copies), so it is made without connecting. The queue keys share the
+ * only from options): a producer's is used as it is and dropped by closeQueue; a consumer's is the
+ * worker's main connection and is duplicated for its blocking one, and BullMQ closes neither for
+ * good, so QueueOwner.stopWorker closes them (disconnectConsumer). The queue keys share the
  * prefix's hash tag (`{mj}:media.local:…`), as BullMQ requires of a queue on a cluster.
  */
 export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): ConnectionOptions {

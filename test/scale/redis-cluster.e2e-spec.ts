@@ -2,10 +2,18 @@
 // 3-replica cluster (REDIS_CLUSTER_NODES), and the master holding the service's slot SIGKILLed while
 // jobs run. Its replica takes over; every job ends, none is lost or charged twice, and the API — its
 // rate limiter on every request — answers again.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Cluster } from 'ioredis';
+import { ensureBuilt } from '../support/dist-build';
 import { PrivateRedisCluster, redisCli } from '../support/redis-topologies';
 import { JOBS, jobsThroughFailover, startOnRedis, type FailoverRun } from '../support/redis-failover';
 import { pollUntil } from '../support/processes';
+
+/** How long a closed worker's process may take to end (its last connections' closing handshakes). */
+const EXIT_MS = 10_000;
 
 describe('Redis Cluster: a master lost mid-run', () => {
   let cluster: PrivateRedisCluster;
@@ -70,4 +78,40 @@ describe('Redis Cluster: a master lost mid-run', () => {
     // Refusals during the failover are 503 envelopes, never a 500.
     expect(outcome.duringFailover.filter((status) => status !== 200 && status !== 503)).toEqual([]);
   }, 120_000);
+
+  // After the failover, so the worker meets the cluster as production may: a master replaced. A
+  // process that closes its worker (a test file, an embedding script) must then end by itself: every
+  // Redis connection closed, none left reconnecting or refreshing the cluster's slots.
+  it(`a worker closed on the cluster leaves nothing running: its process ends within ${EXIT_MS / 1000} s`, async () => {
+    ensureBuilt('dist/src/worker.js');
+    const storage = await mkdtemp(join(tmpdir(), 'mj-cluster-exit-'));
+    const child = spawn(process.execPath, [join(__dirname, '../support/closing-worker.js')], {
+      env: { ...process.env, REGION: 'cluster-exit', STORAGE_DIR: storage, REDIS_CLUSTER_NODES: cluster.nodes },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await pollUntil('the worker to start', () => output.includes('started') || child.exitCode !== null, 30_000);
+      expect({ output, stderr: output === 'started\n' ? '' : stderr }).toEqual({ output: 'started\n', stderr: '' });
+      child.kill('SIGTERM');
+      await pollUntil('the worker to close', () => output.includes('close'), 30_000);
+      expect(output).toBe('started\nclosed\n');
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([
+        exited,
+        new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), EXIT_MS))),
+      ]);
+      clearTimeout(timer);
+      // Its stderr shown on failure (a start-up or close error).
+      expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+      await rm(storage, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -136,17 +136,13 @@ export function createRedis(config: AppConfig, name: string, role: RedisRole = '
 
 /**
  * A cluster client for BullMQ (queues.ts bullConnection). `lazyConnect` for a consumer: BullMQ
- * duplicates the client it is given for a worker's connections and owns the copies, so the
- * original need never connect.
+ * connects it itself (see consumerCluster).
  */
 export function createCluster(config: AppConfig, name: string, role: RedisRole, lazyConnect = false): Cluster {
   if (config.redisTopology.kind !== 'cluster') throw new Error('createCluster: REDIS_CLUSTER_NODES is not set');
   const client = new Cluster(config.redisTopology.nodes, clusterOptions(config, name, role, lazyConnect));
   client.on('error', () => undefined);
   if (lazyConnect) {
-    // BullMQ 6.7 leaves a worker's main connection (a copy of this client, or a copy of that copy made
-    // when it reconnects) open after Worker.close(): it went on refreshing slots for ever and a stopped
-    // worker never exited. Every copy is kept so the owner can close them (disconnectCopies).
     const copies: Cluster[] = [];
     trackCopies(client, copies);
     copiesOf.set(client, copies);
@@ -166,9 +162,23 @@ function trackCopies(client: Cluster, copies: Cluster[]): void {
   };
 }
 
-/** Closes whatever BullMQ still holds open of the copies of a consumer's cluster client (createCluster). */
-export function disconnectCopies(connection: unknown): void {
-  for (const copy of copiesOf.get(connection as object) ?? []) if (copy.status !== 'end') copy.disconnect();
+/**
+ * Closes every connection a BullMQ Worker made of a consumer's cluster client (createCluster with
+ * lazyConnect), once Worker.close() has returned. BullMQ 6.7 leaves two of them open, and either one
+ * alone kept a closed worker's process alive (test/scale/redis-cluster.e2e-spec.ts, "a worker closed"):
+ * - the client itself: the worker's main connection. BullMQ uses a client instance it is given as it
+ *   is (Worker.createBackend asks for no `blocking` copy) and treats it as the caller's (`shared`), so
+ *   its close() never quits it, and the client goes on refreshing the cluster's slots;
+ * - its copies (`duplicate()`, tracked here): the blocking connection. Worker.close() disconnects it
+ *   to end the waiting BZPOPMIN before it marks it closing, so BullMQ's cluster recovery
+ *   (RedisConnection.runWithClusterRecovery) reconnects it; a copy may also be copied again.
+ * disconnect() on a client that is already closed is harmless (BullMQ may have set its status to
+ * `end` while ioredis still reconnects it, so the status is not trusted).
+ */
+export function disconnectConsumer(connection: unknown): void {
+  if (!copiesOf.has(connection as object)) return;
+  (connection as Cluster).disconnect();
+  for (const copy of copiesOf.get(connection as object) ?? []) copy.disconnect();
 }
 
 /**
