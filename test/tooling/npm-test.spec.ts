@@ -117,7 +117,15 @@ describe("npm test's main step", () => {
       writeFileSync(file, `#!/bin/sh\necho "${name} $*" >> "${calls}"\nexit ${exit}\n`);
       chmodSync(file, 0o755);
     };
-    stub(join(work, 'node_modules/.bin/jest'), 'jest', jestExit);
+    // Jest runs as a script of node's own, with a raised heap limit (scripts/test.js says why).
+    const jestBin = join(work, 'node_modules/jest/bin/jest.js');
+    mkdirSync(dirname(jestBin), { recursive: true });
+    writeFileSync(
+      jestBin,
+      `require('node:fs').appendFileSync(${JSON.stringify(calls)}, ` +
+        "'jest ' + process.argv.slice(2).join(' ') + ' (node ' + process.execArgv.join(' ') + ')\\n');" +
+        `process.exit(${jestExit});`,
+    );
     stub(join(work, 'bin/npm'), 'npm', sdkExit);
     const result = spawnSync(process.execPath, [join(work, 'scripts/test.js')], {
       cwd: work,
@@ -129,7 +137,10 @@ describe("npm test's main step", () => {
 
   it("runs the SDK's suite after a failing Jest and fails", () => {
     const { status, stdout, calls } = runWith(1, 0);
-    expect(calls).toEqual(['jest --runInBand --json --outputFile=.jest-results.json', 'npm test -w sdk']);
+    expect(calls).toEqual([
+      'jest --runInBand --json --outputFile=.jest-results.json (node --max-old-space-size=8192)',
+      'npm test -w sdk',
+    ]);
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('npm test: jest exited 1, sdk exited 0');
     expect(status).toBe(1);
   });
