@@ -26,26 +26,5 @@ export async function startStack(
 ): Promise<{ api: TestApi; worker: TestWorker; close(): Promise<void> }> {
   const api = await startApi(env);
   const worker = await startWorker({ ...env, PUBLIC_BASE_URL: api.config.publicBaseUrl, DOCS_URL: api.config.docsUrl });
-  return {
-    api,
-    worker,
-    close: async () => {
-      await closeWithin(api.close(), 'API', api.config.region);
-      await closeWithin(worker.close(), 'worker', worker.config.region);
-    },
-  };
-}
-
-/**
- * Waits at most 25 s for one side of a stack to close, then says so on stderr and goes on. In two full
- * runs (never alone) the light-map suite's close did not end within Jest's 60 s hook timeout; this keeps
- * the two closes inside it and names the side that hung, for the next look.
- */
-async function closeWithin(closing: Promise<void>, side: string, region: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 25_000)));
-  const outcome = await Promise.race([closing.then(() => 'closed' as const), late]);
-  clearTimeout(timer);
-  if (outcome === 'late')
-    process.stderr.write(`test stack (region ${region}): the ${side} did not close within 25 s\n`);
+  return { api, worker, close: async () => (await api.close(), await worker.close()) };
 }
