@@ -3,7 +3,7 @@
 // computation: the sdr2hdr pipeline writes these numbers into the file (hdr-metadata.ts), and the job view
 // and its checks read the same ones.
 import { pqDecode } from './hdr-mapping';
-import { ALLOWED_DEMUXERS } from './ffmpeg-args';
+import { inputOptions } from './ffmpeg-args';
 import { parseSsimY, pickFrames, referenceInputArgs } from './round-trip';
 import { defaultFfmpegPath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 import { isAbsolute } from 'node:path';
@@ -42,10 +42,7 @@ export function buildLightMeasureArgs(input: string, roundTrip?: LightPassRoundT
       '-nostats',
       '-loglevel',
       'info',
-      '-protocol_whitelist',
-      'file',
-      '-format_whitelist',
-      ALLOWED_DEMUXERS,
+      ...inputOptions(input),
       '-i',
       input,
       ...referenceInputArgs(roundTrip.referencePath, roundTrip.size),
@@ -64,10 +61,7 @@ export function buildLightMeasureArgs(input: string, roundTrip?: LightPassRoundT
     '-nostdin',
     '-loglevel',
     'error',
-    '-protocol_whitelist',
-    'file',
-    '-format_whitelist',
-    ALLOWED_DEMUXERS,
+    ...inputOptions(input),
     '-i',
     input,
     '-map',
