@@ -3,8 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../test/support/ports';
 import { ROOT } from './environment';
 import { productionNodeArgs } from './production-args';
 
@@ -16,13 +16,7 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+export { freePort };
 
 /**
  * Starts `node <script>` from the repository root, with the node flags its npm script gives it (the API:
