@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { parseConfig } from '../src/common/config/config';
 import { hashPassword } from '../src/members/password';
+import { ProcessingRepository } from '../src/processing/processing.repository';
 import { createAccount, fakeHeartbeat, submitJob, uploadFile } from './lib/client';
 import { BENCH_PLAN, type BenchEnvironment } from './lib/environment';
 import { growthDatabase, LARGE, SMALL, type GrowthDatabase } from './lib/growth-seed';
@@ -27,6 +30,8 @@ const DEEP_ROWS = 10_000;
 const TARGET = 1.25;
 /** An upkeep statement is stopped here: its time is then "at least this". */
 const UPKEEP_TIMEOUT_MS = 30_000;
+/** The upkeep's batch, as the worker runs it by default (UPKEEP_BATCH_SIZE). */
+const UPKEEP_BATCH = parseConfig({ NODE_ENV: 'test' }).upkeepBatchSize;
 
 export interface Side {
   label: string;
@@ -281,44 +286,37 @@ export function openStream(
   });
 }
 
-/** The upkeep code's statements as it issues them (src/processing), timed on one database. */
+/**
+ * The worker's upkeep repository on the side's own connection: what is timed is the statements the
+ * upkeep code issues, not copies of them that would drift (the sweeper's and the purge's did).
+ */
+function upkeepRepository(side: Side): ProcessingRepository {
+  const connection = { query: async (sql: string, params?: unknown[]) => (await side.client.query(sql, params)).rows };
+  return new ProcessingRepository(connection as unknown as DataSource);
+}
+
+/** One batch of each upkeep statement, timed on one database. */
 const UPKEEP: { name: string; run: (side: Side) => Promise<unknown> }[] = [
   {
     name: 'reconciler: stale open jobs (one page)',
-    run: (side) =>
-      side.client.query(
-        `SELECT id, status,
-                ARRAY(SELECT index FROM job_items i WHERE i.job_id = jobs.id AND i.status = ANY($6) ORDER BY index) AS open_items
-           FROM jobs
-          WHERE region = $1 AND status = ANY($5) AND id > $4
-            AND COALESCE(heartbeat_at, created_at) < now() - make_interval(secs => $2)
-          ORDER BY id LIMIT $3`,
-        ['growth', 300, 100, '', ['queued', 'processing'], ['queued', 'processing']],
-      ),
+    run: (side) => upkeepRepository(side).staleOpenJobs('growth', 300, 100),
   },
   {
-    name: 'sweeper: objects in use (1,000 keys)',
+    name: `sweeper: objects in use (${UPKEEP_BATCH} keys)`,
     run: async (side) => {
       const keys = await side.client.query<{ key: string; job_id: string }>(
-        `SELECT storage_key AS key, job_id FROM assets ORDER BY id DESC LIMIT 1000`,
+        `SELECT storage_key AS key, job_id FROM assets ORDER BY id DESC LIMIT $1`,
+        [UPKEEP_BATCH],
       );
-      return side.client.query(
-        `SELECT k.key FROM unnest($1::text[], $2::text[]) AS k(key, job_id)
-          WHERE EXISTS (SELECT 1 FROM assets a WHERE a.storage_key = k.key AND a.deleted_at IS NULL)
-             OR EXISTS (SELECT 1 FROM uploads u WHERE u.storage_key = k.key AND u.deleted_at IS NULL)
-             OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = k.job_id AND j.status = ANY($3))`,
-        [keys.rows.map((row) => row.key), keys.rows.map((row) => row.job_id), ['queued', 'processing']],
-      );
+      return upkeepRepository(side).objectsInUse(keys.rows.map((row) => ({ key: row.key, jobId: row.job_id })));
     },
   },
   {
-    name: 'purge: expired assets (rolled back)',
+    name: 'purge: one batch of expired assets (rolled back)',
     run: async (side) => {
       await side.client.query('BEGIN');
       try {
-        return await side.client.query(
-          `UPDATE assets SET deleted_at = now() WHERE deleted_at IS NULL AND expires_at <= now() RETURNING storage_key`,
-        );
+        return await upkeepRepository(side).expireAssets(UPKEEP_BATCH);
       } finally {
         await side.client.query('ROLLBACK');
       }
