@@ -1,5 +1,6 @@
 // Every migration, in order. Listed explicitly (not globbed) so the CLI, `npm run dev` and the test
 // set-up all apply exactly the same set.
+import { DataSource, type Migration } from 'typeorm';
 import { Foundation1764100000000 } from './1764100000000-foundation';
 import { Jobs1764200000000 } from './1764200000000-jobs';
 import { Webhooks1764300000000 } from './1764300000000-webhooks';
@@ -39,6 +40,22 @@ export const MIGRATIONS = [
 /**
  * Each migration in its own transaction, and one that sets `transaction = false` (an index built
  * CONCURRENTLY) in none: TypeORM refuses such a migration in its default mode ('all'). Every runner
- * (the CLI's data source, the tests, the benchmarks) passes this.
+ * (the CLI's data source, migrateDatabase below) passes this.
  */
 export const MIGRATIONS_TRANSACTION_MODE = 'each' as const;
+
+/** Applies every pending migration to the database at `url` (the tests' and benchmarks' one way); returns what ran. */
+export async function migrateDatabase(url: string): Promise<Migration[]> {
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+  });
+  await dataSource.initialize();
+  try {
+    return await dataSource.runMigrations();
+  } finally {
+    await dataSource.destroy();
+  }
+}

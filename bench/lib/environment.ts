@@ -7,8 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
+import { migrateDatabase } from '../../migrations';
 
 /** The repository root (bench code runs compiled, from dist/bench/…). */
 export const ROOT = resolve(__dirname, '../../..');
@@ -60,15 +59,7 @@ export async function createEnvironment(
   const databaseUrl = `${postgres}/${name}`;
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, postgres);
   await adminQuery(`CREATE DATABASE "${name}"${options.template ? ` TEMPLATE "${options.template}"` : ''}`, postgres);
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: databaseUrl,
-    migrations: MIGRATIONS,
-    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
-  });
-  await dataSource.initialize();
-  await dataSource.runMigrations();
-  await dataSource.destroy();
+  await migrateDatabase(databaseUrl);
 
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();

@@ -1,8 +1,7 @@
 // Once per `jest` run: a fresh test database with every migration applied.
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
+import { migrateDatabase } from '../../migrations';
 import { rmSync } from 'node:fs';
 import { reportDir } from './openapi-validation';
 import { runThroughPgBouncer, startRunPgBouncer } from './pgbouncer';
@@ -24,15 +23,7 @@ export default async function globalSetup(): Promise<void> {
   rmSync(reportDir(), { recursive: true, force: true });
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: process.env.DATABASE_URL,
-    migrations: MIGRATIONS,
-    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
-  });
-  await dataSource.initialize();
-  await dataSource.runMigrations();
-  await dataSource.destroy();
+  await migrateDatabase(process.env.DATABASE_URL!);
   if (runThroughPgBouncer()) {
     await startRunPgBouncer();
     applyTestEnv();

@@ -1,8 +1,7 @@
 // A database of a test file's own (fresh, migrated), for tests whose assertions count every row or event
 // of the system — e.g. the Prometheus test, whose workers would otherwise also deliver other files'
 // leftover webhooks. Dropped by the returned function.
-import { DataSource } from 'typeorm';
-import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
+import { migrateDatabase } from '../../migrations';
 import { adminQuery } from './global-setup';
 
 export async function privateDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -10,17 +9,6 @@ export async function privateDatabase(suffix: string): Promise<{ url: string; dr
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
   const url = `postgres://postgres@127.0.0.1:5432/${name}`;
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url,
-    migrations: MIGRATIONS,
-    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
-  });
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations();
-  } finally {
-    await dataSource.destroy();
-  }
+  await migrateDatabase(url);
   return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }

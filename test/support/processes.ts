@@ -11,8 +11,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { DataSource } from 'typeorm';
-import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
+import { migrateDatabase } from '../../migrations';
 import { ensureBuilt, ROOT } from './dist-build';
 import { freePort, type TestApi } from './app';
 import { isAlive } from './pids';
@@ -426,18 +425,7 @@ export class PrivateCluster {
     } finally {
       await admin.end();
     }
-    const dataSource = new DataSource({
-      type: 'postgres',
-      url: cluster.url(database),
-      migrations: MIGRATIONS,
-      migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
-    });
-    await dataSource.initialize();
-    try {
-      await dataSource.runMigrations();
-    } finally {
-      await dataSource.destroy();
-    }
+    await migrateDatabase(cluster.url(database));
     return cluster;
   }
 
