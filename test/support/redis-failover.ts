@@ -100,6 +100,19 @@ export interface FailoverOutcome {
 }
 
 /**
+ * What a failover must leave: every job succeeded, the money exact, the API (rate limiter included)
+ * answering after it, and nothing but 200 or a 503 envelope while it ran — never a 500.
+ */
+export function expectNothingLost(outcome: FailoverOutcome): void {
+  expect(outcome.jobs.map((job) => job.status)).toEqual(Array(JOBS).fill('succeeded'));
+  expect(outcome.money.problems).toEqual([]);
+  expect(outcome.after.status).toBe(200);
+  expect(outcome.after.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+  expect(Number(outcome.after.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+  expect(outcome.duringFailover.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+}
+
+/**
  * Submits JOBS jobs, runs `failover` (kill the master, wait for its replacement) when half are in,
  * submits the rest, and waits for every one to end.
  */
