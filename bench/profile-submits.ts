@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fakeHeartbeat } from './lib/client';
 import { createEnvironment } from './lib/environment';
 import { cpuMsOf, sleep, startProcess } from './lib/processes';
-import { ourHeaders, REGION, submitAccounts, submitLoad } from './submits';
+import { bareHeaders, ourHeaders, REGION, startBareSubmitServer, submitAccounts, submitLoad } from './submits';
 
 interface ProfileNode {
   id: number;
@@ -54,19 +54,14 @@ async function main(): Promise<void> {
       },
     },
   );
-  const bare = await startProcess('dist-bench/bench/bare/submit-server.js', {
-    DATABASE_URL: env.databaseUrl,
-    REDIS_URL: env.redisUrl,
-    REDIS_PREFIX: `${env.redisPrefix}bare`,
-    REGION,
-  });
+  const bare = await startBareSubmitServer(env);
   const heartbeat = fakeHeartbeat(env, REGION);
   try {
     const accounts = await submitAccounts(env, api.url, 20);
     // The bare server's CPU per submit under the same load, for scale.
-    await submitLoad(bare.url, accounts, 2, (account) => ({ 'x-account-id': account.accountId }));
+    await submitLoad(bare.url, accounts, 2, bareHeaders);
     const bareCpuBefore = await cpuMsOf(bare.pid);
-    const bareRun = await submitLoad(bare.url, accounts, seconds, (account) => ({ 'x-account-id': account.accountId }));
+    const bareRun = await submitLoad(bare.url, accounts, seconds, bareHeaders);
     const bareCpuMs = (await cpuMsOf(bare.pid)) - bareCpuBefore;
     await submitLoad(api.url, accounts, 2, ourHeaders);
     api.child.kill('SIGWINCH');

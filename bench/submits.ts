@@ -7,7 +7,7 @@ import { createAccount, fakeHeartbeat, submitJob, uploadFile, type BenchAccount 
 import { createEnvironment, type BenchEnvironment } from './lib/environment';
 import { load, loadBothWays, type LoadResult } from './lib/load';
 import { sdrClip } from './lib/media';
-import { startProcess } from './lib/processes';
+import { startProcess, type Service } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
 import { median } from './lib/stats';
 
@@ -23,12 +23,7 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
   const accountCount = context.quick ? 5 : ACCOUNTS;
   const env = await createEnvironment('submits');
   const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
-  const bare = await startProcess('dist-bench/bench/bare/submit-server.js', {
-    DATABASE_URL: env.databaseUrl,
-    REDIS_URL: env.redisUrl,
-    REDIS_PREFIX: `${env.redisPrefix}bare`,
-    REGION,
-  });
+  const bare = await startBareSubmitServer(env);
   const heartbeat = fakeHeartbeat(env, REGION);
   try {
     const accounts = await submitAccounts(env, api.url, accountCount);
@@ -36,7 +31,7 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
       'submits',
       { rounds, seconds, warmUpSeconds, log: context.log },
       (duration) => submitLoad(api.url, accounts, duration, ourHeaders),
-      (duration) => submitLoad(bare.url, accounts, duration, (account) => ({ 'x-account-id': account.accountId })),
+      (duration) => submitLoad(bare.url, accounts, duration, bareHeaders),
     );
     const [{ count: jobs }] = await env.query<{ count: string }>('SELECT count(*) FROM jobs');
     return compare(
@@ -78,6 +73,21 @@ export async function submitAccounts(env: BenchEnvironment, apiUrl: string, coun
     accounts.push({ ...account, uploadId });
   }
   return accounts;
+}
+
+/** The bare baseline (bench/bare/submit-server.ts) on the same database and Redis, its keys apart. */
+export function startBareSubmitServer(env: BenchEnvironment): Promise<Service> {
+  return startProcess('dist-bench/bench/bare/submit-server.js', {
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: env.redisUrl,
+    REDIS_PREFIX: `${env.redisPrefix}bare`,
+    REGION,
+  });
+}
+
+/** The bare server takes the account by header: it checks no credential. */
+export function bareHeaders(account: SubmitAccount): Record<string, string> {
+  return { 'x-account-id': account.accountId };
 }
 
 /** What our API is sent: the account's key and a fresh Idempotency-Key per submit. */
