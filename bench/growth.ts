@@ -3,19 +3,15 @@
 // rounds, so a change in the machine's load falls on both; the target is the 10M ÷ 10k ratio of p50
 // and p99 (≤ 1.25) for every request path. The upkeep statements (reconciler, sweeper, purge) are
 // timed as issued, directly on each database.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { parseConfig } from '../src/common/config/config';
 import { hashPassword } from '../src/members/password';
 import { ProcessingRepository } from '../src/processing/processing.repository';
 import { createAccount, fakeHeartbeat, submitJob, uploadFile } from './lib/client';
-import { BENCH_PLAN, type BenchEnvironment } from './lib/environment';
+import { BENCH_PLAN, environmentOn, type BenchEnvironment } from './lib/environment';
 import { growthDatabase, LARGE, SMALL, type GrowthDatabase } from './lib/growth-seed';
 import { load, type LoadOptions } from './lib/load';
 import { sdrClip } from './lib/media';
@@ -53,51 +49,17 @@ export interface Side {
 async function growthEnvironment(db: GrowthDatabase, label: string): Promise<BenchEnvironment> {
   const client = new Client({ connectionString: db.url });
   await client.connect();
-  const storageDir = await mkdtemp(join(tmpdir(), `mediajobs-bench-growth-`));
-  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const redisPrefix = `mjbenchgrowth${label}${process.pid}`;
-  const adminToken = 'bench-admin-token-0123456789';
-  return {
+  return environmentOn({
     name: db.name,
     databaseUrl: db.url,
-    redisUrl,
-    redisPrefix,
-    storageDir,
-    adminToken,
+    client,
+    label: `growth${label}`,
     serviceEnv: {
-      NODE_ENV: 'production',
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      REDIS_PREFIX: redisPrefix,
-      ADMIN_TOKEN: adminToken,
-      ASSET_URL_SECRET: 'bench-asset-url-secret-0123456789',
-      STORAGE_DIR: storageDir,
-      MAX_QUEUE_DEPTH: '100000000',
-      LOG_LEVEL: 'info',
       REGION,
       // The seed spans 400 days: every job in it is one its owner can still read.
       JOB_RETENTION_DAYS: '400',
-      LICENSE_SIGNING_KEY: generateKeyPairSync('ed25519')
-        .privateKey.export({ type: 'pkcs8', format: 'der' })
-        .toString('base64'),
     },
-    query: async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
-    close: async () => {
-      await client.end();
-      const redis = new Redis(redisUrl);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}:*`, 'COUNT', 1000);
-          if (keys.length) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
-      await rm(storageDir, { recursive: true, force: true });
-    },
-  };
+  });
 }
 
 /**

@@ -70,20 +70,46 @@ export async function createEnvironment(
      ON CONFLICT (id) DO NOTHING`,
     [BENCH_PLAN],
   );
+  return environmentOn({
+    name,
+    databaseUrl,
+    client: db,
+    label,
+    redisUrl: REDIS_URL,
+    dropDatabase: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, postgres),
+  });
+}
+
+/**
+ * What a benchmark's services run with, on a database that exists (`client` connected to it): their own
+ * Redis prefix and storage folder, removed on close; the database dropped on close when `dropDatabase`
+ * is given (bench/growth.ts keeps its seeded ones). `serviceEnv` adds to or overrides the defaults.
+ */
+export async function environmentOn(database: {
+  name: string;
+  databaseUrl: string;
+  client: Client;
+  label: string;
+  redisUrl?: string;
+  serviceEnv?: Record<string, string>;
+  dropDatabase?: () => Promise<void>;
+}): Promise<BenchEnvironment> {
+  const { name, databaseUrl, client, label } = database;
+  const redisUrl = database.redisUrl ?? DEFAULT_REDIS_URL;
   const storageDir = await mkdtemp(join(tmpdir(), `mediajobs-bench-${label}-`));
   const redisPrefix = `mjbench${label}${process.pid}`;
   const adminToken = 'bench-admin-token-0123456789';
   return {
     name,
     databaseUrl,
-    redisUrl: REDIS_URL,
+    redisUrl,
     redisPrefix,
     storageDir,
     adminToken,
     serviceEnv: {
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl,
-      REDIS_URL,
+      REDIS_URL: redisUrl,
       REDIS_PREFIX: redisPrefix,
       ADMIN_TOKEN: adminToken,
       ASSET_URL_SECRET: 'bench-asset-url-secret-0123456789',
@@ -93,12 +119,13 @@ export async function createEnvironment(
       LICENSE_SIGNING_KEY: generateKeyPairSync('ed25519')
         .privateKey.export({ type: 'pkcs8', format: 'der' })
         .toString('base64'),
+      ...database.serviceEnv,
     },
-    query: async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows as T[],
+    query: async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
     close: async () => {
-      await db.end();
-      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, postgres);
-      await deleteKeys(REDIS_URL, `${redisPrefix}:*`);
+      await client.end();
+      await database.dropDatabase?.();
+      await deleteKeys(redisUrl, `${redisPrefix}:*`);
       await rm(storageDir, { recursive: true, force: true });
     },
   };
