@@ -20,6 +20,7 @@ import {
 } from './common/http/validation';
 import { ApiError } from './common/errors';
 import { newId } from './common/ids';
+import { registerShutdownGrace } from './common/http/shutdown-grace';
 import { createLogger, NestPinoLogger, registerRequestLog } from './common/logger';
 import { setupQueueBoard } from './admin/queue-board';
 import { AccessGuard } from './auth/access.guard';
@@ -66,6 +67,7 @@ export async function createHttpApp(config: AppConfig, options: HttpAppOptions =
   registerRequestFraming(fastify, config.docsUrl, (error, request, reply) =>
     sendError(error, request, reply, errorContext),
   );
+  registerShutdownGrace(fastify, config.shutdownGraceSeconds, logger);
   registerBodyRateLimit(
     fastify,
     { minBytesPerSecond: config.requestBodyMinBytesPerSecond, windowMs: config.requestBodyRateWindowSeconds * 1000 },

@@ -51,6 +51,8 @@ export interface AppConfig {
   /** A request body slower than this over a whole window is answered 408 request_timeout and dropped. */
   requestBodyMinBytesPerSecond: number;
   requestBodyRateWindowSeconds: number;
+  /** On stop, how long a request under way may take before its connection is closed (src/common/http/shutdown-grace.ts). */
+  shutdownGraceSeconds: number;
   maxDurationSeconds: number;
   /** ffprobe processes one API instance runs at once for submits; a submit that waits too long is a 503. */
   maxConcurrentProbes: number;
@@ -248,6 +250,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     requestBodyMinBytesPerSecond: int(env, 'REQUEST_BODY_MIN_BYTES_PER_SECOND', 1024, 1, 1024 ** 3),
     requestBodyRateWindowSeconds: int(env, 'REQUEST_BODY_RATE_WINDOW_SECONDS', 10, 1, 600),
+    shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
     maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
     maxConcurrentProbes: int(env, 'MAX_CONCURRENT_PROBES', 16, 1, 1000),
     jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),
