@@ -26,5 +26,13 @@ export async function startStack(
 ): Promise<{ api: TestApi; worker: TestWorker; close(): Promise<void> }> {
   const api = await startApi(env);
   const worker = await startWorker({ ...env, PUBLIC_BASE_URL: api.config.publicBaseUrl, DOCS_URL: api.config.docsUrl });
-  return { api, worker, close: async () => (await api.close(), await worker.close()) };
+  return { api, worker, close: async () => (await timedClose('API', api), await timedClose('worker', worker)) };
+}
+
+/** Closes one side; a slow close names itself, so a teardown that hangs says which side held it. */
+async function timedClose(side: string, closable: { close(): Promise<void> }): Promise<void> {
+  const started = Date.now();
+  await closable.close();
+  const ms = Date.now() - started;
+  if (ms > 5000) process.stderr.write(`startStack: the ${side} took ${ms} ms to close\n`);
 }
