@@ -322,6 +322,28 @@ describe('the API references at /docs/openapi.json (customers) and /docs/operato
     },
   );
 
+  it('documents on every operation what any request to it may be answered: a body that is not JSON, a reused Idempotency-Key', () => {
+    // Every route parses a body it is sent (DELETE and a bodiless POST too), and every POST takes an
+    // Idempotency-Key: the chaos fuzzer met these answers on routes whose reference did not list them.
+    const examples = (operation: any, status: string): string[] =>
+      Object.keys(resolved(document, operation.responses[status] ?? {}).content?.['application/json']?.examples ?? {});
+    for (const reference of [document, documents.operator]) {
+      for (const { path, method, operation } of operations(reference)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!['post', 'put', 'patch', 'delete'].includes(method)) continue;
+        expect({ where, codes: [...examples(operation, '400'), ...examples(operation, '415')] }).toEqual({
+          where,
+          codes: expect.arrayContaining(['invalid_json', 'unsupported_content_type']),
+        });
+        if (method === 'post')
+          expect({ where, codes: examples(operation, '409') }).toEqual({
+            where,
+            codes: expect.arrayContaining(['idempotency_conflict']),
+          });
+      }
+    }
+  });
+
   it('names the credential of every operation and documents rate-limit and request-id headers', () => {
     for (const { path, method, operation } of [...operations(document), ...operations(documents.operator)]) {
       const where = `${method.toUpperCase()} ${path}`;
