@@ -136,9 +136,22 @@ function routeFacts(app: NestFastifyApplication): Map<string, RouteFacts> {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
+/**
+ * What any request of a method may be answered, whatever the route: a body sent with it is parsed (a
+ * DELETE's or a bodiless POST's too: not JSON → 400, another Content-Type → 415), and every POST takes an
+ * Idempotency-Key (applyIdempotencyToPosts: reused with other bytes, or still in flight → 409).
+ */
+const METHOD_ERRORS: Partial<Record<(typeof METHODS)[number], ErrorCode[]>> = {
+  post: ['invalid_json', 'unsupported_content_type', 'idempotency_conflict', 'resource_locked'],
+  put: ['invalid_json', 'unsupported_content_type'],
+  patch: ['invalid_json', 'unsupported_content_type'],
+  delete: ['invalid_json', 'unsupported_content_type'],
+};
+
 function completeOperation(method: string, operation: OperationObject, facts: RouteFacts | undefined): void {
   const responses = operation.responses;
   const kind = facts?.access?.kind;
+  mergeErrorResponses(responses, METHOD_ERRORS[method as (typeof METHODS)[number]] ?? []);
   if (kind) {
     operation.security = facts?.access?.kind === 'api_key' && facts.access.members ? [{ session: [] }] : SECURITY[kind];
     mergeErrorResponses(responses, [...IMPLIED_ERRORS[kind], ...ALWAYS]);

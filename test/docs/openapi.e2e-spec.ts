@@ -325,9 +325,11 @@ describe('the API references at /docs/openapi.json (customers) and /docs/operato
   it('documents on every operation what any request to it may be answered: a body that is not JSON, a reused Idempotency-Key', () => {
     // Every route parses a body it is sent (DELETE and a bodiless POST too), and every POST takes an
     // Idempotency-Key: the chaos fuzzer met these answers on routes whose reference did not list them.
-    const examples = (operation: any, status: string): string[] =>
-      Object.keys(resolved(document, operation.responses[status] ?? {}).content?.['application/json']?.examples ?? {});
     for (const reference of [document, documents.operator]) {
+      const examples = (operation: any, status: string): string[] =>
+        Object.keys(
+          resolved(reference, operation.responses[status] ?? {}).content?.['application/json']?.examples ?? {},
+        );
       for (const { path, method, operation } of operations(reference)) {
         const where = `${method.toUpperCase()} ${path}`;
         if (!['post', 'put', 'patch', 'delete'].includes(method)) continue;

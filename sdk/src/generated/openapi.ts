@@ -2918,8 +2918,8 @@ export interface components {
         };
     };
     responses: {
-        /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url */
-        error_400_0a69f1f2: {
+        /** @description Error envelope; `code` one of: invalid_parameter, invalid_json */
+        error_400_0cbe3d5d: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2931,13 +2931,23 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json, invalid_url, duration_exceeded */
-        error_400_5f6ce2f7: {
+        /** @description Error envelope; `code` one of: invalid_parameter, invalid_json, missing_parameter, invalid_url, duration_exceeded */
+        error_400_8b57e178: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error envelope; `code` one of: invalid_json, missing_parameter, invalid_parameter */
+        error_400_8e4f1c39: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -2967,8 +2977,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter */
-        error_400_ce8d3932: {
+        /** @description Error envelope; `code` one of: invalid_parameter, invalid_json, missing_parameter, invalid_url */
+        error_400_e010c009: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2980,8 +2990,31 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Error envelope; `code` one of: invalid_json */
+        error_400_ed4b3abd: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Error envelope; `code` one of: invalid_parameter */
         error_400_f4c12857: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error envelope; `code` one of: invalid_parameter, invalid_json, missing_parameter */
+        error_400_fdd96107: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3161,8 +3194,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Error envelope; `code` one of: webhook_endpoint_exists */
-        error_409_2084d8f1: {
+        /** @description Error envelope; `code` one of: idempotency_conflict, resource_locked, webhook_endpoint_exists */
+        error_409_38018e56: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3174,8 +3207,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Error envelope; `code` one of: job_not_cancellable */
-        error_409_8a9b7c11: {
+        /** @description Error envelope; `code` one of: idempotency_conflict, resource_locked, job_not_cancellable */
+        error_409_880f4425: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3194,6 +3227,16 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error envelope; `code` one of: idempotency_conflict, resource_locked */
+        error_409_e4664cd5: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -3651,7 +3694,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             408: components["responses"]["error_408_f4fd3432"];
@@ -4022,10 +4065,11 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_c42571a1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
@@ -4072,10 +4116,11 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -4125,11 +4170,12 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_c42571a1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
@@ -4186,10 +4232,11 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_6815049d"];
             403: components["responses"]["error_403_067ee2c6"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -4224,9 +4271,10 @@ export interface operations {
                     "application/json": components["schemas"]["SignOutResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -4314,9 +4362,10 @@ export interface operations {
                     "application/json": components["schemas"]["SignOutResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -4351,8 +4400,9 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordResetRequestResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -4392,8 +4442,9 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordLinkResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -4449,10 +4500,11 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_6815049d"];
             403: components["responses"]["error_403_067ee2c6"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -4548,10 +4600,11 @@ export interface operations {
                     "application/json": components["schemas"]["InvitedMemberResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_c42571a1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
@@ -4595,7 +4648,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
@@ -4647,7 +4700,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
@@ -4696,11 +4749,12 @@ export interface operations {
                     "application/json": components["schemas"]["InvitedMemberResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_c42571a1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
@@ -4818,9 +4872,10 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedAccountResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -4858,10 +4913,11 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorPasswordLinkResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -4952,7 +5008,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
@@ -5001,10 +5057,11 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerEntryResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -5042,7 +5099,7 @@ export interface operations {
                     "application/json": components["schemas"]["MaintenanceResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
             413: components["responses"]["error_413_09909b3e"];
@@ -5083,9 +5140,10 @@ export interface operations {
                     "application/json": components["schemas"]["BlockedContentResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -5121,8 +5179,10 @@ export interface operations {
                     "application/json": components["schemas"]["UnblockedContentResponse"];
                 };
             };
+            400: components["responses"]["error_400_ed4b3abd"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
+            415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
             500: components["responses"]["error_500_128f3aad"];
             503: components["responses"]["error_503_47ddc6af"];
@@ -5368,7 +5428,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            400: components["responses"]["error_400_5f6ce2f7"];
+            400: components["responses"]["error_400_8b57e178"];
             401: components["responses"]["error_401_5e8ac4c0"];
             402: components["responses"]["error_402_cfc2d71c"];
             403: components["responses"]["error_403_31161c7c"];
@@ -5448,7 +5508,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEstimateResponse"];
                 };
             };
-            400: components["responses"]["error_400_5f6ce2f7"];
+            400: components["responses"]["error_400_8b57e178"];
             401: components["responses"]["error_401_5e8ac4c0"];
             402: components["responses"]["error_402_a6957add"];
             403: components["responses"]["error_403_31161c7c"];
@@ -5684,11 +5744,12 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_c0b98769"];
-            409: components["responses"]["error_409_8a9b7c11"];
+            409: components["responses"]["error_409_880f4425"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -5934,7 +5995,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            400: components["responses"]["error_400_5f6ce2f7"];
+            400: components["responses"]["error_400_8b57e178"];
             401: components["responses"]["error_401_5e8ac4c0"];
             402: components["responses"]["error_402_cfc2d71c"];
             403: components["responses"]["error_403_31161c7c"];
@@ -6014,7 +6075,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEstimateResponse"];
                 };
             };
-            400: components["responses"]["error_400_5f6ce2f7"];
+            400: components["responses"]["error_400_8b57e178"];
             401: components["responses"]["error_401_5e8ac4c0"];
             402: components["responses"]["error_402_a6957add"];
             403: components["responses"]["error_403_31161c7c"];
@@ -6250,11 +6311,12 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_c0b98769"];
-            409: components["responses"]["error_409_8a9b7c11"];
+            409: components["responses"]["error_409_880f4425"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -6300,7 +6362,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponse"];
                 };
             };
-            400: components["responses"]["error_400_ce8d3932"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             408: components["responses"]["error_408_f4fd3432"];
@@ -6466,11 +6528,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
                 };
             };
-            400: components["responses"]["error_400_0a69f1f2"];
+            400: components["responses"]["error_400_e010c009"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             408: components["responses"]["error_408_f4fd3432"];
-            409: components["responses"]["error_409_2084d8f1"];
+            409: components["responses"]["error_409_38018e56"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_5065b7ee"];
@@ -6568,10 +6630,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpointResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -6618,10 +6681,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
+            409: components["responses"]["error_409_c42571a1"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -6676,11 +6741,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_c42571a1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
@@ -6984,11 +7050,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponseList"];
                 };
             };
-            400: components["responses"]["error_400_9e3d9d52"];
+            400: components["responses"]["error_400_fdd96107"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
             408: components["responses"]["error_408_f4fd3432"];
+            409: components["responses"]["error_409_c42571a1"];
             413: components["responses"]["error_413_ef355239"];
             415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
@@ -7035,9 +7102,10 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseActivationResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -7084,9 +7152,10 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseActivationResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -7132,9 +7201,10 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseDeactivationResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -7327,10 +7397,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeactivatedDeviceResponse"];
                 };
             };
-            400: components["responses"]["error_400_f4c12857"];
+            400: components["responses"]["error_400_0cbe3d5d"];
             401: components["responses"]["error_401_5e8ac4c0"];
             403: components["responses"]["error_403_31161c7c"];
             404: components["responses"]["error_404_90e7bf01"];
+            409: components["responses"]["error_409_c42571a1"];
+            415: components["responses"]["error_415_60c98bc3"];
             429: components["responses"]["error_429_7d80f3d3"];
             500: components["responses"]["error_500_c45ec41a"];
             503: components["responses"]["error_503_6c9f2897"];
@@ -7375,10 +7447,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminLicenseWithKeyResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_8e4f1c39"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
+            409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
             415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
@@ -7465,8 +7538,11 @@ export interface operations {
                     "application/json": components["schemas"]["AdminLicenseResponse"];
                 };
             };
+            400: components["responses"]["error_400_ed4b3abd"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
+            409: components["responses"]["error_409_e4664cd5"];
+            415: components["responses"]["error_415_628c6d0c"];
             429: components["responses"]["error_429_4752a641"];
             500: components["responses"]["error_500_128f3aad"];
             503: components["responses"]["error_503_47ddc6af"];
