@@ -9,14 +9,17 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { backfillAccountUsageDays } from '../../migrations/1765520000000-account-usage-days';
+import { runAdminCommand } from '../../src/admin/admin-commands';
 import { AdminService } from '../../src/admin/admin.service';
 import type { PatchAccountDto } from '../../src/admin/dto/admin.dto';
 import { creditsMicroUsd, fromMicroUsd } from '../../src/billing/micro-usd';
 import { workersKey } from '../../src/common/queues';
 import { newId } from '../../src/common/ids';
+import { LicenseAdminService } from '../../src/license/license-admin.service';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
+import { sumUsageDaysAgain } from '../support/usage-days';
 import { startStack } from '../support/worker';
 
 const REGION = 'usage-days';
@@ -175,8 +178,7 @@ describe('usage per day: the balance, the chart and the limits agree with the le
       crossing,
       new Date(periodStart().getTime() - 60_000),
     ]);
-    const runner = db.createQueryRunner();
-    await backfillAccountUsageDays(runner, { accounts: [account.accountId] }).finally(() => runner.release());
+    await sumUsageDaysAgain(db, account.accountId);
     const before = await summedFromRows(account.accountId, periodStart());
     const cancelledLate = await call(api, 'POST', `/v1/sdr2hdr/jobs/${crossing}/cancel`, { key: account.apiKey });
     expect(cancelledLate.status).toBe(200);
@@ -238,7 +240,7 @@ describe('usage per day: the balance, the chart and the limits agree with the le
     await db.query(`DELETE FROM account_usage_days WHERE account_id = $1`, [account.accountId]);
 
     const runner = db.createQueryRunner();
-    await backfillAccountUsageDays(runner).finally(() => runner.release());
+    await backfillAccountUsageDays((text, params) => runner.query(text, params)).finally(() => runner.release());
 
     const windowStart = at(89, 0) < new Date(periodStart()) ? at(89, 0) : periodStart();
     const kept = await keptDays(account.accountId, at(365, 0));
@@ -247,9 +249,11 @@ describe('usage per day: the balance, the chart and the limits agree with the le
       { day: at(3, 0).toISOString().slice(0, 10), captured: 7, seconds: 37.125 },
       { day: at(2, 0).toISOString().slice(0, 10), captured: 24, seconds: 25.5 },
     ]);
-    // Run again (an interrupted migration, or after an old version's writes): the same, not doubled.
-    const again = db.createQueryRunner();
-    await backfillAccountUsageDays(again, { accounts: [account.accountId] }).finally(() => again.release());
+    // Run again, by the operator's command (after an old version's writes; an interrupted migration
+    // runs it again too): the same, not doubled.
+    expect(
+      await runAdminCommand(admin, api.app.get(LicenseAdminService), ['rebuild-usage-days', account.accountId]),
+    ).toEqual({ object: 'usage_days_rebuilt', accounts: 1 });
     expect(await keptDays(account.accountId, at(365, 0))).toEqual(kept);
     // The balance reads them: this month's part of those charges.
     const thisMonth = kept.filter((entry) => entry.day >= periodStart().toISOString().slice(0, 10));

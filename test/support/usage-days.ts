@@ -8,7 +8,7 @@ import { backfillAccountUsageDays } from '../../migrations/1765520000000-account
 export async function sumUsageDaysAgain(db: DataSource, accountId: string): Promise<void> {
   const runner = db.createQueryRunner();
   try {
-    await backfillAccountUsageDays(runner, { accounts: [accountId] });
+    await backfillAccountUsageDays((text, params) => runner.query(text, params), { accounts: [accountId] });
   } finally {
     await runner.release();
   }
