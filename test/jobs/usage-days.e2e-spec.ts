@@ -1,8 +1,9 @@
 // The balance's "spent" and "minutes used", the 30-day chart, and the spend-cap and quota refusals read
 // the per-day usage (account_usage_days) the service keeps beside the ledger and the jobs: after jobs
 // that succeed, partly succeed, fail (charged 0), are cancelled, stay open, or were submitted last
-// month and end this month, each must say what the sums over credit_ledger and jobs say — and the
-// migration's backfill must sum rows written before it to the same days.
+// month and end this month, each must say what the sums over credit_ledger and jobs say; the
+// migration's backfill must sum rows written before it to the same days; and the retention purge,
+// which deletes jobs, must leave this month's numbers as they were.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { creditsMicroUsd, fromMicroUsd } from '../../src/billing/micro-usd';
 import { workersKey } from '../../src/common/queues';
 import { newId } from '../../src/common/ids';
 import { LicenseAdminService } from '../../src/license/license-admin.service';
+import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
@@ -264,5 +266,31 @@ describe('usage per day: the balance, the chart and the limits agree with the le
     expect(balance.quota.processing_minutes_used).toBe(
       Math.ceil(thisMonth.reduce((sum, entry) => sum + entry.seconds, 0) / 60),
     );
+  });
+
+  it("the retention purge deletes an aged-out job of this month, and this month's minutes and charges keep it", async () => {
+    const account = await createAccount(api, { plan: 'pro', credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, await sdrMp4({ seconds: 2 }));
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }] },
+    });
+    expect(submitted.status).toBe(202);
+    const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
+    expect(job.status).toBe('succeeded');
+    const before = (await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })).body;
+    expect(before.quota.processing_minutes_used).toBeGreaterThan(0);
+    expect(before.spent_usd).toBeGreaterThan(0);
+
+    // Past JOB_RETENTION_DAYS (30) as far as the purge can tell, though created this month.
+    await db.query(`UPDATE jobs SET finished_at = now() - interval '31 days' WHERE id = $1`, [job.job_id]);
+    const purged = await stack.worker.app.get(RetentionPurge).purge();
+    expect(purged.jobs.done).toBeGreaterThan(0);
+    const [{ count }] = await db.query('SELECT count(*)::int AS count FROM jobs WHERE id = $1', [job.job_id]);
+    expect(count).toBe(0);
+
+    const after = (await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })).body;
+    expect(after.quota).toEqual(before.quota);
+    expect(after.spent_usd).toBe(before.spent_usd);
   });
 });
