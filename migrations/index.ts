@@ -17,6 +17,7 @@ import { ItemPhase1765420000000 } from './1765420000000-item-phase';
 import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 import { UpkeepIndexes1765500000000 } from './1765500000000-upkeep-indexes';
 import { GrowthIndexes1765510000000 } from './1765510000000-growth-indexes';
+import { AccountUsageDays1765520000000 } from './1765520000000-account-usage-days';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   ItemChecks1765450000000,
   UpkeepIndexes1765500000000,
   GrowthIndexes1765510000000,
+  AccountUsageDays1765520000000,
 ];
 
 /**

@@ -8,8 +8,9 @@
 -- accounts with a cubic skew (a few thousand accounts with thousands of jobs, most with a handful).
 -- Every tenth job has three items, the rest one. The newest jobs (about ten minutes' worth) are still open.
 -- Ledger: a grant per account; per job an authorise, then a capture of its charge and a release of the
--- rest (holds.ts writes only the non-zero ones). Events: one per ended job (outbox), and a delivery per
--- subscribed endpoint (the three large accounts have three endpoints, the next 30 % of accounts one).
+-- rest (holds.ts writes only the non-zero ones); the per-day usage (account_usage_days) they add up to.
+-- Events: one per ended job (outbox), and a delivery per subscribed endpoint (the three large accounts
+-- have three endpoints, the next 30 % of accounts one).
 -- Running balances in the ledger's balance_after/reserved_after are plausible, not replayed.
 \timing on
 SET session_replication_role = replica; -- no per-row foreign-key triggers: the rows are consistent by construction
@@ -209,6 +210,21 @@ INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balanc
                          (2, 'capture', charged, finished_at, tf),
                          (3, 'release', estimated - charged, finished_at, tf)) m(m, kind, credits, at, t)
    WHERE at IS NOT NULL AND (m = 1 OR credits > 0);
+
+\echo account_usage_days
+-- What the service keeps beside the ledger and the jobs (src/billing/usage-days.ts), for every day: captures
+-- by the ledger row's day, jobs by their creation day at their estimate while open, their processed time
+-- once ended. (A database seeded before this table was filled by its migration's backfill, for the days
+-- the reads ask for: the same rows there, so the seed's version stays.)
+INSERT INTO account_usage_days (account_id, day, captured_credits, processing_seconds)
+  SELECT account_id, day, SUM(captured), SUM(seconds)
+    FROM (SELECT account_id, (created_at AT TIME ZONE 'UTC')::date AS day, credits AS captured, 0 AS seconds
+            FROM credit_ledger WHERE kind = 'capture'
+          UNION ALL
+          SELECT account_id, (created_at AT TIME ZONE 'UTC')::date, 0,
+                 CASE WHEN status IN ('queued', 'processing') THEN estimated_seconds ELSE processed_seconds END
+            FROM jobs) used
+   GROUP BY account_id, day;
 
 \echo outbox_events
 INSERT INTO outbox_events (id, account_id, job_id, event, payload, created_at, dispatched_at)

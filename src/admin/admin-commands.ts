@@ -23,6 +23,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   create-license <account_id> --max-devices <n> --expires-at <ISO time> [--grace-seconds <n>] [--plan <name>]
                                   prints the licence and its mjl_ key (shown once)
   revoke-license <license_id>
+  rebuild-usage-days [<account_id>]
+                                  sums the per-day usage (balance, chart, quota, spend cap) again from
+                                  the ledger and the jobs: after an upgrade, once the old version stopped
 `;
 
 /** A command line that does not say what to do: exit 2 with the usage text. */
@@ -144,6 +147,8 @@ export async function runAdminCommand(
       });
     case 'revoke-license':
       return licenses.revoke(required(first, '<license_id>'));
+    case 'rebuild-usage-days':
+      return admin.rebuildUsageDays(first);
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { backfillAccountUsageDays } from '../../migrations/1765520000000-account-usage-days';
 import { ACCOUNT_COLUMNS, type AccountRow } from '../account/account-view';
 
 export interface AccountPatch {
@@ -12,6 +13,21 @@ export interface AccountPatch {
 @Injectable()
 export class AdminRepository {
   constructor(private readonly db: DataSource) {}
+
+  /**
+   * account_usage_days summed again from credit_ledger and jobs (the migration's backfill, batch by
+   * batch under the accounts' locks, safe while serving): after an old version served beside the new.
+   */
+  async sumUsageDaysAgain(accountId?: string): Promise<number> {
+    const runner = this.db.createQueryRunner();
+    try {
+      return await backfillAccountUsageDays((text, params) => runner.query(text, params), {
+        accounts: accountId ? [accountId] : undefined,
+      });
+    } finally {
+      await runner.release();
+    }
+  }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);

@@ -47,6 +47,15 @@ export class AdminService {
     return { account: created.account, api_key: created.apiKey, owner, owner_invite_url: invite_url };
   }
 
+  /**
+   * The per-day usage the balance, the chart and the limits read, summed again from the ledger and the
+   * jobs (every account, or one): once an old version that did not keep it has stopped serving
+   * (migrations/1765520000000-account-usage-days.ts).
+   */
+  async rebuildUsageDays(accountId?: string): Promise<{ object: 'usage_days_rebuilt'; accounts: number }> {
+    return { object: 'usage_days_rebuilt', accounts: await this.repository.sumUsageDaysAgain(accountId) };
+  }
+
   /** A member's set-password link, for an operator to hand over (no SMTP, or an owner locked out). */
   passwordLink(email: string) {
     return this.members.operatorLink(email);

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { row } from '../common/database/sql';
+import { row, rows } from '../common/database/sql';
 import { newId } from '../common/ids';
+import { addToUsageDays, capturedCreditsSince, usageDay, utcDay } from './usage-days';
 
 export const LEDGER_KINDS = ['grant', 'authorise', 'capture', 'release'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -47,16 +48,21 @@ export interface LedgerEntryInput {
   reservedAfter: string;
 }
 
-/** Credits captured from the account since (SQL parameters: the account id, the start), for a read of its own or a larger one. */
-export const capturedCredits = (account: string, since: string): string =>
-  `(SELECT COALESCE(SUM(credits), 0) FROM credit_ledger WHERE account_id = ${account} AND kind = 'capture' AND created_at >= ${since})`;
-
-/** Appends one credit movement, inside the caller's transaction (every money change writes one). */
+/**
+ * Appends one credit movement, inside the caller's transaction (every money change writes one), and a
+ * capture's credits to its day in account_usage_days in the same statement (src/billing/usage-days.ts).
+ * The caller holds the account's row lock: it has changed the balance first (settleHold, a grant).
+ */
 export async function appendLedger(manager: EntityManager, entry: LedgerEntryInput): Promise<LedgerRow> {
   const rows: LedgerRow[] = await manager.query(
-    `INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     RETURNING id, kind, credits, job_id, reason, balance_after, reserved_after, created_at`,
+    `WITH entry AS (
+       INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       RETURNING id, account_id, kind, credits, job_id, reason, balance_after, reserved_after, created_at
+     ), usage AS (
+       ${addToUsageDays('captured_credits', `SELECT account_id, ${utcDay('created_at')}, credits FROM entry WHERE kind = 'capture'`)}
+     )
+     SELECT id, kind, credits, job_id, reason, balance_after, reserved_after, created_at FROM entry`,
     [
       newId('led'),
       entry.accountId,
@@ -70,6 +76,7 @@ export async function appendLedger(manager: EntityManager, entry: LedgerEntryInp
   );
   return rows[0];
 }
+
 @Injectable()
 export class BillingRepository {
   constructor(private readonly db: DataSource) {}
@@ -106,23 +113,23 @@ export class BillingRepository {
     return rows[0] ?? null;
   }
 
-  /** Credits captured (charged) since `since`: what the spend cap and "spent this period" count. */
+  /** Credits captured (charged) since `since`, a UTC day's start: what the spend cap and "spent this period" count. */
   async capturedSince(accountId: string, since: Date, manager: EntityManager = this.db.manager): Promise<number> {
-    const rows: { total: string }[] = await manager.query(`SELECT ${capturedCredits('$1', '$2')} AS total`, [
+    const found = await row<{ total: string }>(manager, `SELECT ${capturedCreditsSince('$1', '$2')} AS total`, [
       accountId,
-      since,
+      usageDay(since),
     ]);
-    return Number(rows[0].total);
+    return Number(found?.total ?? 0);
   }
 
   /** Credits captured on each of the last `days` UTC days (today included), zero-filled, oldest first. */
   async capturedPerDay(accountId: string, days: number): Promise<{ day: string; credits: string }[]> {
-    return this.db.query(
-      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, COALESCE(SUM(l.credits), 0) AS credits
-         FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d (day)
-         LEFT JOIN credit_ledger l ON l.account_id = $1 AND l.kind = 'capture'
-              AND l.created_at >= d.day AT TIME ZONE 'UTC' AND l.created_at < (d.day + interval '1 day') AT TIME ZONE 'UTC'
-        GROUP BY d.day ORDER BY d.day`,
+    return rows(
+      this.db,
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, COALESCE(u.captured_credits, 0) AS credits
+         FROM (SELECT (now() AT TIME ZONE 'UTC')::date - back AS day FROM generate_series(0, $2::int - 1) AS back) d
+         LEFT JOIN account_usage_days u ON u.account_id = $1 AND u.day = d.day
+        ORDER BY d.day`,
       [accountId, days],
     );
   }

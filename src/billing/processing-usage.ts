@@ -4,7 +4,7 @@
 // stops start-up ("can't resolve dependencies of BillingService"), instead of a quota that reads 0.
 
 export interface ProcessingUsage {
-  /** Whole processing minutes an account used since `since` (running jobs count their estimate). */
+  /** Whole processing minutes an account used since `since`, a UTC day's start (running jobs count their estimate). */
   minutesUsedSince(accountId: string, since: Date): Promise<number>;
   /** Jobs counted against the plan's concurrency limit now (queued and processing). */
   runningJobs(accountId: string): Promise<number>;

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { HoldSettlement } from '../billing/holds';
+import { addToUsageDays, utcDay } from '../billing/usage-days';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { createAsyncCommitPool } from '../common/database/async-commit-pool';
 import { ASYNC_BEGIN } from '../common/database/pool-mode';
@@ -31,6 +32,14 @@ const jobProgress = (open: string) => `progress = GREATEST(progress, LEAST(0.999
     SELECT round((COALESCE(sum(i.duration_seconds * p.value) / NULLIF(sum(i.duration_seconds), 0), avg(p.value)))::numeric, 3)
       FROM job_items i, LATERAL (SELECT CASE WHEN i.status = ANY(${open}) THEN i.progress ELSE 1 END AS value) p
      WHERE i.job_id = jobs.id)))`;
+
+/** An ending job's processing seconds, before (its estimate) and after (as processed); numeric as text, exact. */
+export interface EndedSeconds {
+  accountId: string;
+  createdAt: Date;
+  estimated: string;
+  processed: string;
+}
 
 /** takeItem's way to roll back when the job is open but the item has ended. */
 class ItemNotOpen extends Error {}
@@ -223,8 +232,9 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
 
   /**
    * The ending's status change, guarded twice: the job must still hold its credits ('authorised')
-   * and be in a status that leads to the new one. Returns the hold to settle; null when another
-   * transaction ended the job first. A job that succeeded (fully or partly) shows progress 1.
+   * and be in a status that leads to the new one. Returns the hold to settle and what the ending
+   * changes in the job's processing seconds; null when another transaction ended the job first. A job
+   * that succeeded (fully or partly) shows progress 1. Called only by JobLifecycle's endJob.
    */
   async endJob(
     manager: EntityManager,
@@ -237,14 +247,22 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       processedSeconds: number | null;
       error: ErrorObject | null;
     },
-  ): Promise<HoldSettlement | null> {
-    const ended = await row<{ account_id: string; estimated_credits: string; charged_credits: string }>(
+  ): Promise<(HoldSettlement & { seconds: EndedSeconds }) | null> {
+    const ended = await row<{
+      account_id: string;
+      estimated_credits: string;
+      charged_credits: string;
+      created_at: Date;
+      estimated_seconds: string;
+      processed_seconds: string;
+    }>(
       manager,
       `UPDATE jobs SET status = $2, billing_state = $3, charged_credits = LEAST($4::bigint, estimated_credits),
               error = $5, processed_seconds = COALESCE($6, processed_seconds), finished_at = now(),
               progress = CASE WHEN $2 IN ('succeeded', 'partially_succeeded') THEN 1 ELSE progress END
         WHERE id = $1 AND billing_state = 'authorised' AND status = ANY($7)
-        RETURNING account_id, estimated_credits, charged_credits`,
+        RETURNING account_id, estimated_credits, charged_credits, created_at,
+                  estimated_seconds::text AS estimated_seconds, processed_seconds::text AS processed_seconds`,
       [
         jobId,
         ending.status,
@@ -261,7 +279,25 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       jobId,
       heldCredits: Number(ended.estimated_credits),
       chargedCredits: Number(ended.charged_credits),
+      seconds: {
+        accountId: ended.account_id,
+        createdAt: ended.created_at,
+        estimated: ended.estimated_seconds,
+        processed: ended.processed_seconds,
+      },
     };
+  }
+
+  /**
+   * An ended job's processing seconds in its account's usage: the submit counted its estimate on the
+   * day the job was created; from now on its processed time counts there instead (src/billing/usage-days.ts).
+   * Once per ending, holding the account's row lock (after the hold's settlement).
+   */
+  async addEndedSeconds(manager: EntityManager, seconds: EndedSeconds): Promise<void> {
+    await manager.query(
+      addToUsageDays('processing_seconds', `SELECT $1::text, ${utcDay('$2::timestamptz')}, $4::numeric - $3::numeric`),
+      [seconds.accountId, seconds.createdAt, seconds.estimated, seconds.processed],
+    );
   }
 
   /** An item's end; false when it had ended already (a duplicated or retried unit). */

@@ -4,7 +4,8 @@
 // no code path can move a job along a path the tables do not list. Money moves through billing's holds, inside the
 // same transaction as the status change that causes it.
 import { Inject, Injectable } from '@nestjs/common';
-import { settleHold } from '../billing/holds';
+import type { EntityManager } from 'typeorm';
+import { settleHold, type HoldSettlement } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
@@ -244,17 +245,14 @@ export class JobLifecycle {
       const ending = planEnd(
         items.map((item) => ({ ...item, status: item.status === 'succeeded' ? 'succeeded' : 'failed' })),
       );
-      const ended = await this.repository.endJob(manager, job.id, {
+      const ended = await this.endJob(manager, job.id, {
         status: ending.status,
-        from: jobStatusesLeadingTo(ending.status),
-        billingState: BILLING_STATE_AT_END[ending.status],
         chargedCredits: ending.chargedCredits,
         processedSeconds: ending.processedSeconds,
         error: ending.error,
       });
       // Locked above and found open and authorised, so this flip cannot miss; if it ever does, roll back.
       if (!ended) throw new Error(`job ${job.id} could not be ended although it was locked open`);
-      await settleHold(manager, ended);
       await this.outbox.write(manager, {
         accountId: job.account_id,
         jobId: job.id,
@@ -302,17 +300,14 @@ export class JobLifecycle {
             'The job was cancelled by the client. Stop polling it; submit a new job if you still need the result.',
         },
       );
-      const ended = await this.repository.endJob(manager, jobId, {
+      const ended = await this.endJob(manager, jobId, {
         status: 'cancelled',
-        from: jobStatusesLeadingTo('cancelled'),
-        billingState: BILLING_STATE_AT_END.cancelled,
         chargedCredits: 0,
         processedSeconds: null,
         error,
       });
       // Locked above and found open, so this flip cannot miss; if it ever does, nothing has moved.
       if (!ended) throw new ApiError('job_not_cancellable', { param: 'job_id', details: { status: job.status } });
-      await settleHold(manager, ended);
       await this.repository.cancelItems(manager, jobId, itemStatusesLeadingTo('cancelled'));
       await this.outbox.write(manager, { accountId: job.account_id, jobId, event: EVENT_AT_END.cancelled, error });
       return job;
@@ -325,5 +320,29 @@ export class JobLifecycle {
       items: [],
     });
     return cancelled;
+  }
+
+  /**
+   * Every ending of a job (its last item's settlement, a failure, the reconciler's, a cancel) comes
+   * here, in the transaction that holds the job's row lock: the status flip, then the hold settled
+   * or released (which takes the account's row lock), then the job's processing seconds moved from
+   * its estimate to its processed time in the account's usage (written under that lock, as
+   * src/billing/usage-days.ts requires). Null when the job had already ended: nothing moved.
+   */
+  private async endJob(
+    manager: EntityManager,
+    jobId: string,
+    ending: { status: EndStatus; chargedCredits: number; processedSeconds: number | null; error: ErrorObject | null },
+  ): Promise<HoldSettlement | null> {
+    const ended = await this.repository.endJob(manager, jobId, {
+      ...ending,
+      from: jobStatusesLeadingTo(ending.status),
+      billingState: BILLING_STATE_AT_END[ending.status],
+    });
+    if (!ended) return null;
+    const { seconds, ...hold } = ended;
+    await settleHold(manager, hold);
+    await this.repository.addEndedSeconds(manager, seconds);
+    return hold;
   }
 }

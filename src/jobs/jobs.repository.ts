@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { pgTransaction, type PgTransaction, type Transaction } from '../common/database/pg-transaction';
 import { row, rows } from '../common/database/sql';
 import { TurnBatch } from '../common/database/turn-batch';
-import { capturedCredits } from '../billing/billing.repository';
+import { addToUsageDays, capturedCreditsSince, processingSecondsSince, usageDay, utcDay } from '../billing/usage-days';
 import { openJobStatuses } from './job-lifecycle';
 import {
   ITEM_COLUMNS,
@@ -75,6 +75,8 @@ export class JobsRepository {
   /**
    * Inserts the job and its items and returns them as a read would (findForAccount), in one statement:
    * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read.
+   * The same statement adds the job's estimated seconds to its day's usage (src/billing/usage-days.ts;
+   * the submit holds the account's lock).
    */
   async insert(manager: Transaction, job: NewJob): Promise<FoundJob> {
     const values: unknown[] = [
@@ -101,6 +103,8 @@ export class JobsRepository {
        ), items AS (
          INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits)
          VALUES ${tuples.join(', ')} RETURNING *
+       ), usage AS (
+         ${addToUsageDays('processing_seconds', `SELECT account_id, ${utcDay('created_at')}, estimated_seconds FROM job`)}
        )
        SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
       values,
@@ -177,16 +181,18 @@ export class JobsRepository {
     return Number(result?.count ?? 0);
   }
 
-  /** Processing seconds this period: finished jobs' processed time plus the estimates still open. */
+  /**
+   * Processing seconds since `since` (a UTC day's start) of the jobs created since: finished jobs'
+   * processed time plus the estimates still open (account_usage_days).
+   */
   async secondsUsedSince(
     accountId: string,
     since: Date,
     manager: EntityManager | DataSource = this.db,
   ): Promise<number> {
-    const result = await row<{ seconds: string }>(manager, `SELECT ${secondsUsed('$1', '$2', '$3')} AS seconds`, [
+    const result = await row<{ seconds: string }>(manager, `SELECT ${processingSecondsSince('$1', '$2')} AS seconds`, [
       accountId,
-      since,
-      openJobStatuses(),
+      usageDay(since),
     ]);
     return Number(result?.seconds ?? 0);
   }
@@ -196,7 +202,9 @@ export class JobsRepository {
    * seconds this period (only with `quota`), its active jobs, its captured credits this period (only
    * with `spendCap`) and the region's queued jobs. Read under the account's lock, in a statement of
    * its own after it: a statement's snapshot is taken when it starts, so these counts then include
-   * the jobs of the submit that held the lock before.
+   * the jobs of the submit that held the lock before, and the seconds and captures every settlement
+   * before it added to account_usage_days (each writes them holding the same lock). `since` is a UTC
+   * day's start (the billing period's).
    */
   async limitUsage(
     manager: Transaction,
@@ -204,11 +212,11 @@ export class JobsRepository {
   ): Promise<{ secondsUsed: number; active: number; capturedCredits: number; queued: number }> {
     const found = await row<{ seconds: string | null; active: string; captured: string | null; queued: string }>(
       manager,
-      `SELECT CASE WHEN $4::boolean THEN ${secondsUsed('$1', '$3', '$6')} END AS seconds,
+      `SELECT CASE WHEN $4::boolean THEN ${processingSecondsSince('$1', '$3')} END AS seconds,
               ${activeJobs('$1', '$6')} AS active,
-              CASE WHEN $5::boolean THEN ${capturedCredits('$1', '$3')} END AS captured,
+              CASE WHEN $5::boolean THEN ${capturedCreditsSince('$1', '$3')} END AS captured,
               ${queuedJobs('$2')} AS queued`,
-      [look.accountId, look.region, look.since, look.quota, look.spendCap, openJobStatuses()],
+      [look.accountId, look.region, usageDay(look.since), look.quota, look.spendCap, openJobStatuses()],
     );
     return {
       secondsUsed: Number(found?.seconds ?? 0),
@@ -222,11 +230,6 @@ export class JobsRepository {
 /** The account's jobs not yet ended (SQL parameters: the account id, the open statuses). */
 const activeJobs = (account: string, open: string): string =>
   `(SELECT count(*) FROM jobs WHERE account_id = ${account} AND status = ANY(${open}))`;
-
-/** The account's processing seconds of jobs created since: processed for ended jobs, estimated for open ones. */
-const secondsUsed = (account: string, since: string, open: string): string =>
-  `(SELECT COALESCE(SUM(CASE WHEN status = ANY(${open}) THEN estimated_seconds ELSE processed_seconds END), 0)
-      FROM jobs WHERE account_id = ${account} AND created_at >= ${since})`;
 
 /** Jobs waiting in a region's queue (each region has its own queue and workers). */
 const queuedJobs = (region: string): string =>

@@ -2,6 +2,8 @@
 // removed), then jobs finished more than JOB_RETENTION_DAYS ago (with their items, segments and assets)
 // and expired idempotency keys — each in batches of UPKEEP_BATCH_SIZE, one short transaction per
 // batch, paced (src/common/upkeep-batches.ts), so a backlog of millions never holds a long lock.
+// Deleting a job leaves account_usage_days as it is (src/billing/usage-days.ts): a month's processing
+// minutes keep the jobs purged during it, whatever JOB_RETENTION_DAYS (1 to 3650) is.
 import {
   Inject,
   Injectable,
