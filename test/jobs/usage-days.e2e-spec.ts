@@ -21,7 +21,7 @@ import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
-import { sumUsageDaysAgain } from '../support/usage-days';
+import { sumUsageDaysAgain, usageDaysKept, usageSummedFromRows } from '../support/usage-days';
 import { startStack } from '../support/worker';
 
 const REGION = 'usage-days';
@@ -52,34 +52,8 @@ describe('usage per day: the balance, the chart and the limits agree with the le
     return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   };
 
-  /** The account's captures and processing seconds per UTC day since `from`, summed over the rows themselves. */
-  async function summedFromRows(accountId: string, from: Date) {
-    const days: { day: string; captured: string; seconds: string }[] = await db.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, SUM(captured)::text AS captured, SUM(seconds)::text AS seconds
-         FROM (SELECT (created_at AT TIME ZONE 'UTC')::date AS day, credits AS captured, 0 AS seconds
-                 FROM credit_ledger WHERE account_id = $1 AND kind = 'capture' AND created_at >= $2
-               UNION ALL
-               SELECT (created_at AT TIME ZONE 'UTC')::date, 0,
-                      CASE WHEN status IN ('queued', 'processing') THEN estimated_seconds ELSE processed_seconds END
-                 FROM jobs WHERE account_id = $1 AND created_at >= $2) used
-        GROUP BY day ORDER BY day`,
-      [accountId, from],
-    );
-    return days
-      .map((day) => ({ day: day.day, captured: Number(day.captured), seconds: Number(day.seconds) }))
-      .filter((day) => day.captured !== 0 || day.seconds !== 0);
-  }
-
-  async function keptDays(accountId: string, from: Date) {
-    const days: { day: string; captured: string; seconds: string }[] = await db.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, captured_credits::text AS captured, processing_seconds::text AS seconds
-         FROM account_usage_days WHERE account_id = $1 AND day >= $2::date ORDER BY day`,
-      [accountId, from.toISOString().slice(0, 10)],
-    );
-    return days
-      .map((day) => ({ day: day.day, captured: Number(day.captured), seconds: Number(day.seconds) }))
-      .filter((day) => day.captured !== 0 || day.seconds !== 0);
-  }
+  const summedFromRows = (accountId: string, from: Date) => usageSummedFromRows(db, accountId, from);
+  const keptDays = (accountId: string, from: Date) => usageDaysKept(db, accountId, from);
 
   /**
    * What the account sees — its balance, its chart, a spend-cap refusal and a quota refusal — against

@@ -11,10 +11,12 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
 import { migrateDatabase } from '../../migrations';
 import { ensureBuilt, ROOT } from './dist-build';
 import { freePort, type TestApi } from './app';
 import { isAlive } from './pids';
+import { usageDaysKept, usageSummedFromRows } from './usage-days';
 
 const exec = promisify(execFile);
 
@@ -691,6 +693,18 @@ export async function auditMoney(api: TestApi, key: string, jobs: any[], granted
       problems.push(`balance ${balance.body.balance_credits} ≠ grants ${grants} − captures ${captures}`);
     if (balance.body.available_credits !== balance.body.balance_credits)
       problems.push(`available ${balance.body.available_credits} ≠ balance ${balance.body.balance_credits}`);
+  }
+  // The per-day usage the balance, the chart and the limits read (account_usage_days) is the rows' own sum.
+  if (jobs.length > 0) {
+    const db = api.app.get(DataSource);
+    const [owner] = await db.query(`SELECT account_id FROM jobs WHERE id = $1`, [jobs[0].job_id]);
+    const since = new Date(Date.now() - 40 * 86_400_000);
+    const [kept, summed] = await Promise.all([
+      usageDaysKept(db, owner.account_id, since),
+      usageSummedFromRows(db, owner.account_id, since),
+    ]);
+    if (JSON.stringify(kept) !== JSON.stringify(summed))
+      problems.push(`account_usage_days ${JSON.stringify(kept)} ≠ the rows' sums ${JSON.stringify(summed)}`);
   }
   return { jobs: jobs.length, byStatus, chargedTotal, problems };
 }

@@ -13,3 +13,42 @@ export async function sumUsageDaysAgain(db: DataSource, accountId: string): Prom
     await runner.release();
   }
 }
+
+export interface UsageDay {
+  day: string;
+  captured: number;
+  seconds: number;
+}
+
+const usageDays = (rows: { day: string; captured: string; seconds: string }[]): UsageDay[] =>
+  rows
+    .map((row) => ({ day: row.day, captured: Number(row.captured), seconds: Number(row.seconds) }))
+    .filter((day) => day.captured !== 0 || day.seconds !== 0);
+
+/** The account's captures and processing seconds per UTC day since `from`, summed over the rows themselves. */
+export async function usageSummedFromRows(db: DataSource, accountId: string, from: Date): Promise<UsageDay[]> {
+  return usageDays(
+    await db.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, SUM(captured)::text AS captured, SUM(seconds)::text AS seconds
+         FROM (SELECT (created_at AT TIME ZONE 'UTC')::date AS day, credits AS captured, 0 AS seconds
+                 FROM credit_ledger WHERE account_id = $1 AND kind = 'capture' AND created_at >= $2
+               UNION ALL
+               SELECT (created_at AT TIME ZONE 'UTC')::date, 0,
+                      CASE WHEN status IN ('queued', 'processing') THEN estimated_seconds ELSE processed_seconds END
+                 FROM jobs WHERE account_id = $1 AND created_at >= $2) used
+        GROUP BY day ORDER BY day`,
+      [accountId, from],
+    ),
+  );
+}
+
+/** The same days as account_usage_days keeps them (what the balance, the chart and the limits read). */
+export async function usageDaysKept(db: DataSource, accountId: string, from: Date): Promise<UsageDay[]> {
+  return usageDays(
+    await db.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, captured_credits::text AS captured, processing_seconds::text AS seconds
+         FROM account_usage_days WHERE account_id = $1 AND day >= $2::date ORDER BY day`,
+      [accountId, from.toISOString().slice(0, 10)],
+    ),
+  );
+}
