@@ -104,6 +104,8 @@ export class JobsRepository {
        )
        SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
       values,
+      // One text per number of items.
+      { prepared: `job-insert-${job.items.length}` },
     );
     return jobFromJson(inserted!.job);
   }
@@ -209,6 +211,7 @@ export class JobsRepository {
               CASE WHEN $5::boolean THEN ${capturedCredits('$1', '$3')} END AS captured,
               ${queuedJobs('$2')} AS queued`,
       [look.accountId, look.region, look.since, look.quota, look.spendCap, openJobStatuses()],
+      { prepared: 'job-limit-usage' },
     );
     return {
       secondsUsed: Number(found?.seconds ?? 0),
