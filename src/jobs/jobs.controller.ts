@@ -3,7 +3,7 @@ import { ApiBody, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
-import { clientGoneSignal } from '../common/http/client-gone';
+import { lazyClientGoneSignal } from '../common/http/client-gone';
 import { createValidationPipe } from '../common/http/validation';
 import { StoresOwnIdempotentResponse } from '../common/idempotency/idempotent-response';
 import type { ListResponse } from '../common/pagination';
@@ -62,7 +62,7 @@ function jobsController<Body extends SubmitJobBase>(
         region: body.region,
         requestId: String(request.id),
         idempotency: request.idempotency,
-        signal: clientGoneSignal(reply),
+        signal: lazyClientGoneSignal(reply),
       });
       void reply.header('Location', jobLocation(api, view.job_id));
       return view;
