@@ -7,7 +7,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeHeartbeat } from './lib/client';
-import { createEnvironment } from './lib/environment';
+import { createEnvironment, type BenchEnvironment } from './lib/environment';
 import { cpuMsOf, sleep, startProcess } from './lib/processes';
 import { bareHeaders, ourHeaders, REGION, startBareSubmitServer, submitAccounts, submitLoad } from './submits';
 
@@ -38,6 +38,26 @@ function selfTimes(profile: CpuProfile, top: number): string[] {
     .map(([name, ms]) => `${((100 * ms) / total).toFixed(1).padStart(5)} %  ${name}`);
 }
 
+/**
+ * CPU ms so far of each PostgreSQL backend connected to the environment's database. The two sides are
+ * measured one after the other, so a window's growth is the side then under load (the idle side adds
+ * nothing; a backend that ends within the window loses its share, so the figure is a floor).
+ */
+async function backendCpuMs(env: BenchEnvironment): Promise<Map<number, number>> {
+  const backends = await env.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  const times = await Promise.all(backends.map(async ({ pid }) => [pid, await cpuMsOf(pid).catch(() => 0)] as const));
+  return new Map(times);
+}
+
+/** The backends' CPU ms between two readings of backendCpuMs. */
+function backendCpuGrowth(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 10);
   const dir = await mkdtemp(join(tmpdir(), 'mediajobs-submit-profile-'));
@@ -61,12 +81,16 @@ async function main(): Promise<void> {
     // The bare server's CPU per submit under the same load, for scale.
     await submitLoad(bare.url, accounts, 2, bareHeaders);
     const bareCpuBefore = await cpuMsOf(bare.pid);
+    const bareDbBefore = await backendCpuMs(env);
     const bareRun = await submitLoad(bare.url, accounts, seconds, bareHeaders);
     const bareCpuMs = (await cpuMsOf(bare.pid)) - bareCpuBefore;
+    const bareDbMs = backendCpuGrowth(bareDbBefore, await backendCpuMs(env));
     await submitLoad(api.url, accounts, 2, ourHeaders);
+    const dbBefore = await backendCpuMs(env);
     api.child.kill('SIGWINCH');
     const run = await submitLoad(api.url, accounts, seconds, ourHeaders);
     api.child.kill('SIGWINCH');
+    const dbMs = backendCpuGrowth(dbBefore, await backendCpuMs(env));
     await sleep(1000);
     const counts = JSON.parse(await readFile(join(dir, 'counts.json'), 'utf8')) as {
       pgStatements: Record<string, number>;
@@ -81,7 +105,8 @@ async function main(): Promise<void> {
     const redisTotal = Object.values(counts.redisCommands).reduce((sum, n) => sum + n, 0);
     const lines = [
       `${run.requests} submits in ${seconds} s (${run.requestsPerSecond.toFixed(0)}/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, ${run.failures} failed)`,
-      `bare: ${bareRun.requests} submits (${bareRun.requestsPerSecond.toFixed(0)}/s, p99 ${bareRun.p99Ms} ms), ${(bareCpuMs / bareRun.requests).toFixed(2)} CPU ms per submit`,
+      `bare: ${bareRun.requests} submits (${bareRun.requestsPerSecond.toFixed(0)}/s, p99 ${bareRun.p99Ms} ms), ${(bareCpuMs / bareRun.requests).toFixed(2)} CPU ms per submit; its PostgreSQL backends ${(bareDbMs / bareRun.requests).toFixed(2)} CPU ms per submit`,
+      `our PostgreSQL backends: ${per(dbMs)} CPU ms per submit`,
       `per submit: ${per(counts.cpuMs)} CPU ms (user ${per(counts.userMs)}, system ${per(counts.systemMs)}), ${per(pgTotal)} PostgreSQL statements (each a round trip), ${per(redisTotal)} Redis commands in ${per(counts.redisRoundTrips)} round trips`,
       ...refusals.map((line) => `refused: ${line.slice(0, 400)}`),
       'PostgreSQL statements per submit:',

@@ -40,12 +40,14 @@ async function selectAccount(
   accountId: string,
   lock: 'FOR NO KEY UPDATE' | '',
 ): Promise<LockedAccount> {
-  const rows: LockedAccount[] = await manager.query(
+  const account = await row<LockedAccount>(
+    manager,
     `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 ${lock}`,
     [accountId],
+    { prepared: lock ? 'account-lock' : 'account-read' },
   );
-  if (!rows[0]) throw new Error(`account ${accountId} not found`);
-  return rows[0];
+  if (!account) throw new Error(`account ${accountId} not found`);
+  return account;
 }
 
 /** Credits a new hold may take: the balance less what is already held (the CHECK constraint's sum). */
@@ -92,6 +94,7 @@ export async function authoriseHold(
      INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
      SELECT $3, $1, 'authorise', $2, $4, NULL, balance_credits, reserved_credits FROM held RETURNING id`,
     [accountId, credits, newId('led'), jobId],
+    { prepared: 'hold-authorise' },
   );
   if (!entry) return false;
   afterCommit(manager, () => creditsMoved('authorised', credits));

@@ -108,6 +108,8 @@ export class JobsRepository {
        )
        SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
       values,
+      // One text per number of items.
+      { prepared: `job-insert-${job.items.length}` },
     );
     return jobFromJson(inserted!.job);
   }
@@ -213,10 +215,11 @@ export class JobsRepository {
     const found = await row<{ seconds: string | null; active: string; captured: string | null; queued: string }>(
       manager,
       `SELECT CASE WHEN $4::boolean THEN ${processingSecondsSince('$1', '$3')} END AS seconds,
-              ${activeJobs('$1', '$6')} AS active,
+              ${activeJobs('$1', OPEN_STATUSES)} AS active,
               CASE WHEN $5::boolean THEN ${capturedCreditsSince('$1', '$3')} END AS captured,
               ${queuedJobs('$2')} AS queued`,
-      [look.accountId, look.region, usageDay(look.since), look.quota, look.spendCap, openJobStatuses()],
+      [look.accountId, look.region, usageDay(look.since), look.quota, look.spendCap],
+      { prepared: 'job-limit-usage' },
     );
     return {
       secondsUsed: Number(found?.seconds ?? 0),
@@ -227,7 +230,14 @@ export class JobsRepository {
   }
 }
 
-/** The account's jobs not yet ended (SQL parameters: the account id, the open statuses). */
+/**
+ * The open statuses as an SQL literal, for a named statement: its generic plan (PostgreSQL's after five
+ * runs) cannot prove a parameter's statuses match the partial index of open jobs (jobs_active_idx), and
+ * would count an account's open jobs by reading all its jobs.
+ */
+const OPEN_STATUSES = `'{${openJobStatuses().join(',')}}'::text[]`;
+
+/** The account's jobs not yet ended (SQL: the account id, the open statuses). */
 const activeJobs = (account: string, open: string): string =>
   `(SELECT count(*) FROM jobs WHERE account_id = ${account} AND status = ANY(${open}))`;
 

@@ -37,8 +37,8 @@ export type SubmitRequest = RequestedOutput & {
   requestId: string;
   /** The request's claimed Idempotency-Key: its 202 is stored in the job's own transaction. */
   idempotency?: IdempotencyClaim;
-  /** Aborts when the client goes away: the source checks still running for it stop. */
-  signal?: AbortSignal;
+  /** Aborts when the client goes away: the source checks still running for it stop (made when first asked for). */
+  signal?: () => AbortSignal;
 };
 
 @Injectable()
@@ -218,7 +218,7 @@ export class JobsService {
     caller: AuthContext,
     job: JobOutput,
     inputs: JobInputDto[],
-    signal?: AbortSignal,
+    signal?: () => AbortSignal,
   ): Promise<PricedItem[]> {
     const items: PricedItem[] = [];
     for (const [index, input] of inputs.entries()) {

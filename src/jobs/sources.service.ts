@@ -55,13 +55,13 @@ export class SourcesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** `signal`: the client went away; a probe still running for it is killed. */
+  /** `signal`: the client went away; a probe still running for it is killed (asked for only to probe). */
   async check(
     accountId: string,
     api: JobApi,
     input: JobInputDto,
     index: number,
-    signal?: AbortSignal,
+    signal?: () => AbortSignal,
   ): Promise<CheckedSource> {
     if (input.upload_id !== undefined)
       return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`, signal);
@@ -73,7 +73,7 @@ export class SourcesService {
     api: JobApi,
     uploadId: string,
     param: string,
-    signal?: AbortSignal,
+    signal?: () => AbortSignal,
   ): Promise<CheckedSource> {
     const upload = await this.uploads.find(accountId, uploadId);
     if (!upload)
@@ -101,7 +101,7 @@ export class SourcesService {
     return this.accept(outcome, { type: 'upload', upload_id: uploadId }, param);
   }
 
-  private async checkUrl(api: JobApi, url: string, param: string, signal?: AbortSignal): Promise<CheckedSource> {
+  private async checkUrl(api: JobApi, url: string, param: string, signal?: () => AbortSignal): Promise<CheckedSource> {
     const outcome = await this.cached(`url:${url}`, api, signal, async (probeSignal) => {
       // ffprobe never connects to the source itself: it reads through a loopback proxy whose every
       // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
@@ -175,41 +175,43 @@ export class SourcesService {
   private async cached(
     key: string,
     api: JobApi,
-    signal: AbortSignal | undefined,
+    signal: (() => AbortSignal) | undefined,
     probe: (signal: AbortSignal) => Promise<ProbeOutcome>,
   ): Promise<ProbeOutcome> {
-    const cacheKey = `${this.config.redisPrefix}:probe:${api}:${createHash('sha256').update(key).digest('hex')}`;
     const local = key.startsWith('upload:');
-    const kept = local ? this.verdicts.get(cacheKey) : undefined;
+    // Kept here by the key itself: a hit (most submits of an upload) then hashes nothing.
+    const localKey = `${api}:${key}`;
+    const kept = local ? this.verdicts.get(localKey) : undefined;
     if (kept && kept.until > Date.now()) return kept.outcome;
+    const cacheKey = `${this.config.redisPrefix}:probe:${api}:${createHash('sha256').update(key).digest('hex')}`;
     const read = async () => {
       const hit = await this.redis.get(cacheKey);
       return hit ? (JSON.parse(hit) as ProbeOutcome) : null;
     };
     const hit = await read();
-    if (hit) return local ? this.keep(cacheKey, hit) : hit;
-    return this.slots.run(cacheKey, signal, async (probeSignal) => {
+    if (hit) return local ? this.keep(localKey, hit) : hit;
+    return this.slots.run(cacheKey, signal?.(), async (probeSignal) => {
       const found = await read();
-      if (found) return local ? this.keep(cacheKey, found) : found;
+      if (found) return local ? this.keep(localKey, found) : found;
       const outcome = await probe(probeSignal);
       // Only verdicts on the media are cached: a source that was unreachable (invalid_url) or a probe
       // that ran out of time here (service_unavailable) may do better in a moment.
       if (outcome.ok || (outcome.code !== 'invalid_url' && outcome.code !== 'service_unavailable')) {
         await this.redis.set(cacheKey, JSON.stringify(outcome), 'EX', PROBE_CACHE_SECONDS);
-        if (local) this.keep(cacheKey, outcome);
+        if (local) this.keep(localKey, outcome);
       }
       return outcome;
     });
   }
 
   /** Keeps an upload's cached verdict here too for PROBE_CACHE_SECONDS (the oldest goes first when full). */
-  private keep(cacheKey: string, outcome: ProbeOutcome): ProbeOutcome {
-    this.verdicts.delete(cacheKey);
+  private keep(localKey: string, outcome: ProbeOutcome): ProbeOutcome {
+    this.verdicts.delete(localKey);
     if (this.verdicts.size >= LOCAL_VERDICTS) {
       const oldest = this.verdicts.keys().next().value;
       if (oldest !== undefined) this.verdicts.delete(oldest);
     }
-    this.verdicts.set(cacheKey, { outcome, until: Date.now() + PROBE_CACHE_SECONDS * 1000 });
+    this.verdicts.set(localKey, { outcome, until: Date.now() + PROBE_CACHE_SECONDS * 1000 });
     return outcome;
   }
 }

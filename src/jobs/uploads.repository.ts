@@ -87,6 +87,7 @@ export class UploadsRepository {
          FROM uploads
         WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()`,
       [id, accountId],
+      { prepared: 'upload-find' },
     );
   }
 

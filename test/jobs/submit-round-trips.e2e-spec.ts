@@ -17,14 +17,21 @@ const REGION = 'roundtrips';
 const BACKGROUND = /system_settings|webhook|outbox/i;
 
 /** The SQL statements and Redis commands every driver instance sends while `work` runs. */
-async function sentDuring(work: () => Promise<unknown>): Promise<{ sql: string[]; redis: string[] }> {
+async function sentDuring(
+  work: () => Promise<unknown>,
+): Promise<{ sql: string[]; redis: string[]; statements: { text: string; values: unknown[] }[] }> {
   const sql: string[] = [];
   const redis: string[] = [];
+  const statements: { text: string; values: unknown[] }[] = [];
   const query = Client.prototype.query;
   const sendCommand = Redis.prototype.sendCommand;
   const sqlSpy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-    if (text && !BACKGROUND.test(text)) sql.push(text.replace(/\s+/g, ' ').trim());
+    const values = typeof args[0] === 'string' ? args[1] : (args[0] as { values?: unknown }).values;
+    if (text && !BACKGROUND.test(text)) {
+      sql.push(text.replace(/\s+/g, ' ').trim());
+      statements.push({ text, values: Array.isArray(values) ? values : [] });
+    }
     return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
   });
   const redisSpy = jest.spyOn(Redis.prototype, 'sendCommand').mockImplementation(function (this: Redis, ...args) {
@@ -37,7 +44,22 @@ async function sentDuring(work: () => Promise<unknown>): Promise<{ sql: string[]
     sqlSpy.mockRestore();
     redisSpy.mockRestore();
   }
-  return { sql, redis };
+  return { sql, redis, statements };
+}
+
+/** A statement's parameters as SQL literals, for EXECUTE. */
+function literals(values: unknown[]): string {
+  const literal = (value: unknown): string =>
+    value === null || value === undefined
+      ? 'NULL'
+      : value instanceof Date
+        ? `'${value.toISOString()}'`
+        : typeof value === 'boolean' || typeof value === 'number'
+          ? String(value)
+          : Array.isArray(value)
+            ? `'{${value.join(',')}}'`
+            : `'${String(value).replace(/'/g, "''")}'`;
+  return values.map(literal).join(', ');
 }
 
 describe('the round trips of one submit', () => {
@@ -83,5 +105,22 @@ describe('the round trips of one submit', () => {
     // The rate limit (with the failed-credential budget and the credentials version), the region's
     // heartbeat, the queue add; the upload's probe verdict is kept in the instance that probed it.
     expect(sent.redis.sort()).toEqual(['evalsha', 'evalsha', 'zrangebyscore']);
+
+    // The statements are named (parsed once per connection), and PostgreSQL runs a named statement
+    // with a generic plan once five runs showed it no dearer: that plan, made without the parameters'
+    // values, must still find an account's open jobs through the partial index of open jobs rather
+    // than by reading every job the account ever had.
+    const counts = sent.statements.find(({ text }) => text.trim().startsWith('SELECT CASE WHEN'))!;
+    const db = new Client({ connectionString: api.config.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('SET plan_cache_mode = force_generic_plan');
+      await db.query(`PREPARE step8_counts AS ${counts.text}`);
+      const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE step8_counts(${literals(counts.values)})`);
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toContain('jobs_active_idx');
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
+import { namedStatementsAllowed } from './pool-mode';
 
 /**
  * A transaction on one of the pool's clients, without TypeORM: the submit's transaction (bench/submits)
@@ -11,11 +12,21 @@ import type { DataSource, EntityManager } from 'typeorm';
 export class PgTransaction {
   private readonly committed: (() => void)[] = [];
 
-  constructor(private readonly client: PoolClient) {}
+  constructor(
+    private readonly client: PoolClient,
+    /** Whether named statements are safe on this connection (pool-mode.ts). */
+    private readonly named = false,
+  ) {}
 
+  /**
+   * `prepared`: a name for the statement (one name per text), parsed once per connection and then only
+   * bound and run — the submit's statements are the hot ones (sql.ts `rows` passes it). Unnamed behind
+   * a transaction pooler.
+   */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EntityManager.query's own shape, so either can be passed
-  async query<T = any>(text: string, values?: unknown[]): Promise<T> {
-    return (await this.client.query(text, values)).rows as T;
+  async query<T = any>(text: string, values?: unknown[], prepared?: string): Promise<T> {
+    const name = this.named ? prepared : undefined;
+    return (await this.client.query({ name, text, values })).rows as T;
   }
 
   /** Runs `work` after this transaction commits; dropped if it rolls back. */
@@ -49,7 +60,7 @@ export async function pgTransaction<T>(db: DataSource, work: (tx: PgTransaction)
   };
   client.on('error', onError);
   try {
-    const tx = new PgTransaction(client);
+    const tx = new PgTransaction(client, namedStatementsAllowed(pool));
     let result: T;
     try {
       await client.query('START TRANSACTION');

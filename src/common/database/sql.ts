@@ -1,8 +1,9 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { Pool } from 'pg';
+import { PgTransaction } from './pg-transaction';
 import { namedStatementsAllowed } from './pool-mode';
 
-type Queryable = Pick<DataSource | EntityManager, 'query'>;
+type Queryable = Pick<DataSource | EntityManager, 'query'> | PgTransaction;
 
 /**
  * Outside a transaction, reads and single statements go straight to the driver's pool: TypeORM's
@@ -31,6 +32,7 @@ export async function rows<T>(
     const name = namedStatementsAllowed(pool) ? options.prepared : undefined;
     return (await pool.query({ name, text: sql, values: params })).rows as T[];
   }
+  if (db instanceof PgTransaction) return db.query<T[]>(sql, params, options.prepared);
   const result: unknown = await db.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
     return result[0] as T[];

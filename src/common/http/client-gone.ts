@@ -33,3 +33,13 @@ export function clientGoneSignal(reply: FastifyReply): AbortSignal {
   response.once('finish', release);
   return controller.signal;
 }
+
+/**
+ * clientGoneSignal, made when first asked for: most requests never need it (a submit of an upload whose
+ * verdict is cached probes nothing), and its listeners cost a submit about as much as its idempotency
+ * hash. Made later it says the same: a client that went away before is seen by its closed socket.
+ */
+export function lazyClientGoneSignal(reply: FastifyReply): () => AbortSignal {
+  let signal: AbortSignal | undefined;
+  return () => (signal ??= clientGoneSignal(reply));
+}

@@ -5,6 +5,7 @@ import {
   type ValidationPipeOptions,
 } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
+import { acceptedBody, type BodyType } from './accepted-body';
 
 interface Violation {
   path: string;
@@ -81,9 +82,21 @@ export class NotJsonBody {
 }
 
 class RefusingValidationPipe extends ValidationPipe {
+  constructor(
+    options: ValidationPipeOptions,
+    /** A body type whose accepted bodies skip class-validator and class-transformer (accepted-body.ts). */
+    private readonly fastType?: BodyType,
+  ) {
+    super(options);
+  }
+
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (value instanceof NotJsonBody)
       throw new ApiError('unsupported_content_type', { param: 'Content-Type', message: value.message });
+    if (this.fastType && metadata.type === 'body' && strippedKeyPath(value) === null) {
+      const accepted = acceptedBody(this.fastType, value);
+      if (accepted) return Promise.resolve(accepted);
+    }
     return super.transform(value, metadata);
   }
 
@@ -99,17 +112,27 @@ class RefusingValidationPipe extends ValidationPipe {
   }
 }
 
-/** The global pipe; with `expectedType` for a parameter whose declared type is a union. */
-export function createValidationPipe(expectedType?: ValidationPipeOptions['expectedType']): ValidationPipe {
-  return new RefusingValidationPipe({
-    expectedType,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    stopAtFirstError: true,
-    validationError: { target: false, value: true },
-    exceptionFactory: validationErrorToApiError,
-  });
+/**
+ * The global pipe; with `expectedType` for a parameter whose declared type is a union. `fast`: a hot
+ * body (a job submit) whose accepted values are built from the type's metadata without running
+ * class-validator (accepted-body.ts); any other value still goes through the pipe.
+ */
+export function createValidationPipe(
+  expectedType?: ValidationPipeOptions['expectedType'],
+  options: { fast?: boolean } = {},
+): ValidationPipe {
+  return new RefusingValidationPipe(
+    {
+      expectedType,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      stopAtFirstError: true,
+      validationError: { target: false, value: true },
+      exceptionFactory: validationErrorToApiError,
+    },
+    options.fast && typeof expectedType === 'function' ? (expectedType as BodyType) : undefined,
+  );
 }
 
 /** Deepest nesting of arrays and objects a JSON body may have (ours need 3; class-transformer recurses). */

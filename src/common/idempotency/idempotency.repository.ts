@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { Transaction } from '../database/pg-transaction';
 import { row } from '../database/sql';
 import { createAsyncCommitPool } from '../database/async-commit-pool';
+import { namedStatementsAllowed } from '../database/pool-mode';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
 export interface StoredResponse {
@@ -56,8 +57,10 @@ export class IdempotencyRepository implements OnApplicationShutdown {
    * (the primary key decides); an expired or abandoned claim is taken over. Null when not claimed.
    */
   async claim(accountId: string, key: string, hash: string): Promise<ClaimStamp | null> {
-    const { rows } = await this.db.query(
-      `INSERT INTO idempotency_keys (account_id, key, request_hash, state, expires_at)
+    const { rows } = await this.db.query<{ stamp: string }>({
+      // Parsed once per connection, unless the connection is pooled per transaction (pool-mode.ts).
+      name: namedStatementsAllowed(this.db) ? 'idempotency-claim' : undefined,
+      text: `INSERT INTO idempotency_keys (account_id, key, request_hash, state, expires_at)
        VALUES ($1, $2, $3, 'in_flight', now() + interval '24 hours')
        ON CONFLICT (account_id, key) DO UPDATE
          SET request_hash = EXCLUDED.request_hash, state = 'in_flight', created_at = now(), expires_at = EXCLUDED.expires_at,
@@ -66,9 +69,9 @@ export class IdempotencyRepository implements OnApplicationShutdown {
             OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.request_hash = EXCLUDED.request_hash
                 AND idempotency_keys.created_at < now() - make_interval(secs => $4))
        RETURNING (extract(epoch FROM created_at) * 1000000)::bigint::text AS stamp`,
-      [accountId, key, hash, ABANDONED_AFTER_SECONDS],
-    );
-    return (rows[0] as { stamp: string } | undefined)?.stamp ?? null;
+      values: [accountId, key, hash, ABANDONED_AFTER_SECONDS],
+    });
+    return rows[0]?.stamp ?? null;
   }
 
   async find(accountId: string, key: string): Promise<StoredResponse | null> {
@@ -167,6 +170,7 @@ export async function completeInTransaction(
       WHERE account_id = $1 AND key = $2 AND request_hash = $3 AND state = 'in_flight'
       RETURNING 1 AS stored`,
     [claim.accountId, claim.key, claim.requestHash, response.status, JSON.stringify(response.body), response.headers],
+    { prepared: 'idempotency-complete' },
   );
   return stored !== null;
 }
