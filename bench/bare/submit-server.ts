@@ -55,7 +55,11 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
         held.rows[0].reserved_credits,
       ],
     );
-    await client.query(`SELECT count(*) FROM jobs WHERE status = 'queued' AND region = $1`, [region]);
+    // The queue-depth check counts up to MAX_QUEUE_DEPTH's default, as the service's does.
+    await client.query(
+      `SELECT count(*) FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND region = $1 LIMIT 10000) queued`,
+      [region],
+    );
     await client.query(
       `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
        VALUES ($1, $2, 'sdr2hdr', 'queued', $3, '{}', '{}', $4, 1, $5)`,

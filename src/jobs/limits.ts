@@ -78,6 +78,7 @@ export class SubmitLimits {
       since: period.start,
       quota: caller.plan.processingMinutesPerMonth !== null,
       spendCap: account.spend_limit_usd !== null,
+      queueDepthLimit: this.config.maxQueueDepth,
     });
     this.checkQuota(caller, request, period, usage.secondsUsed);
     this.checkConcurrency(caller, usage.active);
