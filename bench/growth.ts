@@ -332,7 +332,9 @@ export async function benchGrowth(context: BenchContext): Promise<BenchResult[]>
           const options = path.options(side);
           const result = await load({ ...options, url: sideUrl(side, options.url), connections: CONNECTIONS, seconds });
           if (result.failures > 0)
-            throw new Error(`growth ${path.name} (${side.label}): ${result.failures} requests failed`);
+            throw new Error(
+              `growth ${path.name} (${side.label}): ${result.failures} requests failed (statuses ${JSON.stringify(result.failedStatuses)})`,
+            );
           record(path.name, index, result.p50Ms, result.p99Ms);
         }
       }

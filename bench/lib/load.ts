@@ -10,6 +10,8 @@ export interface LoadResult {
   requests: number;
   /** Responses that were not 2xx, plus connection errors and timeouts: must be 0 for a valid run. */
   failures: number;
+  /** The statuses of the responses that were not 2xx, counted ("401": 243), to say why a run failed. */
+  failedStatuses: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -43,6 +45,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     p99Ms: result.latency.p99,
     requests: result.requests.total,
     failures: result.non2xx + result.errors + result.timeouts,
+    failedStatuses: Object.fromEntries(
+      // autocannon 9 reports it; its type declarations do not list it yet.
+      Object.entries((result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})
+        .filter(([status]) => !status.startsWith('2'))
+        .map(([status, stats]) => [status, stats.count]),
+    ),
   };
 }
 
@@ -65,6 +73,14 @@ export async function loadBothWays<T extends LoadResult>(
     () => bare(plan.seconds),
   );
   const failures = [...runs.ours, ...runs.bare].reduce((sum, run) => sum + run.failures, 0);
-  if (failures > 0) throw new Error(`${name}: ${failures} requests failed; the numbers would be meaningless`);
+  if (failures > 0) {
+    const statuses: Record<string, number> = {};
+    for (const run of [...runs.ours, ...runs.bare])
+      for (const [status, count] of Object.entries(run.failedStatuses ?? {}))
+        statuses[status] = (statuses[status] ?? 0) + count;
+    throw new Error(
+      `${name}: ${failures} requests failed (statuses ${JSON.stringify(statuses)}); the numbers would be meaningless`,
+    );
+  }
   return runs;
 }
