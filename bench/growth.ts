@@ -14,7 +14,7 @@ import { ProcessingRepository } from '../src/processing/processing.repository';
 import { createAccount, fakeHeartbeat, submitJob, uploadFile } from './lib/client';
 import { BENCH_PLAN, environmentOn, type BenchEnvironment } from './lib/environment';
 import { growthDatabase, LARGE, SMALL, type GrowthDatabase } from './lib/growth-seed';
-import { load, type LoadOptions } from './lib/load';
+import { timedLoad, type LoadOptions } from './lib/load';
 import { sdrClip } from './lib/media';
 import { startProcess, type Service } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
@@ -322,7 +322,7 @@ export async function benchGrowth(context: BenchContext): Promise<BenchResult[]>
     for (const path of PATHS) {
       for (const side of sides) {
         const options = path.options(side);
-        await load({ ...options, url: sideUrl(side, options.url), connections: CONNECTIONS, seconds: 1 });
+        await timedLoad({ ...options, url: sideUrl(side, options.url), connections: CONNECTIONS, seconds: 1 });
       }
       for (let round_ = 0; round_ < rounds; round_++) {
         // Alternate which side goes first, so neither always follows the other's load.
@@ -330,7 +330,12 @@ export async function benchGrowth(context: BenchContext): Promise<BenchResult[]>
         for (const index of order) {
           const side = sides[index];
           const options = path.options(side);
-          const result = await load({ ...options, url: sideUrl(side, options.url), connections: CONNECTIONS, seconds });
+          const result = await timedLoad({
+            ...options,
+            url: sideUrl(side, options.url),
+            connections: CONNECTIONS,
+            seconds,
+          });
           if (result.failures > 0)
             throw new Error(
               `growth ${path.name} (${side.label}): ${result.failures} requests failed (statuses ${JSON.stringify(result.failedStatuses)})`,
