@@ -1,6 +1,7 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { timeoutAfterPendingReplies } from './command-timeout';
 
 export const REDIS = Symbol('REDIS');
 
@@ -12,7 +13,9 @@ export const REDIS = Symbol('REDIS');
  *   socket write each, ~20 µs of a job read's ~80 µs of CPU. ioredis sends the next batch only when
  *   the previous one has answered, so a command may wait one timeout behind a Redis that stopped
  *   answering before its own starts: 1 s each keeps a request's 503 within ~2 s, as one 2 s timeout
- *   did without batching (test/foundation/outage.e2e-spec.ts, "stops answering").
+ *   did without batching (test/foundation/outage.e2e-spec.ts, "stops answering"). The timeout is
+ *   decided after replies already received are read, so a stall of the process itself is not taken
+ *   for Redis's (command-timeout.ts).
  * - `producer`: a BullMQ queue in the API (submits, the queue board): fails fast like `api`; BullMQ
  *   runs its own scripts, so no command timeout or pipelining.
  * - `commands`: a worker's own commands (heartbeat): held while reconnecting, one retry each, so a
@@ -116,6 +119,7 @@ function clusterOptions(config: AppConfig, name: string, role: RedisRole, lazyCo
  * (PUBLISH reaches every node of a cluster).
  */
 export function createRedis(config: AppConfig, name: string, role: RedisRole = 'api'): RedisClient {
+  timeoutAfterPendingReplies();
   const client =
     config.redisTopology.kind === 'cluster'
       ? createCluster(config, name, role)
