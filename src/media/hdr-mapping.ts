@@ -78,7 +78,11 @@ export function hlgEncodeDisplayLight(rgb: Rgb): Rgb {
 
 /** HLG signals → display light on the 1000 cd/m² reference display (BT.2100 OOTF), cd/m² per channel. */
 export function hlgDecodeDisplayLight(signals: Rgb): Rgb {
-  const scene = signals.map(hlgInverseOetf) as Rgb;
+  return hlgSceneToDisplayLight(signals.map(hlgInverseOetf) as Rgb);
+}
+
+/** BT.2100's HLG OOTF: scene light (0..1 per channel, the inverse OETF's) → display light, cd/m² per channel. */
+export function hlgSceneToDisplayLight(scene: Rgb): Rgb {
   const sceneLuminance = bt2020Luminance(scene);
   if (sceneLuminance <= 0) return [0, 0, 0];
   const gain = HLG_DISPLAY_PEAK_NITS * sceneLuminance ** (HLG_GAMMA - 1);

@@ -5,7 +5,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS } from './ffmpeg-args';
-import { bt2020Luminance, hlgDecodeDisplayLight, pqDecode, type Rgb, type Transfer } from './hdr-mapping';
+import { bt2020Luminance, hlgInverseOetf, hlgSceneToDisplayLight, pqDecode, type Rgb, type Transfer } from './hdr-mapping';
 import { defaultFfmpegPath, defaultFfprobePath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 
 /** Upper edges (cd/m²) and colours of the bands; edges sit between the levels the mappings aim at. */
@@ -25,13 +25,10 @@ export function bandOf(nits: number): (typeof LIGHT_BANDS)[number] {
   return LIGHT_BANDS.find((band) => nits < band.below) ?? LIGHT_BANDS[LIGHT_BANDS.length - 1];
 }
 
-const cubes = new Map<string, string>();
+const cubes = new Map<Transfer, Promise<string>>();
 
-/**
- * The cube of `transfer`, computed once per process: its 65³ points took ~1 s of JavaScript on an idle
- * core (9 s on a loaded machine), more than the rest of a map.
- */
-export function falseColourCube(transfer: Transfer): string {
+/** The cube of `transfer`, computed once per process. */
+export function falseColourCube(transfer: Transfer): Promise<string> {
   let cube = cubes.get(transfer);
   if (cube === undefined) {
     cube = buildFalseColourCube(transfer);
@@ -40,21 +37,37 @@ export function falseColourCube(transfer: Transfer): string {
   return cube;
 }
 
-/** output R′G′B′ (BT.2020, PQ or HLG, full range) → the band colour of its luminance, as a `.cube`. */
-export function buildFalseColourCube(transfer: Transfer, size = 65): string {
+/**
+ * output R′G′B′ (BT.2020, PQ or HLG, full range) → the band colour of its luminance, as a `.cube`.
+ *
+ * It runs on the worker's event loop. Written point by point (each channel decoded, a colour parsed and
+ * three numbers formatted for each of 65³ points, in one go) it blocked the loop for ~1–2 s on an idle
+ * core and up to 9 s on a loaded one: heartbeats, lock renewals and — in the test process, which also
+ * holds the API — requests waited behind it. Each channel's 65 levels are now decoded once (HLG's OOTF,
+ * which needs all three, is what remains per point), each band's line formatted once, and the loop
+ * yields after every plane of the cube (one `b`), ~3 ms at most. Same cube, point for point.
+ */
+export async function buildFalseColourCube(transfer: Transfer, size = 65): Promise<string> {
+  const levels = Array.from({ length: size }, (_, i) => i / (size - 1));
+  const channelLight = levels.map(transfer === 'pq' ? pqDecode : hlgInverseOetf);
+  const lineOf = new Map(LIGHT_BANDS.map((band) => [band, cubeLine(band.colour)]));
   const lines = [`TITLE "mediajobs light map (${transfer})"`, `LUT_3D_SIZE ${size}`];
   for (let b = 0; b < size; b++) {
     for (let g = 0; g < size; g++) {
       for (let r = 0; r < size; r++) {
-        const signals: Rgb = [r / (size - 1), g / (size - 1), b / (size - 1)];
-        const light = transfer === 'pq' ? (signals.map(pqDecode) as Rgb) : hlgDecodeDisplayLight(signals);
-        const hex = bandOf(bt2020Luminance(light)).colour;
-        const rgb = [0, 2, 4].map((at) => (parseInt(hex.slice(at, at + 2), 16) / 255).toFixed(4));
-        lines.push(rgb.join(' '));
+        const channels: Rgb = [channelLight[r], channelLight[g], channelLight[b]];
+        const light = transfer === 'pq' ? channels : hlgSceneToDisplayLight(channels);
+        lines.push(lineOf.get(bandOf(bt2020Luminance(light)))!);
       }
     }
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A colour `rrggbb` as a `.cube` line: three numbers 0..1. */
+function cubeLine(hex: string): string {
+  return [0, 2, 4].map((at) => (parseInt(hex.slice(at, at + 2), 16) / 255).toFixed(4)).join(' ');
 }
 
 export const LEGEND_HEIGHT = 56;
@@ -198,7 +211,7 @@ export async function renderLightMap(input: RenderLightMapInput): Promise<MediaP
     // a representative frame: then the exact middle, decoded from the keyframe before it.
     const inside = (time: number) => time >= 0.1 * input.durationSeconds && time <= 0.9 * input.durationSeconds;
     const keyframe = nearest !== null && inside(nearest) ? nearest : null;
-    await writeFile(cubePath, falseColourCube(input.transfer));
+    await writeFile(cubePath, await falseColourCube(input.transfer));
     const args = buildLightMapArgs({
       ...input,
       cubePath,
