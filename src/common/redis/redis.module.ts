@@ -135,7 +135,36 @@ export function createRedis(config: AppConfig, name: string, role: RedisRole = '
   // Connection errors surface on the commands that fail (or, for a subscriber, as a lost
   // subscription that reconnects by itself); the event itself only needs a listener.
   client.on('error', () => undefined);
+  if (client instanceof Redis && config.redisTopology.kind === 'sentinel') reconnectUnlessClosed(client);
   return client;
+}
+
+/**
+ * ioredis (5.x) ends a sentinel client for good when the failover detector's +switch-master arrives
+ * while the client is already reconnecting after its master died: the detector disconnects the shared
+ * connector, the connect under way then throws "Connection is closed." and the client is set to `end`
+ * — every later command fails at once, and the API answered 503 until restarted
+ * (test/scale/redis-sentinel.e2e-spec.ts, about one run in two). A client that ends without having been
+ * closed by us connects again, after the usual reconnect delay.
+ */
+function reconnectUnlessClosed(client: Redis): void {
+  let closedByUs = false;
+  const quit = client.quit.bind(client);
+  const disconnect = client.disconnect.bind(client);
+  client.quit = ((...args: Parameters<Redis['quit']>) => {
+    closedByUs = true;
+    return quit(...args);
+  }) as Redis['quit'];
+  client.disconnect = (reconnect = false) => {
+    if (!reconnect) closedByUs = true;
+    disconnect(reconnect);
+  };
+  client.on('end', () => {
+    if (closedByUs) return;
+    setTimeout(() => {
+      if (!closedByUs && client.status === 'end') client.connect().catch(() => undefined);
+    }, reconnectDelay(1)).unref();
+  });
 }
 
 /**
