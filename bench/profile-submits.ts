@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { fakeHeartbeat } from './lib/client';
 import { createEnvironment, type BenchEnvironment } from './lib/environment';
 import { cpuMsOf, sleep, startProcess } from './lib/processes';
-import { bareHeaders, ourHeaders, REGION, startBareSubmitServer, submitAccounts, submitLoad } from './submits';
+import {
+  bareHeaders,
+  drainQueue,
+  ourHeaders,
+  REGION,
+  startBareSubmitServer,
+  submitAccounts,
+  submitEnv,
+  submitLoad,
+} from './submits';
 
 interface ProfileNode {
   id: number;
@@ -65,7 +74,7 @@ async function main(): Promise<void> {
   const refusals: string[] = [];
   const api = await startProcess(
     'dist/src/main.js',
-    { ...env.serviceEnv, REGION, IO_COUNT_DIR: dir, IO_COUNT_PROFILE: process.env.IO_COUNT_PROFILE ?? '1' },
+    { ...env.serviceEnv, ...submitEnv, IO_COUNT_DIR: dir, IO_COUNT_PROFILE: process.env.IO_COUNT_PROFILE ?? '1' },
     {
       nodeArgs: ['--require', join(__dirname, 'lib/io-count.js')],
       // Kept to say why, should a submit fail.
@@ -80,12 +89,14 @@ async function main(): Promise<void> {
     const accounts = await submitAccounts(env, api.url, 20);
     // The bare server's CPU per submit under the same load, for scale.
     await submitLoad(bare.url, accounts, 2, bareHeaders);
+    await drainQueue(env);
     const bareCpuBefore = await cpuMsOf(bare.pid);
     const bareDbBefore = await backendCpuMs(env);
     const bareRun = await submitLoad(bare.url, accounts, seconds, bareHeaders);
     const bareCpuMs = (await cpuMsOf(bare.pid)) - bareCpuBefore;
     const bareDbMs = backendCpuGrowth(bareDbBefore, await backendCpuMs(env));
     await submitLoad(api.url, accounts, 2, ourHeaders);
+    await drainQueue(env);
     const dbBefore = await backendCpuMs(env);
     api.child.kill('SIGWINCH');
     const run = await submitLoad(api.url, accounts, seconds, ourHeaders);

@@ -1,7 +1,8 @@
 // Benchmark 2: POST /v1/sdr2hdr/jobs from an already-probed upload (the probe verdict is cached, so
 // ffprobe is out of the measure) — auth, rate limit, idempotency, region health, source and limit
 // checks, hold + insert in one transaction, enqueue — against bare Fastify doing the transaction and
-// the BullMQ add alone. No worker runs: the region's heartbeat is written by the benchmark.
+// the BullMQ add alone. No worker runs: the region's heartbeat is written by the benchmark, and before
+// each window the benchmark ends the jobs the last one queued, as workers would have (drainQueue).
 import { randomUUID } from 'node:crypto';
 import { createAccount, fakeHeartbeat, submitJob, uploadFile, type BenchAccount } from './lib/client';
 import { createEnvironment, type BenchEnvironment } from './lib/environment';
@@ -22,7 +23,7 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
   const rounds = context.quick ? 1 : 3;
   const accountCount = context.quick ? 5 : ACCOUNTS;
   const env = await createEnvironment('submits');
-  const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, REGION });
+  const api = await startProcess('dist/src/main.js', { ...env.serviceEnv, ...submitEnv });
   const bare = await startBareSubmitServer(env);
   const heartbeat = fakeHeartbeat(env, REGION);
   try {
@@ -30,8 +31,14 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
     const runs = await loadBothWays(
       'submits',
       { rounds, seconds, warmUpSeconds, log: context.log },
-      (duration) => submitLoad(api.url, accounts, duration, ourHeaders),
-      (duration) => submitLoad(bare.url, accounts, duration, bareHeaders),
+      async (duration) => {
+        await drainQueue(env);
+        return submitLoad(api.url, accounts, duration, ourHeaders);
+      },
+      async (duration) => {
+        await drainQueue(env);
+        return submitLoad(bare.url, accounts, duration, bareHeaders);
+      },
     );
     const [{ count: jobs }] = await env.query<{ count: string }>('SELECT count(*) FROM jobs');
     return compare(
@@ -62,6 +69,28 @@ export async function benchSubmits(context: BenchContext): Promise<BenchResult> 
 
 export type SubmitAccount = BenchAccount & { uploadId: string };
 
+/**
+ * What both servers are run with: the service's default MAX_QUEUE_DEPTH (each counts the region's queued
+ * jobs up to it, on every submit), with the queue drained before each window so it is never reached.
+ */
+export const submitEnv = { REGION, MAX_QUEUE_DEPTH: '10000' };
+
+/**
+ * Ends every open job of the bench region as a worker would have (succeeded, its hold captured) and
+ * vacuums the table, so each window starts from an empty queue. Without it the backlog grew by every
+ * window before (~5,000 jobs each): the later windows, whichever server ran them, counted more queued
+ * jobs and more open jobs per account on every submit, which no deployment with workers sees.
+ */
+export async function drainQueue(env: BenchEnvironment): Promise<void> {
+  await env.query(
+    `UPDATE jobs SET status = 'succeeded', billing_state = 'settled', charged_credits = estimated_credits,
+            finished_at = now()
+      WHERE region = $1 AND status IN ('queued', 'processing')`,
+    [REGION],
+  );
+  await env.query('VACUUM (ANALYZE) jobs');
+}
+
 /** Accounts with a probed upload each: the first submit of a source probes it; the benchmark measures the ones after. */
 export async function submitAccounts(env: BenchEnvironment, apiUrl: string, count: number): Promise<SubmitAccount[]> {
   const clip = await sdrClip(320, 180, 1);
@@ -81,7 +110,7 @@ export function startBareSubmitServer(env: BenchEnvironment): Promise<Service> {
     DATABASE_URL: env.databaseUrl,
     REDIS_URL: env.redisUrl,
     REDIS_PREFIX: `${env.redisPrefix}bare`,
-    REGION,
+    ...submitEnv,
   });
 }
 

@@ -13,6 +13,8 @@ import { enqueueMediaJob } from '../../src/common/queues';
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redisUrl = new URL(process.env.REDIS_URL!);
 const region = process.env.REGION!;
+/** The service's MAX_QUEUE_DEPTH in the same run: both count the region's queued jobs up to the same number. */
+const maxQueueDepth = Number(process.env.MAX_QUEUE_DEPTH);
 const queue = new Queue(`media.${region}`, {
   connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
   prefix: process.env.REDIS_PREFIX,
@@ -55,10 +57,10 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
         held.rows[0].reserved_credits,
       ],
     );
-    // The queue-depth check counts up to MAX_QUEUE_DEPTH's default, as the service's does.
+    // The queue-depth check counts up to MAX_QUEUE_DEPTH, as the service's does.
     await client.query(
-      `SELECT count(*) FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND region = $1 LIMIT 10000) queued`,
-      [region],
+      `SELECT count(*) FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND region = $1 LIMIT $2::int) queued`,
+      [region, maxQueueDepth],
     );
     await client.query(
       `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
