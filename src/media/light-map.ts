@@ -5,7 +5,14 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS } from './ffmpeg-args';
-import { bt2020Luminance, hlgInverseOetf, hlgSceneToDisplayLight, pqDecode, type Rgb, type Transfer } from './hdr-mapping';
+import {
+  bt2020Luminance,
+  hlgInverseOetf,
+  hlgSceneToDisplayLight,
+  pqDecode,
+  type Rgb,
+  type Transfer,
+} from './hdr-mapping';
 import { defaultFfmpegPath, defaultFfprobePath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 
 /** Upper edges (cd/m²) and colours of the bands; edges sit between the levels the mappings aim at. */
