@@ -99,8 +99,11 @@ const GROUPS = {
 } satisfies Record<string, ErrorCode[]>;
 export type ErrorGroup = keyof typeof GROUPS;
 
-/** Every endpoint can also answer these. */
-export const ALWAYS: readonly ErrorCode[] = ['internal_error', 'service_unavailable'];
+/**
+ * Every endpoint can also answer these: a URL that does not decode or carries a value that cannot be
+ * stored (U+0000) is refused as invalid_parameter before any route's own checks.
+ */
+export const ALWAYS: readonly ErrorCode[] = ['invalid_parameter', 'internal_error', 'service_unavailable'];
 
 /** Placeholder host of the examples' doc_url; the served document swaps in the real DOCS_URL. */
 export const EXAMPLE_DOCS_URL = 'https://api.mediajobs.example/docs';

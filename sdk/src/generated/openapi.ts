@@ -2931,6 +2931,36 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Error envelope; `code` one of: invalid_parameter, invalid_json, missing_parameter */
+        error_400_33857e61: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error envelope; `code` one of: invalid_parameter */
+        error_400_67ae5eaa: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error envelope; `code` one of: invalid_parameter, missing_parameter, invalid_json */
+        error_400_6b32b66f: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Error envelope; `code` one of: invalid_parameter, invalid_json, missing_parameter, invalid_url, duration_exceeded */
         error_400_8b57e178: {
             headers: {
@@ -2938,16 +2968,6 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description Error envelope; `code` one of: invalid_json, missing_parameter, invalid_parameter */
-        error_400_8e4f1c39: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -2967,8 +2987,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Error envelope; `code` one of: missing_parameter, invalid_parameter, invalid_json */
-        error_400_c0d23459: {
+        /** @description Error envelope; `code` one of: invalid_parameter, invalid_json */
+        error_400_d6d3e324: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -2984,16 +3004,6 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description Error envelope; `code` one of: invalid_json */
-        error_400_ed4b3abd: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -3574,6 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["LiveResponse"];
                 };
             };
+            400: components["responses"]["error_400_67ae5eaa"];
             500: components["responses"]["error_500_128f3aad"];
             503: components["responses"]["error_503_47ddc6af"];
         };
@@ -3606,6 +3617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadyResponse"];
                 };
             };
+            400: components["responses"]["error_400_67ae5eaa"];
             500: components["responses"]["error_500_128f3aad"];
             503: components["responses"]["error_503_47ddc6af"];
         };
@@ -4232,7 +4244,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_6815049d"];
             403: components["responses"]["error_403_067ee2c6"];
             408: components["responses"]["error_408_a5fca404"];
@@ -4400,7 +4412,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordResetRequestResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
@@ -4442,7 +4454,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordLinkResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
             413: components["responses"]["error_413_09909b3e"];
@@ -4500,7 +4512,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_6815049d"];
             403: components["responses"]["error_403_067ee2c6"];
             408: components["responses"]["error_408_a5fca404"];
@@ -4808,7 +4820,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponseList"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_6b32b66f"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
             413: components["responses"]["error_413_09909b3e"];
@@ -4872,7 +4884,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedAccountResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
@@ -4913,7 +4925,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorPasswordLinkResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
@@ -4961,6 +4973,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponse"];
                 };
             };
+            400: components["responses"]["error_400_67ae5eaa"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             429: components["responses"]["error_429_4752a641"];
@@ -5008,7 +5021,7 @@ export interface operations {
                     "application/json": components["schemas"]["OwnAccountResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
@@ -5057,7 +5070,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerEntryResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
@@ -5099,7 +5112,7 @@ export interface operations {
                     "application/json": components["schemas"]["MaintenanceResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
             413: components["responses"]["error_413_09909b3e"];
@@ -5140,7 +5153,7 @@ export interface operations {
                     "application/json": components["schemas"]["BlockedContentResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
@@ -5179,7 +5192,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnblockedContentResponse"];
                 };
             };
-            400: components["responses"]["error_400_ed4b3abd"];
+            400: components["responses"]["error_400_d6d3e324"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             415: components["responses"]["error_415_628c6d0c"];
@@ -6417,6 +6430,7 @@ export interface operations {
                     "image/png": string;
                 };
             };
+            400: components["responses"]["error_400_67ae5eaa"];
             404: components["responses"]["error_404_5ce13b3f"];
             416: components["responses"]["error_416_517f9bf0"];
             429: components["responses"]["error_429_4752a641"];
@@ -7102,7 +7116,7 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseActivationResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
@@ -7152,7 +7166,7 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseActivationResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
@@ -7201,7 +7215,7 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseDeactivationResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
             409: components["responses"]["error_409_e4664cd5"];
@@ -7257,7 +7271,7 @@ export interface operations {
                     "application/json": components["schemas"]["LicenseEntitlementsResponse"];
                 };
             };
-            400: components["responses"]["error_400_c0d23459"];
+            400: components["responses"]["error_400_6b32b66f"];
             403: components["responses"]["error_403_37d51abd"];
             408: components["responses"]["error_408_a5fca404"];
             413: components["responses"]["error_413_09909b3e"];
@@ -7296,6 +7310,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicJwkResponse"];
                 };
             };
+            400: components["responses"]["error_400_67ae5eaa"];
             429: components["responses"]["error_429_4752a641"];
             500: components["responses"]["error_500_128f3aad"];
             503: components["responses"]["error_503_648062cc"];
@@ -7447,7 +7462,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminLicenseWithKeyResponse"];
                 };
             };
-            400: components["responses"]["error_400_8e4f1c39"];
+            400: components["responses"]["error_400_33857e61"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             408: components["responses"]["error_408_a5fca404"];
@@ -7495,6 +7510,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminLicenseResponse"];
                 };
             };
+            400: components["responses"]["error_400_67ae5eaa"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             429: components["responses"]["error_429_4752a641"];
@@ -7538,7 +7554,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminLicenseResponse"];
                 };
             };
-            400: components["responses"]["error_400_ed4b3abd"];
+            400: components["responses"]["error_400_d6d3e324"];
             401: components["responses"]["error_401_268a5cdc"];
             404: components["responses"]["error_404_eca5e193"];
             409: components["responses"]["error_409_e4664cd5"];
