@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 
 // account_usage_days: per account and UTC day, the credits captured and the processing seconds of the
 // jobs created that day (what src/billing/usage-days.ts says of the two numbers). The balance, the
@@ -138,6 +138,22 @@ export async function backfillAccountUsageDays(
     done += ids.length;
     if (ids.length < BATCH_ACCOUNTS) return done;
     after = ids[ids.length - 1];
+  }
+}
+
+/**
+ * backfillAccountUsageDays on one connection taken from `db` for the purpose (the admin command
+ * `rebuild-usage-days`, tests that write ledger or job rows by hand).
+ */
+export async function backfillAccountUsageDaysOn(
+  db: DataSource,
+  options: { accounts?: string[] } = {},
+): Promise<number> {
+  const runner = db.createQueryRunner();
+  try {
+    return await backfillAccountUsageDays((text, params) => runner.query(text, params), options);
+  } finally {
+    await runner.release();
   }
 }
 

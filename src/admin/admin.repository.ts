@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { backfillAccountUsageDays } from '../../migrations/1765520000000-account-usage-days';
+import { backfillAccountUsageDaysOn } from '../../migrations/1765520000000-account-usage-days';
 import { ACCOUNT_COLUMNS, type AccountRow } from '../account/account-view';
 
 export interface AccountPatch {
@@ -18,15 +18,8 @@ export class AdminRepository {
    * account_usage_days summed again from credit_ledger and jobs (the migration's backfill, batch by
    * batch under the accounts' locks, safe while serving): after an old version served beside the new.
    */
-  async sumUsageDaysAgain(accountId?: string): Promise<number> {
-    const runner = this.db.createQueryRunner();
-    try {
-      return await backfillAccountUsageDays((text, params) => runner.query(text, params), {
-        accounts: accountId ? [accountId] : undefined,
-      });
-    } finally {
-      await runner.release();
-    }
+  sumUsageDaysAgain(accountId?: string): Promise<number> {
+    return backfillAccountUsageDaysOn(this.db, { accounts: accountId ? [accountId] : undefined });
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -3,15 +3,10 @@
 // does not know them: after writing them, the test has the account's days summed again, as the
 // migration's backfill sums rows written before it (migrations/1765520000000-account-usage-days.ts).
 import type { DataSource } from 'typeorm';
-import { backfillAccountUsageDays } from '../../migrations/1765520000000-account-usage-days';
+import { backfillAccountUsageDaysOn } from '../../migrations/1765520000000-account-usage-days';
 
 export async function sumUsageDaysAgain(db: DataSource, accountId: string): Promise<void> {
-  const runner = db.createQueryRunner();
-  try {
-    await backfillAccountUsageDays((text, params) => runner.query(text, params), { accounts: [accountId] });
-  } finally {
-    await runner.release();
-  }
+  await backfillAccountUsageDaysOn(db, { accounts: [accountId] });
 }
 
 export interface UsageDay {
