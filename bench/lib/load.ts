@@ -2,7 +2,7 @@
 // integration would hold them.
 import { Agent, request } from 'node:http';
 import autocannon, { type RequestSpec } from 'autocannon';
-import { alternate } from './stats';
+import { alternate, percentile } from './stats';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -117,12 +117,10 @@ export async function timedLoad(options: LoadOptions): Promise<LoadResult> {
   };
   await Promise.all(Array.from({ length: options.connections }, client));
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? 0;
   return {
     requestsPerSecond: latencies.length / options.seconds,
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
     requests: latencies.length + failures,
     failures,
     failedStatuses,
