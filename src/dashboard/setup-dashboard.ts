@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { contentSecurityPolicy } from '../common/http/security-headers';
-import { loadDashboardFiles, type DashboardFile } from './dashboard-files';
+import { sendStaticFile } from '../common/http/static-files';
+import { loadDashboardFiles } from './dashboard-files';
 
 /**
  * Scripts, styles and requests only from this origin (no inline script or style element), never in
@@ -35,21 +36,12 @@ export function setupDashboard(
       return sendError(new ApiError('route_not_found', { message }), request, reply);
     }
     const file = files.get(path);
-    if (file && path !== 'index.html') return send(request, reply, file);
+    if (file && path !== 'index.html') return sendStaticFile(request, reply, file);
     // A missing asset is a 404 (never index.html under a script's name); any other path is a client route.
     if (path.startsWith('assets/') || /\.[a-z0-9]+$/i.test(path))
       return sendError(new ApiError('route_not_found'), request, reply);
-    return send(request, reply, index);
+    return sendStaticFile(request, reply, index);
   };
   fastify.get('/dashboard', serve);
   fastify.get('/dashboard/*', serve);
-}
-
-function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile): FastifyReply {
-  void reply.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-  void reply.header('ETag', file.etag).header('Vary', 'Accept-Encoding').type(file.contentType);
-  if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
-  const gzip = file.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-  if (gzip) void reply.header('Content-Encoding', 'gzip');
-  return reply.send(gzip ? file.gzip : file.body);
 }

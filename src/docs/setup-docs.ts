@@ -5,6 +5,7 @@
 import { HTTP_CODE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   DocumentBuilder,
   SwaggerModule,
@@ -18,12 +19,14 @@ import {
 import { ACCESS, type Access } from '../auth/auth.decorators';
 import type { AppConfig } from '../common/config/config';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode } from '../common/errors/catalogue';
+import { sendStaticFile, staticFile, type StaticFile } from '../common/http/static-files';
 import { ALWAYS, EXAMPLE_DOCS_URL, groupCodes, mergeErrorResponses } from './api-error-responses';
 import { renderErrorsPage } from './errors-page';
 import { JOB_EVENTS, TEST_EVENT } from '../webhooks/outbox.writer';
 import { WebhookEventBody } from '../webhooks/dto/webhook-endpoint.dto';
 import { addSuccessExamples } from './success-examples';
 import { referenceFor, shareErrorResponses, type Audience } from './references';
+import { swaggerUiPage, serveSwaggerUiAssets } from './swagger-ui-page';
 import { swaggerUiRendition } from './swagger-ui-rendition';
 
 type AccessKind = Access['kind'];
@@ -353,6 +356,7 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
   fastify.get('/docs/errors.html', (_request, reply) => {
     void reply.type('text/html; charset=utf-8').send(errorsPage);
   });
+  serveSwaggerUiAssets(fastify);
   let whole: OpenAPIObject | undefined;
   const document = () => (whole ??= buildOpenApiDocument(app, config));
   for (const audience of ['customer', 'operator'] as const) {
@@ -363,20 +367,12 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
     // The published document (OpenAPI 3.1, for tools and the SDK's types) ...
     SwaggerModule.setup(path, app, referenceOf, { ...documentUrls, ui: false, raw: ['json', 'yaml'] });
     // ... and the page, which draws the same reference from its 3.0 rendition (swagger-ui-rendition.ts).
-    SwaggerModule.setup(path, app, () => swaggerUiRendition(referenceOf()), {
-      ...documentUrls,
-      raw: false,
-      customSiteTitle: audience === 'customer' ? 'mediajobs API' : 'mediajobs operator API',
-      // No badge from validator.swagger.io: the docs page makes no third-party requests.
-      // persistAuthorization: the API key typed into "Authorize" survives a reload (kept in the browser only).
-      swaggerOptions: {
-        validatorUrl: null,
-        displayOperationId: true,
-        persistAuthorization: true,
-        // The Schemas section at the end repeats the models every operation already shows (its
-        // "Schema" tab); not drawing it is part of rendering the customer reference within 1 s.
-        defaultModelsExpandDepth: -1,
-      },
-    });
+    let page: StaticFile | undefined;
+    const title = audience === 'customer' ? 'mediajobs API' : 'mediajobs operator API';
+    const servePage = (request: FastifyRequest, reply: FastifyReply) => {
+      page ??= staticFile('index.html', Buffer.from(swaggerUiPage(title, swaggerUiRendition(referenceOf()))), false);
+      return sendStaticFile(request, reply, page);
+    };
+    for (const route of [`/${path}`, `/${path}/`, `/${path}/index.html`]) fastify.get(route, servePage);
   }
 }

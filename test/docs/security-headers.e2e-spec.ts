@@ -13,7 +13,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { startApi, type TestApi } from '../support/app';
 import { launchChromium } from '../support/chromium';
 
-const HTML_PAGES = ['/docs', '/docs/', '/docs/errors.html', '/admin/queues'];
+const HTML_PAGES = ['/docs', '/docs/', '/docs/operator', '/docs/errors.html', '/admin/queues'];
 
 function expectProtected(path: string, headers: Headers): void {
   const csp = headers.get('content-security-policy') ?? '';

@@ -37,7 +37,9 @@ const hash = (text: string): string => `'sha256-${createHash('sha256').update(te
  * Swagger UI's script applies inline styles it builds at run time (no hash can name them): its page is
  * the one allowed 'unsafe-inline' styles — styles only; its scripts stay this origin's files.
  */
-const SWAGGER_UI_PAGES = new Set(['/docs', '/docs/', '/docs/index.html']);
+const SWAGGER_UI_PAGES = new Set(
+  ['/docs', '/docs/operator'].flatMap((page) => [page, `${page}/`, `${page}/index.html`]),
+);
 
 /** The policy for one page: the base, plus a hash for each inline block and style attribute it holds. */
 export function contentSecurityPolicy(html = '', options: { inlineStyles?: boolean } = {}): string {
@@ -83,7 +85,8 @@ export function registerSecurityHeaders(fastify: FastifyInstance, config: AppCon
     void reply.header('X-Content-Type-Options', 'nosniff');
     if (hsts) void reply.header('Strict-Transport-Security', HSTS);
     if (/^text\/html\b/i.test(String(reply.getHeader('content-type') ?? ''))) {
-      // A compressed or streamed body holds no inline block this service wrote: the base policy.
+      // A body sent as bytes (Swagger UI's pages, gzipped or not) carries no inline script to hash: the
+      // base policy, which runs only this origin's scripts (the pages' JSON data block is not run).
       const html = typeof payload === 'string' ? payload : '';
       const inlineStyles = SWAGGER_UI_PAGES.has(request.url.split('?')[0]);
       void reply.headers({ 'Content-Security-Policy': policyFor(html, inlineStyles), ...HTML_HEADERS });
