@@ -27,10 +27,15 @@ function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
 }
 
+/** Each text's entry, made once: the regular expression over every statement's whole text, per statement, was ~5 % of the profiled API's CPU. */
+const entries = new Map<string, string>();
+
 /** A statement's text without its layout, so that one statement is one entry. */
 function statementText(query: unknown): string {
   const text = typeof query === 'string' ? query : ((query as { text?: string } | null)?.text ?? '?');
-  return text.replace(/\s+/g, ' ').trim().slice(0, 160);
+  let entry = entries.get(text);
+  if (entry === undefined) entries.set(text, (entry = text.replace(/\s+/g, ' ').trim().slice(0, 160)));
+  return entry;
 }
 
 /* eslint-disable @typescript-eslint/no-require-imports */
