@@ -474,14 +474,13 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
       }
     });
 
-    it('a GET that misses the /docs wildcard is 404, not 405 with “Allow: GET”', async () => {
-      const response = await expectEnvelope(
-        { method: 'GET', path: '/docs/no-such-page', headers: {} },
-        'route_not_found',
-      );
-      expect(response.headers.allow).toBeUndefined();
+    it('a GET that misses a file of Swagger UI is 404, not 405 with “Allow: GET”', async () => {
+      for (const path of ['/docs/no-such-page', '/docs/swagger-ui/no-such-file.js']) {
+        const response = await expectEnvelope({ method: 'GET', path, headers: {} }, 'route_not_found');
+        expect([path, response.headers.allow]).toEqual([path, undefined]);
+      }
       const post = await expectEnvelope(
-        { method: 'POST', path: '/docs/no-such-page', headers: {} },
+        { method: 'POST', path: '/docs/swagger-ui/no-such-file.js', headers: {} },
         'method_not_allowed',
       );
       expect(post.headers.allow).toBe('GET');
