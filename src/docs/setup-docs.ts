@@ -373,6 +373,8 @@ export function setupDocs(app: NestFastifyApplication, config: AppConfig): void 
       page ??= staticFile('index.html', Buffer.from(swaggerUiPage(title, swaggerUiRendition(referenceOf()))), false);
       return sendStaticFile(request, reply, page);
     };
-    for (const route of [`/${path}`, `/${path}/`, `/${path}/index.html`]) fastify.get(route, servePage);
+    // Swagger UI styles its elements inline at run time (common/http/security-headers.ts).
+    for (const route of [`/${path}`, `/${path}/`, `/${path}/index.html`])
+      fastify.get(route, { config: { inlineStyles: true } }, servePage);
   }
 }

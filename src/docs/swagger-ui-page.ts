@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendStaticFile, staticFile, type StaticFile } from '../common/http/static-files';
 
 /** Where Swagger UI's files are served: one place for both references. */
-export const SWAGGER_UI_ASSETS_PATH = '/docs/swagger-ui';
+const SWAGGER_UI_ASSETS_PATH = '/docs/swagger-ui';
 
 /** The files of swagger-ui-dist a page uses, and the script that starts it. */
 const DIST_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'favicon-16x16.png'];

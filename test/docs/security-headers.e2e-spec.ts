@@ -51,6 +51,21 @@ describe('security headers of the HTML pages', () => {
     expectProtected(path, response.headers);
   });
 
+  it("only Swagger UI's pages allow inline styles (its script styles elements at run time)", async () => {
+    const swaggerUiPages = [
+      '/docs',
+      '/docs/',
+      '/docs/index.html',
+      '/docs/operator',
+      '/docs/operator/',
+      '/docs/operator/index.html',
+    ];
+    for (const path of [...swaggerUiPages, '/docs/errors.html', '/dashboard/']) {
+      const csp = (await fetch(`${api.url}${path}`)).headers.get('content-security-policy') ?? '';
+      expect([path, /style-src[^;]*'unsafe-inline'/.test(csp)]).toEqual([path, swaggerUiPages.includes(path)]);
+    }
+  });
+
   it('the queue board itself (signed in with the admin token) too', async () => {
     const response = await fetch(`${api.url}/admin/queues`, { headers: { 'x-admin-token': api.config.adminToken! } });
     expect(response.status).toBe(200);

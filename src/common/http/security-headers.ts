@@ -33,13 +33,16 @@ const HTML_HEADERS = {
 
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-/**
- * Swagger UI's script applies inline styles it builds at run time (no hash can name them): its page is
- * the one allowed 'unsafe-inline' styles — styles only; its scripts stay this origin's files.
- */
-const SWAGGER_UI_PAGES = new Set(
-  ['/docs', '/docs/operator'].flatMap((page) => [page, `${page}/`, `${page}/index.html`]),
-);
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The page may use inline styles ('unsafe-inline', styles only; its scripts stay this origin's
+     * files). Only Swagger UI's pages declare it: its script applies inline styles it builds at run
+     * time, which no hash can name.
+     */
+    inlineStyles?: boolean;
+  }
+}
 
 /** The policy for one page: the base, plus a hash for each inline block and style attribute it holds. */
 export function contentSecurityPolicy(html = '', options: { inlineStyles?: boolean } = {}): string {
@@ -88,7 +91,7 @@ export function registerSecurityHeaders(fastify: FastifyInstance, config: AppCon
       // A body sent as bytes (Swagger UI's pages, gzipped or not) carries no inline script to hash: the
       // base policy, which runs only this origin's scripts (the pages' JSON data block is not run).
       const html = typeof payload === 'string' ? payload : '';
-      const inlineStyles = SWAGGER_UI_PAGES.has(request.url.split('?')[0]);
+      const inlineStyles = request.routeOptions.config?.inlineStyles === true;
       void reply.headers({ 'Content-Security-Policy': policyFor(html, inlineStyles), ...HTML_HEADERS });
     }
     done(null, payload);
