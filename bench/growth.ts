@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { backfillAccountUsageDays } from '../migrations/1765520000000-account-usage-days';
+import { recountOpenJobs } from '../migrations/1765530000000-account-open-jobs';
 import { parseConfig } from '../src/common/config/config';
 import { hashPassword } from '../src/members/password';
 import { ProcessingRepository } from '../src/processing/processing.repository';
@@ -144,8 +145,9 @@ export async function stopSide(side: Side): Promise<void> {
   await side.env.query(`DELETE FROM credit_ledger WHERE job_id IN (SELECT id FROM jobs WHERE region = $1)`, [REGION]);
   await side.env.query(`DELETE FROM outbox_events WHERE job_id IN (SELECT id FROM jobs WHERE region = $1)`, [REGION]);
   await side.env.query(`DELETE FROM jobs WHERE region = $1`, [REGION]);
-  // Their estimates and charges leave the account's days again (summed over what is left).
+  // Their estimates and charges leave the account's days, and they its open jobs, again (counted over what is left).
   await backfillAccountUsageDays((text, params) => side.env.query(text, params), { accounts: [side.accountId] });
+  await recountOpenJobs((text, params) => side.env.query(text, params), { accounts: [side.accountId] });
   await side.env.query(
     `UPDATE accounts a SET reserved_credits = coalesce((SELECT sum(estimated_credits) FROM jobs j
         WHERE j.account_id = a.id AND j.billing_state = 'authorised'), 0) WHERE a.id = $1`,

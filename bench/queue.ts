@@ -72,13 +72,13 @@ interface Owner {
 
 /**
  * Inserts queued one-item jobs with their holds, round-robin over the owners, as that many submits
- * would have left them.
+ * would have left them (their holds and their owners' open jobs counted).
  */
 async function insertJobs(env: BenchEnvironment, ids: string[], owners: Owner[]): Promise<void> {
   const accountOf = ids.map((_, i) => owners[i % owners.length].accountId);
   const sourceOf = ids.map((_, i) => JSON.stringify({ type: 'upload', upload_id: owners[i % owners.length].uploadId }));
   await env.query(
-    `UPDATE accounts a SET reserved_credits = reserved_credits + n.count
+    `UPDATE accounts a SET reserved_credits = reserved_credits + n.count, open_jobs = open_jobs + n.count
        FROM (SELECT account_id, count(*) AS count FROM unnest($1::text[]) AS account_id GROUP BY account_id) n
       WHERE a.id = n.account_id`,
     [accountOf],

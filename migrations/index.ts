@@ -18,6 +18,7 @@ import { ItemChecks1765450000000 } from './1765450000000-item-checks';
 import { UpkeepIndexes1765500000000 } from './1765500000000-upkeep-indexes';
 import { GrowthIndexes1765510000000 } from './1765510000000-growth-indexes';
 import { AccountUsageDays1765520000000 } from './1765520000000-account-usage-days';
+import { AccountOpenJobs1765530000000 } from './1765530000000-account-open-jobs';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   UpkeepIndexes1765500000000,
   GrowthIndexes1765510000000,
   AccountUsageDays1765520000000,
+  AccountOpenJobs1765530000000,
 ];
 
 /**

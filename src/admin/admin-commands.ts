@@ -26,6 +26,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   rebuild-usage-days [<account_id>]
                                   sums the per-day usage (balance, chart, quota, spend cap) again from
                                   the ledger and the jobs: after an upgrade, once the old version stopped
+  recount-open-jobs [<account_id>]
+                                  counts each account's open jobs (concurrency limit, running_jobs) again
+                                  from the jobs: after an upgrade, once the old version stopped
 `;
 
 /** A command line that does not say what to do: exit 2 with the usage text. */
@@ -149,6 +152,8 @@ export async function runAdminCommand(
       return licenses.revoke(required(first, '<license_id>'));
     case 'rebuild-usage-days':
       return admin.rebuildUsageDays(first);
+    case 'recount-open-jobs':
+      return admin.recountOpenJobs(first);
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { backfillAccountUsageDaysOn } from '../../migrations/1765520000000-account-usage-days';
+import { recountOpenJobsOn } from '../../migrations/1765530000000-account-open-jobs';
 import { ACCOUNT_COLUMNS, type AccountRow } from '../account/account-view';
 
 export interface AccountPatch {
@@ -20,6 +21,14 @@ export class AdminRepository {
    */
   sumUsageDaysAgain(accountId?: string): Promise<number> {
     return backfillAccountUsageDaysOn(this.db, { accounts: accountId ? [accountId] : undefined });
+  }
+
+  /**
+   * accounts.open_jobs counted again from the jobs (the migration's count, batch by batch under the
+   * accounts' locks, safe while serving): after an old version served beside the new.
+   */
+  countOpenJobsAgain(accountId?: string): Promise<number> {
+    return recountOpenJobsOn(this.db, { accounts: accountId ? [accountId] : undefined });
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

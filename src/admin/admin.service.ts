@@ -56,6 +56,15 @@ export class AdminService {
     return { object: 'usage_days_rebuilt', accounts: await this.repository.sumUsageDaysAgain(accountId) };
   }
 
+  /**
+   * Each account's open jobs, which the concurrency limit compares and the balance shows, counted
+   * again from the jobs (every account, or one): once an old version that did not keep the number
+   * has stopped serving (migrations/1765530000000-account-open-jobs.ts).
+   */
+  async recountOpenJobs(accountId?: string): Promise<{ object: 'open_jobs_recounted'; accounts: number }> {
+    return { object: 'open_jobs_recounted', accounts: await this.repository.countOpenJobsAgain(accountId) };
+  }
+
   /** A member's set-password link, for an operator to hand over (no SMTP, or an owner locked out). */
   passwordLink(email: string) {
     return this.members.operatorLink(email);

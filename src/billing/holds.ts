@@ -17,6 +17,8 @@ export interface LockedAccount {
   spend_limit_usd: string | null;
   balance_credits: string;
   reserved_credits: string;
+  /** The account's jobs queued or processing (src/jobs/open-jobs.ts), for the concurrency limit. */
+  open_jobs: number;
 }
 
 /**
@@ -42,7 +44,8 @@ async function selectAccount(
 ): Promise<LockedAccount> {
   const account = await row<LockedAccount>(
     manager,
-    `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits FROM accounts WHERE id = $1 ${lock}`,
+    `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits, open_jobs
+       FROM accounts WHERE id = $1 ${lock}`,
     [accountId],
     { prepared: lock ? 'account-lock' : 'account-read' },
   );

@@ -1,5 +1,4 @@
 import { Global, Injectable, Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { PROCESSING_USAGE, type ProcessingUsage } from '../billing/processing-usage';
 import { JobsRepository } from './jobs.repository';
 
@@ -9,17 +8,14 @@ import { JobsRepository } from './jobs.repository';
  */
 @Injectable()
 class JobsProcessingUsage implements ProcessingUsage {
-  constructor(
-    private readonly jobs: JobsRepository,
-    private readonly db: DataSource,
-  ) {}
+  constructor(private readonly jobs: JobsRepository) {}
 
   async minutesUsedSince(accountId: string, since: Date): Promise<number> {
     return Math.ceil((await this.jobs.secondsUsedSince(accountId, since)) / 60);
   }
 
   runningJobs(accountId: string): Promise<number> {
-    return this.jobs.countActive(this.db.manager, accountId);
+    return this.jobs.openJobs(accountId);
   }
 }
 

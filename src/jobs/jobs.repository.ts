@@ -5,6 +5,7 @@ import { row, rows } from '../common/database/sql';
 import { TurnBatch } from '../common/database/turn-batch';
 import { addToUsageDays, capturedCreditsSince, processingSecondsSince, usageDay, utcDay } from '../billing/usage-days';
 import { openJobStatuses } from './job-lifecycle';
+import { addToOpenJobs } from './open-jobs';
 import {
   ITEM_COLUMNS,
   JOB_COLUMNS,
@@ -75,8 +76,8 @@ export class JobsRepository {
   /**
    * Inserts the job and its items and returns them as a read would (findForAccount), in one statement:
    * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read.
-   * The same statement adds the job's estimated seconds to its day's usage (src/billing/usage-days.ts;
-   * the submit holds the account's lock).
+   * The same statement adds the job's estimated seconds to its day's usage (src/billing/usage-days.ts)
+   * and counts it among the account's open jobs (open-jobs.ts); the submit holds the account's lock.
    */
   async insert(manager: Transaction, job: NewJob): Promise<FoundJob> {
     const values: unknown[] = [
@@ -105,6 +106,8 @@ export class JobsRepository {
          VALUES ${tuples.join(', ')} RETURNING *
        ), usage AS (
          ${addToUsageDays('processing_seconds', `SELECT account_id, ${utcDay('created_at')}, estimated_seconds FROM job`)}
+       ), opened AS (
+         ${addToOpenJobs(1, 'SELECT account_id FROM job')}
        )
        SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
       values,
@@ -174,13 +177,12 @@ export class JobsRepository {
     return jobs.map((job) => ({ job, items: items.filter((item) => item.job_id === job.id) }));
   }
 
-  /** Jobs that count against the concurrency limit: from submit until a terminal status. */
-  async countActive(manager: EntityManager, accountId: string): Promise<number> {
-    const result = await row<{ count: string }>(manager, `SELECT ${activeJobs('$1', '$2')} AS count`, [
+  /** Jobs that count against the concurrency limit, from submit until a terminal status (open-jobs.ts). */
+  async openJobs(accountId: string): Promise<number> {
+    const found = await row<{ open_jobs: number }>(this.db, `SELECT open_jobs FROM accounts WHERE id = $1`, [
       accountId,
-      openJobStatuses(),
     ]);
-    return Number(result?.count ?? 0);
+    return found?.open_jobs ?? 0;
   }
 
   /**
@@ -200,11 +202,11 @@ export class JobsRepository {
   }
 
   /**
-   * What step 8's checks compare (src/jobs/limits.ts), in one statement: the account's processing
-   * seconds this period (only with `quota`), its active jobs, its captured credits this period (only
-   * with `spendCap`) and the region's queued jobs. Read under the account's lock, in a statement of
-   * its own after it: a statement's snapshot is taken when it starts, so these counts then include
-   * the jobs of the submit that held the lock before, and the seconds and captures every settlement
+   * What step 8's checks compare (src/jobs/limits.ts) beside the locked account row (which carries
+   * its open jobs), in one statement: the account's processing seconds this period (only with
+   * `quota`), its captured credits this period (only with `spendCap`) and the region's queued jobs.
+   * Read under the account's lock, in a statement of its own after it: a statement's snapshot is
+   * taken when it starts, so these then include the seconds and captures every submit and settlement
    * before it added to account_usage_days (each writes them holding the same lock). `since` is a UTC
    * day's start (the billing period's).
    */
@@ -219,11 +221,10 @@ export class JobsRepository {
       /** MAX_QUEUE_DEPTH: the queued jobs are counted up to it, which is all the check needs to know. */
       queueDepthLimit: number;
     },
-  ): Promise<{ secondsUsed: number; active: number; capturedCredits: number; queued: number }> {
-    const found = await row<{ seconds: string | null; active: string; captured: string | null; queued: string }>(
+  ): Promise<{ secondsUsed: number; capturedCredits: number; queued: number }> {
+    const found = await row<{ seconds: string | null; captured: string | null; queued: string }>(
       manager,
       `SELECT CASE WHEN $4::boolean THEN ${processingSecondsSince('$1', '$3')} END AS seconds,
-              ${activeJobs('$1', OPEN_STATUSES)} AS active,
               CASE WHEN $5::boolean THEN ${capturedCreditsSince('$1', '$3')} END AS captured,
               ${queuedJobs('$2', '$6')} AS queued`,
       [look.accountId, look.region, usageDay(look.since), look.quota, look.spendCap, look.queueDepthLimit],
@@ -231,23 +232,11 @@ export class JobsRepository {
     );
     return {
       secondsUsed: Number(found?.seconds ?? 0),
-      active: Number(found?.active ?? 0),
       capturedCredits: Number(found?.captured ?? 0),
       queued: Number(found?.queued ?? 0),
     };
   }
 }
-
-/**
- * The open statuses as an SQL literal, for a named statement: its generic plan (PostgreSQL's after five
- * runs) cannot prove a parameter's statuses match the partial index of open jobs (jobs_active_idx), and
- * would count an account's open jobs by reading all its jobs.
- */
-const OPEN_STATUSES = `'{${openJobStatuses().join(',')}}'::text[]`;
-
-/** The account's jobs not yet ended (SQL: the account id, the open statuses). */
-const activeJobs = (account: string, open: string): string =>
-  `(SELECT count(*) FROM jobs WHERE account_id = ${account} AND status = ANY(${open}))`;
 
 /**
  * Jobs waiting in a region's queue (each region has its own queue and workers), counted up to `limit`:

@@ -81,7 +81,7 @@ export class SubmitLimits {
       queueDepthLimit: this.config.maxQueueDepth,
     });
     this.checkQuota(caller, request, period, usage.secondsUsed);
-    this.checkConcurrency(caller, usage.active);
+    this.checkConcurrency(caller, account.open_jobs);
     this.checkSpendCap(caller, account, request, period, usage.capturedCredits);
     await this.hold(manager, caller, account, request, holdFor);
     this.checkQueueDepth(usage.queued);

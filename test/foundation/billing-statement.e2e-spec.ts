@@ -8,7 +8,7 @@ import { newId } from '../../src/common/ids';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { sumUsageDaysAgain } from '../support/usage-days';
+import { countUsageAgain } from '../support/usage-days';
 import { expectError } from '../support/error-checks';
 
 const TOPUP = 'https://billing.mediajobs.example/topup?ref=dashboard';
@@ -146,7 +146,7 @@ describe('the billing statement API', () => {
     const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 10));
     await entry(account, 'capture', 500, lastMonth);
     await entry(account, 'capture', 250, now);
-    await sumUsageDaysAgain(db, account.accountId);
+    await countUsageAgain(db, account.accountId);
     await db.query(`UPDATE accounts SET spend_limit_usd = 25 WHERE id = $1`, [account.accountId]);
 
     const spend = await call(api, 'GET', '/v1/account/monthly-spend?months=3', { key: account.apiKey });

@@ -8,7 +8,7 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { sumUsageDaysAgain } from '../support/usage-days';
+import { countUsageAgain } from '../support/usage-days';
 import { sdrMp4 } from '../fixtures/media';
 import { alignToSecond } from '../support/error-checks';
 
@@ -52,7 +52,7 @@ describe('order of checks at submit (docs/api-decisions.md §2)', () => {
        VALUES ($1, $2, 'sdr2hdr', $3, $4, '{}', 0, 0, $5, $6, 'req_fake', CASE WHEN $3 = 'succeeded' THEN now() END)`,
       [id, accountId, status, region, status === 'queued' ? 'authorised' : 'settled', seconds],
     );
-    await sumUsageDaysAgain(db, accountId);
+    await countUsageAgain(db, accountId);
     return id;
   }
 
@@ -151,12 +151,13 @@ describe('order of checks at submit (docs/api-decisions.md §2)', () => {
     // 8. quota, then concurrency, then the spend cap, then the balance, then the queue's depth.
     expect(await errorOf(submit(account.apiKey, valid))).toMatchObject({ status: 429, code: 'quota_exceeded' });
     await db.query(`DELETE FROM jobs WHERE id = $1`, [quotaFill]);
-    await sumUsageDaysAgain(db, account.accountId);
+    await countUsageAgain(db, account.accountId);
     expect(await errorOf(submit(account.apiKey, valid))).toMatchObject({
       status: 429,
       code: 'concurrency_limit_exceeded',
     });
     await db.query(`DELETE FROM jobs WHERE id = ANY($1)`, [running]);
+    await countUsageAgain(db, account.accountId);
     expect(await errorOf(submit(account.apiKey, valid))).toMatchObject({ status: 402, code: 'spend_limit_exceeded' });
     await admin.patchAccount(account.accountId, { spend_limit_usd: null });
     expect(await errorOf(submit(account.apiKey, valid))).toMatchObject({ status: 402, code: 'insufficient_credits' });

@@ -9,7 +9,7 @@ import { AdminService } from '../../src/admin/admin.service';
 import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { sumUsageDaysAgain } from '../support/usage-days';
+import { countUsageAgain } from '../support/usage-days';
 import { expectError } from '../support/error-checks';
 import { randomBytesFile, sdrMp4, speechWav } from '../fixtures/media';
 
@@ -250,7 +250,7 @@ describe('POST /v1/{api}/jobs/estimate', () => {
        VALUES ('job_estfill' || substr(md5(random()::text), 1, 10), $1, 'sdr2hdr', 'succeeded', $2, '{}', 0, 0, 'settled', 3600, 'req_x', now())`,
       [account.accountId, REGION],
     );
-    await sumUsageDaysAgain(db, account.accountId);
+    await countUsageAgain(db, account.accountId);
     const response = await estimate(account, body(await upload(api, account.apiKey, clipPath)));
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({

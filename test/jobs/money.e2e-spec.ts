@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
-import { sumUsageDaysAgain } from '../support/usage-days';
+import { countUsageAgain } from '../support/usage-days';
 import { startMediaOrigin } from '../support/media-origin';
 import { waitUntil } from '../support/error-checks';
 import { clipOfDuration, sdrMp4 } from '../fixtures/media';
@@ -192,7 +192,7 @@ describe('limits and money under concurrency', () => {
        VALUES ('job_quotafill' || substr(md5(random()::text), 1, 10), $1, 'sdr2hdr', 'succeeded', $2, '{}', 0, 0, 'settled', 3600, 'req_x', now())`,
       [account.accountId, REGION],
     );
-    await sumUsageDaysAgain(db, account.accountId);
+    await countUsageAgain(db, account.accountId);
     const response = await submit(account.apiKey, await clip(account.apiKey));
     expect(response.status).toBe(429);
     expect(response.body.error).toMatchObject({

@@ -7,9 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
-import { call, createAccount, startApi, type JsonResponse, type TestApi } from '../support/app';
+import type { PatchAccountDto } from '../../src/admin/dto/admin.dto';
+import { call, createAccount, startApi, type JsonResponse, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
+import { countUsageAgain } from '../support/usage-days';
 import { sdrMp4 } from '../fixtures/media';
 
 const REGION = 'roundtrips';
@@ -62,6 +65,39 @@ function literals(values: unknown[]): string {
   return values.map(literal).join(', ');
 }
 
+interface PlanNode {
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+}
+
+/**
+ * The shared buffers (pages) the reads among `statements` visit, each run again under EXPLAIN (ANALYZE,
+ * BUFFERS) with its own parameters, in a transaction rolled back.
+ */
+async function pagesRead(databaseUrl: string, statements: { text: string; values: unknown[] }[]): Promise<number> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    let pages = 0;
+    for (const { text, values } of statements.filter(({ text }) => /^\s*SELECT\b/i.test(text))) {
+      await db.query('BEGIN');
+      try {
+        const explained = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
+          values,
+        );
+        const plan = explained.rows[0]['QUERY PLAN'][0].Plan;
+        pages += plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+      } finally {
+        await db.query('ROLLBACK');
+      }
+    }
+    return pages;
+  } finally {
+    await db.end();
+  }
+}
+
 describe('the round trips of one submit', () => {
   let api: TestApi;
 
@@ -108,8 +144,8 @@ describe('the round trips of one submit', () => {
 
     // The statements are named (parsed once per connection), and PostgreSQL runs a named statement
     // with a generic plan once five runs showed it no dearer: that plan, made without the parameters'
-    // values, must still find an account's open jobs through the partial index of open jobs rather
-    // than by reading every job the account ever had.
+    // values, must still find the region's queued jobs through the partial index of open jobs rather
+    // than by reading every job the region ever had.
     const counts = sent.statements.find(({ text }) => text.trim().startsWith('SELECT CASE WHEN'))!;
     const db = new Client({ connectionString: api.config.databaseUrl });
     await db.connect();
@@ -118,9 +154,69 @@ describe('the round trips of one submit', () => {
       await db.query(`PREPARE step8_counts AS ${counts.text}`);
       const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE step8_counts(${literals(counts.values)})`);
       const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-      expect(text).toContain('jobs_active_idx');
+      expect(text).toContain('jobs_open_idx');
     } finally {
       await db.end();
     }
+  });
+
+  it("reads as many pages for an account with 2,000 open jobs as for one with none (a submit's reads and the balance's)", async () => {
+    const db = api.app.get(DataSource);
+    const prepared = async (): Promise<{ account: TestAccount; uploadId: string }> => {
+      const account = await createAccount(api, { plan: 'enterprise' });
+      await api.app.get(AdminService).grantCredits(account.accountId, 1_000_000, 'pages');
+      const uploadId = await upload(api, account.apiKey, await sdrMp4());
+      return { account, uploadId };
+    };
+    // A plan whose concurrency limit 2,000 open jobs leave room under.
+    await db.query(
+      `INSERT INTO plans (id, requests_per_second, concurrent_jobs, processing_minutes_per_month, apis, max_output_height,
+                          usd_per_credit, webhook_endpoints, upload_storage_bytes, event_streams)
+       SELECT 'backlog', requests_per_second, 10000, NULL, apis, max_output_height, usd_per_credit, webhook_endpoints,
+              upload_storage_bytes, event_streams
+         FROM plans WHERE id = 'enterprise' ON CONFLICT (id) DO NOTHING`,
+    );
+    const quiet = await prepared();
+    const busy = await prepared();
+    for (const { account } of [quiet, busy])
+      // The DTO lists the catalogue's plans; the service takes any plan row, as this test's own.
+      await api.app.get(AdminService).patchAccount(account.accountId, { plan: 'backlog' as PatchAccountDto['plan'] });
+    // Open jobs as a backlog leaves them: in another region, so this region's queue is the same for both.
+    await db.query(
+      `INSERT INTO jobs (id, account_id, api, status, region, output_options, estimated_credits, charged_credits,
+                         billing_state, estimated_seconds, processed_seconds, request_id)
+       SELECT 'job_busy' || lpad(n::text, 6, '0'), $1, 'sdr2hdr', CASE WHEN n % 2 = 0 THEN 'queued' ELSE 'processing' END,
+              'elsewhere', '{}', 0, 0, 'authorised', 1, 0, 'req_busy'
+         FROM generate_series(1, 2000) AS n`,
+      [busy.account.accountId],
+    );
+    await countUsageAgain(db, busy.account.accountId);
+
+    const pagesOf = async ({ account, uploadId }: { account: TestAccount; uploadId: string }) => {
+      const submit = () =>
+        call(api, 'POST', '/v1/sdr2hdr/jobs', { key: account.apiKey, body: { inputs: [{ upload_id: uploadId }] } });
+      // The first submit probes the upload; the second is the one measured.
+      const first = await submit();
+      expect([first.status, first.body.error?.code]).toEqual([202, undefined]);
+      let submitted: JsonResponse | undefined;
+      const submitSent = await sentDuring(async () => (submitted = await submit()));
+      expect(submitted!.status).toBe(202);
+      let balance: JsonResponse | undefined;
+      const balanceSent = await sentDuring(
+        async () => (balance = await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })),
+      );
+      expect(balance!.status).toBe(200);
+      return {
+        submit: await pagesRead(api.config.databaseUrl, submitSent.statements),
+        balance: await pagesRead(api.config.databaseUrl, balanceSent.statements),
+        runningJobs: balance!.body.running_jobs as number,
+      };
+    };
+    const atQuiet = await pagesOf(quiet);
+    const atBusy = await pagesOf(busy);
+    expect([atQuiet.runningJobs, atBusy.runningJobs]).toEqual([2, 2002]);
+    // A page or two of slack for an index page split by the jobs the two submits added.
+    expect(atBusy.submit).toBeLessThanOrEqual(atQuiet.submit + 2);
+    expect(atBusy.balance).toBeLessThanOrEqual(atQuiet.balance + 2);
   });
 });

@@ -21,7 +21,7 @@ import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
-import { sumUsageDaysAgain, usageDaysKept, usageSummedFromRows } from '../support/usage-days';
+import { countUsageAgain, usageDaysKept, usageSummedFromRows } from '../support/usage-days';
 import { startStack } from '../support/worker';
 
 const REGION = 'usage-days';
@@ -154,7 +154,7 @@ describe('usage per day: the balance, the chart and the limits agree with the le
       crossing,
       new Date(periodStart().getTime() - 60_000),
     ]);
-    await sumUsageDaysAgain(db, account.accountId);
+    await countUsageAgain(db, account.accountId);
     const before = await summedFromRows(account.accountId, periodStart());
     const cancelledLate = await call(api, 'POST', `/v1/sdr2hdr/jobs/${crossing}/cancel`, { key: account.apiKey });
     expect(cancelledLate.status).toBe(200);

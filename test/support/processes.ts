@@ -689,6 +689,8 @@ export async function auditMoney(api: TestApi, key: string, jobs: any[], granted
   if (balance.status !== 200) problems.push(`credits: ${balance.status}`);
   else {
     if (balance.body.reserved_credits !== 0) problems.push(`reserved_credits ${balance.body.reserved_credits} ≠ 0`);
+    // Every job ended: none is left counted against the concurrency limit (accounts.open_jobs).
+    if (balance.body.running_jobs !== 0) problems.push(`running_jobs ${balance.body.running_jobs} ≠ 0`);
     if (balance.body.balance_credits !== grants - captures)
       problems.push(`balance ${balance.body.balance_credits} ≠ grants ${grants} − captures ${captures}`);
     if (balance.body.available_credits !== balance.body.balance_credits)

@@ -1,12 +1,15 @@
 // Rows a test writes by hand into credit_ledger or jobs (a past month's history, a job that fills the
-// quota) bypass the service, so account_usage_days, which the balance, the chart and the limits read,
-// does not know them: after writing them, the test has the account's days summed again, as the
-// migration's backfill sums rows written before it (migrations/1765520000000-account-usage-days.ts).
+// quota or takes a concurrency slot) bypass the service, so what the balance, the chart and the limits
+// read instead of those rows (account_usage_days, accounts.open_jobs) does not know them: after
+// writing them, the test has the account's usage counted again, as the migrations count rows written
+// before them (migrations/1765520000000-account-usage-days.ts, 1765530000000-account-open-jobs.ts).
 import type { DataSource } from 'typeorm';
 import { backfillAccountUsageDaysOn } from '../../migrations/1765520000000-account-usage-days';
+import { recountOpenJobsOn } from '../../migrations/1765530000000-account-open-jobs';
 
-export async function sumUsageDaysAgain(db: DataSource, accountId: string): Promise<void> {
+export async function countUsageAgain(db: DataSource, accountId: string): Promise<void> {
   await backfillAccountUsageDaysOn(db, { accounts: [accountId] });
+  await recountOpenJobsOn(db, { accounts: [accountId] });
 }
 
 export interface UsageDay {
