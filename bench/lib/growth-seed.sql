@@ -246,9 +246,11 @@ INSERT INTO webhook_deliveries (id, event_id, endpoint_id, origin, state, attemp
     FROM growth_seed.params p, growth_seed.jobs, generate_series(1, 3) e
    WHERE finished_at IS NOT NULL AND ((acct <= 3) OR (e = 1 AND acct <= p.accounts * 3 / 10));
 
-\echo open holds
-UPDATE accounts a SET reserved_credits = h.held
-  FROM (SELECT account_id, sum(estimated_credits) AS held FROM jobs WHERE billing_state = 'authorised' GROUP BY account_id) h
+\echo open holds and open jobs
+UPDATE accounts a SET reserved_credits = h.held, open_jobs = h.open
+  FROM (SELECT account_id, sum(estimated_credits) AS held,
+               count(*) FILTER (WHERE status IN ('queued', 'processing')) AS open
+          FROM jobs WHERE billing_state = 'authorised' GROUP BY account_id) h
  WHERE a.id = h.account_id;
 
 \echo indexes
