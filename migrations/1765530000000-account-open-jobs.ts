@@ -5,9 +5,9 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 // visited one heap page per open job (jobs_active_idx holds the ids; a job written since the last
 // VACUUM is not all-visible, so each is checked in the table): at 10 million jobs the growth bench's
 // ~1,000 open jobs sat on ~1,100 pages, against ~90 at 10 thousand (docs/explain-10m.md), and a
-// submit's and a balance's p99 grew with the table. The service keeps the number in the transactions
-// that open and end a job, under the account's row lock (src/jobs/open-jobs.ts); this migration counts
-// the jobs open before it.
+// submit's and a balance's p99 grew with the table. The service keeps the number in the statements
+// that take a job's credit hold at its submit and settle it at its ending, under the account's row
+// lock (src/billing/holds.ts); this migration counts the jobs open before it.
 //
 // ADD COLUMN with a constant default rewrites nothing (PostgreSQL ≥ 11 keeps the default in the
 // catalogue); its ACCESS EXCLUSIVE lock is held for the catalogue change only. The count then runs in

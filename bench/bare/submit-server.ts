@@ -1,6 +1,7 @@
 // The baseline of the submit benchmark: bare Fastify, `pg` and BullMQ doing what our submit must do
-// at the least — the same SQL transaction (lock the account, count its open jobs, take the credit
-// hold with its ledger row, check the queue depth, insert the job and its item) and one BullMQ add
+// at the least — the same SQL transaction (lock the account, reading its open jobs with it, take the
+// credit hold with its ledger row, counting the job among the open ones, check the queue depth, insert
+// the job and its item) and one BullMQ add
 // with our job options (the only thing taken from our code). No auth, rate limit, idempotency,
 // validation, source check or logging.
 import { Queue } from 'bullmq';
@@ -33,15 +34,13 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    // The account's open jobs come with its row; the hold counts the job among them.
     await client.query(
-      'SELECT id, status, balance_credits, reserved_credits FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
+      'SELECT id, status, balance_credits, reserved_credits, open_jobs FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
       [accountId],
     );
-    await client.query(`SELECT count(*) FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`, [
-      accountId,
-    ]);
     const held = await client.query(
-      `UPDATE accounts SET reserved_credits = reserved_credits + $2, updated_at = now()
+      `UPDATE accounts SET reserved_credits = reserved_credits + $2, open_jobs = open_jobs + 1, updated_at = now()
         WHERE id = $1 AND balance_credits - reserved_credits >= $2 RETURNING balance_credits, reserved_credits`,
       [accountId, credits],
     );

@@ -1,7 +1,17 @@
 // Two-phase credit transfers (TigerBeetle style): a hold is taken at submit, then settled (posted,
-// fully or less) or released (voided) exactly once. Only money: the account's balance and
-// reservation and the ledger. Every function runs inside the caller's transaction, so the job's
-// status (src/jobs/job-lifecycle.ts), the money and the outbox event change together or not at all.
+// fully or less) or released (voided) exactly once. The account's balance and reservation and the
+// ledger; and, because every job holds credits from its submit until its ending, the account's open
+// jobs (accounts.open_jobs: the concurrency limit and running_jobs). Every function runs inside the
+// caller's transaction, so the job's status (src/jobs/job-lifecycle.ts), the money, the open jobs and
+// the outbox event change together or not at all.
+//
+// Open jobs are counted here, in the one UPDATE of the account row that the submit and the ending
+// each make, rather than counted on every submit (a heap page per open job, docs/explain-10m.md) or
+// kept by an UPDATE of their own: a second UPDATE of a row the transaction already changed runs the
+// accounts → plans foreign-key check again, which locks the plan's row FOR KEY SHARE, a row every
+// submit of the plan shares. A job holds exactly one hold (authoriseHold at its submit, settleHold once
+// at its ending, from the transaction that flips it from 'authorised'), so the count is exact; the
+// migration that added it counts them from the jobs (migrations/1765530000000-account-open-jobs.ts).
 import type { EntityManager } from 'typeorm';
 import type { Transaction } from '../common/database/pg-transaction';
 import { afterCommit } from '../common/database/after-commit';
@@ -17,7 +27,7 @@ export interface LockedAccount {
   spend_limit_usd: string | null;
   balance_credits: string;
   reserved_credits: string;
-  /** The account's jobs queued or processing (src/jobs/open-jobs.ts), for the concurrency limit. */
+  /** The account's jobs queued or processing (counted with their holds, above), for the concurrency limit. */
   open_jobs: number;
 }
 
@@ -77,8 +87,9 @@ function ledger(
 }
 
 /**
- * Reserves `credits` for a job. Returns false when the available balance does not cover it; the
- * CHECK constraint (balance − reserved ≥ 0) is the backstop should this code ever be wrong.
+ * Reserves `credits` for a job, and counts the job among the account's open jobs. Returns false when
+ * the available balance does not cover it (nothing changed); the CHECK constraint (balance − reserved
+ * ≥ 0) is the backstop should this code ever be wrong.
  */
 export async function authoriseHold(
   manager: Transaction,
@@ -91,7 +102,7 @@ export async function authoriseHold(
   const entry = await row<{ id: string }>(
     manager,
     `WITH held AS (
-       UPDATE accounts SET reserved_credits = reserved_credits + $2, updated_at = now()
+       UPDATE accounts SET reserved_credits = reserved_credits + $2, open_jobs = open_jobs + 1, updated_at = now()
         WHERE id = $1 AND balance_credits - reserved_credits >= $2 RETURNING balance_credits, reserved_credits
      )
      INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
@@ -113,7 +124,8 @@ export interface HoldSettlement {
 }
 
 /**
- * Posts a hold (charging `chargedCredits`) and voids the rest of it; 0 voids it all. Settling once is
+ * Posts a hold (charging `chargedCredits`) and voids the rest of it; 0 voids it all; its job leaves
+ * the account's open jobs. Settling once is
  * the caller's duty: the job lifecycle calls this only from the transaction that flipped the job's
  * billing state away from 'authorised', so a retried or duplicated worker never charges twice.
  */
@@ -121,7 +133,8 @@ export async function settleHold(manager: EntityManager, hold: HoldSettlement): 
   const { accountId, jobId, heldCredits, chargedCredits } = hold;
   const [after] = await rows<{ balance_credits: string; reserved_credits: string }>(
     manager,
-    `UPDATE accounts SET balance_credits = balance_credits - $2, reserved_credits = reserved_credits - $3, updated_at = now()
+    `UPDATE accounts SET balance_credits = balance_credits - $2, reserved_credits = reserved_credits - $3,
+            open_jobs = open_jobs - 1, updated_at = now()
       WHERE id = $1 RETURNING balance_credits, reserved_credits`,
     [accountId, chargedCredits, heldCredits],
   );

@@ -22,7 +22,6 @@ import {
   type JobRow,
   type JobStatus,
 } from './job.types';
-import { addToOpenJobs } from './open-jobs';
 
 /**
  * A job's overall progress: the mean of its items' progress weighted by their duration (an ended
@@ -233,9 +232,8 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
 
   /**
    * The ending's status change, guarded twice: the job must still hold its credits ('authorised')
-   * and be in a status that leads to the new one (always an open one: the job leaves its account's
-   * open jobs, open-jobs.ts). Returns the hold to settle and what the ending changes in the job's
-   * processing seconds; null when another transaction ended the job first. A job
+   * and be in a status that leads to the new one. Returns the hold to settle and what the ending
+   * changes in the job's processing seconds; null when another transaction ended the job first. A job
    * that succeeded (fully or partly) shows progress 1. Called only by JobLifecycle's endJob.
    */
   async endJob(
@@ -259,17 +257,12 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
       processed_seconds: string;
     }>(
       manager,
-      `WITH ended AS (
-         UPDATE jobs SET status = $2, billing_state = $3, charged_credits = LEAST($4::bigint, estimated_credits),
-                error = $5, processed_seconds = COALESCE($6, processed_seconds), finished_at = now(),
-                progress = CASE WHEN $2 IN ('succeeded', 'partially_succeeded') THEN 1 ELSE progress END
-          WHERE id = $1 AND billing_state = 'authorised' AND status = ANY($7)
-          RETURNING account_id, estimated_credits, charged_credits, created_at,
-                    estimated_seconds::text AS estimated_seconds, processed_seconds::text AS processed_seconds
-       ), closed AS (
-         ${addToOpenJobs(-1, 'SELECT account_id FROM ended')}
-       )
-       SELECT * FROM ended`,
+      `UPDATE jobs SET status = $2, billing_state = $3, charged_credits = LEAST($4::bigint, estimated_credits),
+              error = $5, processed_seconds = COALESCE($6, processed_seconds), finished_at = now(),
+              progress = CASE WHEN $2 IN ('succeeded', 'partially_succeeded') THEN 1 ELSE progress END
+        WHERE id = $1 AND billing_state = 'authorised' AND status = ANY($7)
+        RETURNING account_id, estimated_credits, charged_credits, created_at,
+                  estimated_seconds::text AS estimated_seconds, processed_seconds::text AS processed_seconds`,
       [
         jobId,
         ending.status,

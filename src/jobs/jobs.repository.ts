@@ -5,7 +5,6 @@ import { row, rows } from '../common/database/sql';
 import { TurnBatch } from '../common/database/turn-batch';
 import { addToUsageDays, capturedCreditsSince, processingSecondsSince, usageDay, utcDay } from '../billing/usage-days';
 import { openJobStatuses } from './job-lifecycle';
-import { addToOpenJobs } from './open-jobs';
 import {
   ITEM_COLUMNS,
   JOB_COLUMNS,
@@ -76,8 +75,8 @@ export class JobsRepository {
   /**
    * Inserts the job and its items and returns them as a read would (findForAccount), in one statement:
    * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read.
-   * The same statement adds the job's estimated seconds to its day's usage (src/billing/usage-days.ts)
-   * and counts it among the account's open jobs (open-jobs.ts); the submit holds the account's lock.
+   * The same statement adds the job's estimated seconds to its day's usage (src/billing/usage-days.ts;
+   * the submit holds the account's lock).
    */
   async insert(manager: Transaction, job: NewJob): Promise<FoundJob> {
     const values: unknown[] = [
@@ -106,8 +105,6 @@ export class JobsRepository {
          VALUES ${tuples.join(', ')} RETURNING *
        ), usage AS (
          ${addToUsageDays('processing_seconds', `SELECT account_id, ${utcDay('created_at')}, estimated_seconds FROM job`)}
-       ), opened AS (
-         ${addToOpenJobs(1, 'SELECT account_id FROM job')}
        )
        SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
       values,
@@ -177,7 +174,7 @@ export class JobsRepository {
     return jobs.map((job) => ({ job, items: items.filter((item) => item.job_id === job.id) }));
   }
 
-  /** Jobs that count against the concurrency limit, from submit until a terminal status (open-jobs.ts). */
+  /** Jobs that count against the concurrency limit, from submit until a terminal status (accounts.open_jobs, billing/holds.ts). */
   async openJobs(accountId: string): Promise<number> {
     const found = await row<{ open_jobs: number }>(this.db, `SELECT open_jobs FROM accounts WHERE id = $1`, [
       accountId,

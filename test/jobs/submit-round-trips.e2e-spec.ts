@@ -138,6 +138,10 @@ describe('the round trips of one submit', () => {
       'COMMIT',
     ]);
     expect(sent.sql[3]).toMatch(/FROM accounts WHERE id = \$1 FOR NO KEY UPDATE$/);
+    // The account row is changed once (the hold, which also counts the job among its open jobs): a second
+    // UPDATE of a row this transaction already changed would run the accounts → plans foreign-key check
+    // again, locking the plan's row FOR KEY SHARE in every submit of that plan.
+    expect(sent.sql.join('\n').match(/UPDATE accounts\b/g)).toHaveLength(1);
     // The rate limit (with the failed-credential budget and the credentials version), the region's
     // heartbeat, the queue add; the upload's probe verdict is kept in the instance that probed it.
     expect(sent.redis.sort()).toEqual(['evalsha', 'evalsha', 'zrangebyscore']);
