@@ -1,4 +1,5 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { forEachAccountBatch, onOneConnection, underAccountLocks, type SqlOnOneConnection } from './account-batches';
 
 // account_usage_days: per account and UTC day, the credits captured and the processing seconds of the
 // jobs created that day (what src/billing/usage-days.ts says of the two numbers). The balance, the
@@ -61,9 +62,6 @@ export class AccountUsageDays1765520000000 implements MigrationInterface {
   }
 }
 
-/** Runs one statement on one connection, answering the rows of a SELECT (a QueryRunner's, a pg Client's). */
-export type SqlOnOneConnection = (text: string, params?: unknown[]) => Promise<unknown>;
-
 /**
  * Replaces account_usage_days, from the window's first day on, with the sums over credit_ledger and
  * jobs: every account (or only `accounts`), BATCH_ACCOUNTS accounts and CHUNK_DAYS days at a time,
@@ -92,18 +90,9 @@ export async function backfillAccountUsageDays(
     chunks.push([first, end]);
     first = end;
   }
-  let done = 0;
-  for (let after = ''; ;) {
-    const batch = (await sql(
-      `SELECT id FROM accounts WHERE id > $1 AND ($3::text[] IS NULL OR id = ANY($3)) ORDER BY id LIMIT $2`,
-      [after, BATCH_ACCOUNTS, options.accounts ?? null],
-    )) as { id: string }[];
-    const ids = batch.map((account) => account.id);
-    if (!ids.length) return done;
+  return forEachAccountBatch(sql, { size: BATCH_ACCOUNTS, accounts: options.accounts }, async (ids) => {
     for (const [first, end] of chunks) {
-      await sql('BEGIN');
-      try {
-        await sql(`SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [ids]);
+      await underAccountLocks(sql, ids, async () => {
         await sql(
           `DELETE FROM account_usage_days
             WHERE account_id = ANY($1) AND day >= $2::date AND ($3::date IS NULL OR day < $3::date)`,
@@ -129,32 +118,17 @@ export async function backfillAccountUsageDays(
             GROUP BY account_id, day`,
           [ids, first, end],
         );
-        await sql('COMMIT');
-      } catch (error) {
-        await sql('ROLLBACK');
-        throw error;
-      }
+      });
     }
-    done += ids.length;
-    if (ids.length < BATCH_ACCOUNTS) return done;
-    after = ids[ids.length - 1];
-  }
+  });
 }
 
 /**
  * backfillAccountUsageDays on one connection taken from `db` for the purpose (the admin command
  * `rebuild-usage-days`, tests that write ledger or job rows by hand).
  */
-export async function backfillAccountUsageDaysOn(
-  db: DataSource,
-  options: { accounts?: string[] } = {},
-): Promise<number> {
-  const runner = db.createQueryRunner();
-  try {
-    return await backfillAccountUsageDays((text, params) => runner.query(text, params), options);
-  } finally {
-    await runner.release();
-  }
+export function backfillAccountUsageDaysOn(db: DataSource, options: { accounts?: string[] } = {}): Promise<number> {
+  return onOneConnection(db, (sql) => backfillAccountUsageDays(sql, options));
 }
 
 /** A 'YYYY-MM-DD' day `days` later. */

@@ -1,4 +1,5 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { forEachAccountBatch, onOneConnection, underAccountLocks, type SqlOnOneConnection } from './account-batches';
 
 // accounts.open_jobs: how many of the account's jobs are open (queued or processing), the number the
 // concurrency limit compares and the balance shows as running_jobs. Counting them on every submit
@@ -36,26 +37,14 @@ export class AccountOpenJobs1765530000000 implements MigrationInterface {
   }
 }
 
-/** Runs one statement on one connection, answering the rows of a SELECT (a QueryRunner's, a pg Client's). */
-export type SqlOnOneConnection = (text: string, params?: unknown[]) => Promise<unknown>;
-
 /**
  * Sets every account's open_jobs (or only `accounts`') to the count of its open jobs, BATCH_ACCOUNTS
  * accounts at a time, each batch in a transaction of its own under its accounts' row locks. `sql` runs
  * on one connection that is not inside a transaction. Returns how many accounts it went through.
  */
-export async function recountOpenJobs(sql: SqlOnOneConnection, options: { accounts?: string[] } = {}): Promise<number> {
-  let done = 0;
-  for (let after = ''; ;) {
-    const batch = (await sql(
-      `SELECT id FROM accounts WHERE id > $1 AND ($3::text[] IS NULL OR id = ANY($3)) ORDER BY id LIMIT $2`,
-      [after, BATCH_ACCOUNTS, options.accounts ?? null],
-    )) as { id: string }[];
-    const ids = batch.map((account) => account.id);
-    if (!ids.length) return done;
-    await sql('BEGIN');
-    try {
-      await sql(`SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [ids]);
+export function recountOpenJobs(sql: SqlOnOneConnection, options: { accounts?: string[] } = {}): Promise<number> {
+  return forEachAccountBatch(sql, { size: BATCH_ACCOUNTS, accounts: options.accounts }, (ids) =>
+    underAccountLocks(sql, ids, async () => {
       // The open statuses as src/jobs/job-lifecycle.ts names them, spelled out so that the partial
       // index of open jobs (jobs_active_idx) answers; only rows that change are written.
       await sql(
@@ -66,26 +55,14 @@ export async function recountOpenJobs(sql: SqlOnOneConnection, options: { accoun
           WHERE accounts.id = counted.id AND accounts.open_jobs IS DISTINCT FROM counted.open`,
         [ids],
       );
-      await sql('COMMIT');
-    } catch (error) {
-      await sql('ROLLBACK');
-      throw error;
-    }
-    done += ids.length;
-    if (ids.length < BATCH_ACCOUNTS) return done;
-    after = ids[ids.length - 1];
-  }
+    }),
+  );
 }
 
 /**
  * recountOpenJobs on one connection taken from `db` for the purpose (the admin command
  * `recount-open-jobs`, tests and benchmarks that write job rows by hand).
  */
-export async function recountOpenJobsOn(db: DataSource, options: { accounts?: string[] } = {}): Promise<number> {
-  const runner = db.createQueryRunner();
-  try {
-    return await recountOpenJobs((text, params) => runner.query(text, params), options);
-  } finally {
-    await runner.release();
-  }
+export function recountOpenJobsOn(db: DataSource, options: { accounts?: string[] } = {}): Promise<number> {
+  return onOneConnection(db, (sql) => recountOpenJobs(sql, options));
 }
