@@ -28,6 +28,8 @@ export interface LedgerRow {
 export interface BalanceRow {
   balance_credits: string;
   reserved_credits: string;
+  /** Jobs queued or processing, kept with their credit holds (holds.ts). */
+  open_jobs: number;
   plan_id: string;
   spend_limit_usd: string | null;
   usd_per_credit: string;
@@ -105,7 +107,7 @@ export class BillingRepository {
 
   async balance(accountId: string): Promise<BalanceRow | null> {
     const rows: BalanceRow[] = await this.db.query(
-      `SELECT a.balance_credits, a.reserved_credits, a.plan_id, a.spend_limit_usd, p.usd_per_credit, p.processing_minutes_per_month,
+      `SELECT a.balance_credits, a.reserved_credits, a.open_jobs, a.plan_id, a.spend_limit_usd, p.usd_per_credit, p.processing_minutes_per_month,
               p.requests_per_second, p.concurrent_jobs, p.max_output_height, p.apis
          FROM accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1`,
       [accountId],

@@ -83,10 +83,9 @@ export class BillingService {
     const row = await this.repository.balance(accountId);
     if (!row) throw new Error(`account ${accountId} vanished`);
     const period = billingPeriod();
-    const [captured, minutesUsed, runningJobs] = await Promise.all([
+    const [captured, minutesUsed] = await Promise.all([
       this.repository.capturedSince(accountId, period.start),
       this.usage.minutesUsedSince(accountId, period.start),
-      this.usage.runningJobs(accountId),
     ]);
     const balance = Number(row.balance_credits);
     const reserved = Number(row.reserved_credits);
@@ -101,7 +100,7 @@ export class BillingService {
       period_start: period.start.toISOString(),
       period_resets_at: period.resetsAt.toISOString(),
       quota: { processing_minutes_limit: row.processing_minutes_per_month, processing_minutes_used: minutesUsed },
-      running_jobs: runningJobs,
+      running_jobs: row.open_jobs,
       limits: {
         requests_per_second: row.requests_per_second,
         concurrent_jobs: row.concurrent_jobs,

@@ -6,8 +6,6 @@
 export interface ProcessingUsage {
   /** Whole processing minutes an account used since `since`, a UTC day's start (running jobs count their estimate). */
   minutesUsedSince(accountId: string, since: Date): Promise<number>;
-  /** Jobs counted against the plan's concurrency limit now (queued and processing). */
-  runningJobs(accountId: string): Promise<number>;
 }
 
 export const PROCESSING_USAGE = Symbol('PROCESSING_USAGE');

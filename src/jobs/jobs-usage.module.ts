@@ -2,20 +2,13 @@ import { Global, Injectable, Module } from '@nestjs/common';
 import { PROCESSING_USAGE, type ProcessingUsage } from '../billing/processing-usage';
 import { JobsRepository } from './jobs.repository';
 
-/**
- * Processing minutes as the quota counts them (docs/api-decisions.md §4): finished jobs' time, open jobs' estimates;
- * and the jobs the concurrency limit counts.
- */
+/** Processing minutes as the quota counts them (docs/api-decisions.md §4): finished jobs' time, open jobs' estimates. */
 @Injectable()
 class JobsProcessingUsage implements ProcessingUsage {
   constructor(private readonly jobs: JobsRepository) {}
 
   async minutesUsedSince(accountId: string, since: Date): Promise<number> {
     return Math.ceil((await this.jobs.secondsUsedSince(accountId, since)) / 60);
-  }
-
-  runningJobs(accountId: string): Promise<number> {
-    return this.jobs.openJobs(accountId);
   }
 }
 

@@ -174,14 +174,6 @@ export class JobsRepository {
     return jobs.map((job) => ({ job, items: items.filter((item) => item.job_id === job.id) }));
   }
 
-  /** Jobs that count against the concurrency limit, from submit until a terminal status (accounts.open_jobs, billing/holds.ts). */
-  async openJobs(accountId: string): Promise<number> {
-    const found = await row<{ open_jobs: number }>(this.db, `SELECT open_jobs FROM accounts WHERE id = $1`, [
-      accountId,
-    ]);
-    return found?.open_jobs ?? 0;
-  }
-
   /**
    * Processing seconds since `since` (a UTC day's start) of the jobs created since: finished jobs'
    * processed time plus the estimates still open (account_usage_days).
