@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { AdminService } from '../../src/admin/admin.service';
+import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -165,6 +167,62 @@ describe('job submission: request shape, account state and upload checks', () =>
     expect(response.status).toBe(503);
     expect(response.body.error).toMatchObject({ code: 'region_unavailable', retryable: true, param: 'region' });
     expect(response.headers.get('retry-after')).toBe('30');
+  });
+
+  // The API believes a live worker it has seen for at most a second (region-health.ts): the region's
+  // heartbeat is not read again on every submit, yet a region left without workers refuses within it.
+  describe('a region whose workers go away', () => {
+    const submitTo = async (region: string, apiKey: string) =>
+      call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: apiKey,
+        body: { inputs: [{ upload_id: 'upl_0123456789abcdef' }], region },
+      });
+    /** The region passed step 3 when the submit got as far as the upload (which does not exist). */
+    const passedRegion = (response: { status: number; body: { error?: { code?: string } } }) =>
+      response.status === 404 && response.body.error?.code === 'asset_not_found';
+    const refused = (response: { status: number; body: { error?: { code?: string } } }) =>
+      response.status === 503 && response.body.error?.code === 'region_unavailable';
+
+    it('refuses within a second of its last worker leaving, and accepts again as soon as one beats', async () => {
+      const account = await createAccount(api, { credits: 1000 });
+      const redis = new Redis(api.config.redisUrl);
+      const key = workersKey(api.config, 'venus-1');
+      try {
+        await redis.zadd(key, Date.now(), 'leaving-worker');
+        expect(passedRegion(await submitTo('venus-1', account.apiKey))).toBe(true);
+        await redis.zrem(key, 'leaving-worker');
+        const left = Date.now();
+        let response = await submitTo('venus-1', account.apiKey);
+        while (!refused(response) && Date.now() - left < 3000) {
+          await new Promise((resolve) => setTimeout(resolve, 250)); // within the plan's request rate
+          response = await submitTo('venus-1', account.apiKey);
+        }
+        expect(refused(response)).toBe(true);
+        expect(Date.now() - left).toBeLessThan(1500);
+        // A refusal is not remembered: the first submit after a worker's heartbeat goes through.
+        await redis.zadd(key, Date.now(), 'new-worker');
+        expect(passedRegion(await submitTo('venus-1', account.apiKey))).toBe(true);
+      } finally {
+        await redis.del(key);
+        redis.disconnect();
+      }
+    });
+
+    it("is not believed past its last heartbeat's 30 seconds", async () => {
+      const account = await createAccount(api, { credits: 1000 });
+      const redis = new Redis(api.config.redisUrl);
+      const key = workersKey(api.config, 'venus-2');
+      try {
+        // A worker that stopped beating 29.7 s ago: live now, gone in 300 ms, well within the second.
+        await redis.zadd(key, Date.now() - 29_700, 'silent-worker');
+        expect(passedRegion(await submitTo('venus-2', account.apiKey))).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(refused(await submitTo('venus-2', account.apiKey))).toBe(true);
+      } finally {
+        await redis.del(key);
+        redis.disconnect();
+      }
+    });
   });
 
   describe('uploads', () => {
