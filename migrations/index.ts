@@ -19,6 +19,7 @@ import { UpkeepIndexes1765500000000 } from './1765500000000-upkeep-indexes';
 import { GrowthIndexes1765510000000 } from './1765510000000-growth-indexes';
 import { AccountUsageDays1765520000000 } from './1765520000000-account-usage-days';
 import { AccountOpenJobs1765530000000 } from './1765530000000-account-open-jobs';
+import { JobsFillfactor1765540000000 } from './1765540000000-jobs-fillfactor';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   GrowthIndexes1765510000000,
   AccountUsageDays1765520000000,
   AccountOpenJobs1765530000000,
+  JobsFillfactor1765540000000,
 ];
 
 /**

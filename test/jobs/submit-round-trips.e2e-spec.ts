@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { JobsFillfactor1765540000000 } from '../../migrations/1765540000000-jobs-fillfactor';
 import { AdminService } from '../../src/admin/admin.service';
 import type { PatchAccountDto } from '../../src/admin/dto/admin.dto';
 import { call, createAccount, startApi, type JsonResponse, type TestAccount, type TestApi } from '../support/app';
@@ -223,5 +224,58 @@ describe('the round trips of one submit', () => {
     // A page or two of slack for an index page split by the jobs the two submits added.
     expect(atBusy.submit).toBeLessThanOrEqual(atQuiet.submit + 2);
     expect(atBusy.balance).toBeLessThanOrEqual(atQuiet.balance + 2);
+  });
+
+  it('puts new jobs and their items on new pages, not one into each hole that VACUUM left across the old ones', async () => {
+    const db = api.app.get(DataSource);
+    const account = await createAccount(api, { plan: 'enterprise' });
+    await api.app.get(AdminService).grantCredits(account.accountId, 1_000_000, 'holes');
+    const uploadId = await upload(api, account.apiKey, await sdrMp4());
+    // Years of finished jobs written before the fill factor was set (the migration undone, then done
+    // again): pages filled to the brim.
+    const fillfactor = new JobsFillfactor1765540000000();
+    const runner = db.createQueryRunner();
+    await fillfactor.down(runner);
+    await db.query(
+      `INSERT INTO jobs (id, account_id, api, status, region, output_options, estimated_credits, charged_credits,
+                         billing_state, estimated_seconds, processed_seconds, request_id, finished_at)
+       SELECT 'job_hole' || lpad(n::text, 6, '0'), $1, 'sdr2hdr', 'succeeded', 'elsewhere', '{}', 1, 1, 'settled', 1, 1,
+              'req_holes', now()
+         FROM generate_series(1, 6000) AS n`,
+      [account.accountId],
+    );
+    await db.query(
+      `INSERT INTO job_items (job_id, index, status, source, duration_seconds, estimated_credits)
+       SELECT id, 0, 'succeeded', '{"type":"upload","upload_id":"upl_holes"}', 1, 1 FROM jobs WHERE request_id = 'req_holes'`,
+    );
+    await fillfactor.up(runner);
+    await runner.release();
+    // Then two jobs of every page gone (the retention purge; an UPDATE's dead version), their items with
+    // them, and a VACUUM: every old page of both tables has a hole a new row fits in, and the
+    // free-space map offers each of them — as a VACUUM of 10 million jobs offered 213,000 pages.
+    await db.query(`DELETE FROM jobs WHERE request_id = 'req_holes' AND (ctid::text::point)[1] IN (1, 2)`);
+    await db.query('VACUUM jobs, job_items');
+    const submitted: string[] = [];
+    for (let n = 0; n < 40; n++) {
+      const response = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+        key: account.apiKey,
+        body: { inputs: [{ upload_id: uploadId }] },
+      });
+      expect(response.status).toBe(202);
+      submitted.push(response.body.job_id as string);
+    }
+    // Twenty-odd jobs (forty-odd items) fill a page: 40 need a few pages, at the tables' end, where the
+    // last writes were. Into the holes, each went to an old page of its own, one no recent request had
+    // read (at 10 million jobs, a read from outside the cache per insert: docs/explain-10m.md).
+    const pages = async (table: 'jobs' | 'job_items', column: string): Promise<number> => {
+      const [{ count }] = await db.query<{ count: number }[]>(
+        `SELECT count(DISTINCT (ctid::text::point)[0])::int AS count FROM ${table} WHERE ${column} = ANY($1)`,
+        [submitted],
+      );
+      return count;
+    };
+    const placed = { jobs: await pages('jobs', 'id'), job_items: await pages('job_items', 'job_id') };
+    expect(placed.jobs).toBeLessThanOrEqual(4);
+    expect(placed.job_items).toBeLessThanOrEqual(4);
   });
 });
