@@ -120,12 +120,23 @@ describe('the round trips of one submit', () => {
         body: { inputs: [{ upload_id: uploadId }] },
         headers: { 'Idempotency-Key': key },
       });
-    // The first submit probes the upload and looks the key up; the second is the one every client repeats.
+    // The first submit probes the upload and looks the key up; the ones after are what every client repeats.
     expect((await submit('first')).status).toBe(202);
+    // The region's live worker is believed for a second after it was read (region-health.ts), so the
+    // submit measured follows one that read it. On a machine so loaded that a submit takes over a second
+    // the measured one reads it again: a few tries, and one must show the two commands alone.
     let response: JsonResponse | undefined;
-    const sent = await sentDuring(async () => (response = await submit('second')));
-    expect(response!.status).toBe(202);
+    let sent: Awaited<ReturnType<typeof sentDuring>> | undefined;
+    for (let attempt = 0; attempt < 5 && (sent === undefined || sent.redis.length > 2); attempt++) {
+      expect((await submit(`before-${attempt}`)).status).toBe(202);
+      sent = await sentDuring(async () => (response = await submit(`measured-${attempt}`)));
+      expect(response!.status).toBe(202);
+      expect(sent.redis.filter((name) => name !== 'evalsha')).toEqual(
+        sent.redis.length > 2 ? ['zrevrangebyscore'] : [],
+      );
+    }
 
+    if (sent === undefined) throw new Error('no submit measured');
     const kinds = sent.sql.map((text) => text.split(' ').slice(0, 3).join(' '));
     expect(kinds).toEqual([
       'INSERT INTO idempotency_keys', // the key's claim (step 5)
@@ -264,18 +275,22 @@ describe('the round trips of one submit', () => {
       expect(response.status).toBe(202);
       submitted.push(response.body.job_id as string);
     }
-    // Twenty-odd jobs (forty-odd items) fill a page: 40 need a few pages, at the tables' end, where the
-    // last writes were. Into the holes, each went to an old page of its own, one no recent request had
-    // read (at 10 million jobs, a read from outside the cache per insert: docs/explain-10m.md).
-    const pages = async (table: 'jobs' | 'job_items', column: string): Promise<number> => {
+    // Into the holes, each new row went to an old page of its own, one no recent request had read (at 10
+    // million jobs, a read from outside the cache per insert: docs/explain-10m.md). With room kept free,
+    // they go where the last writes went: none onto the old pages, bar the last, which was still filling.
+    const intoOldPages = async (table: 'jobs' | 'job_items', column: string): Promise<number> => {
       const [{ count }] = await db.query<{ count: number }[]>(
-        `SELECT count(DISTINCT (ctid::text::point)[0])::int AS count FROM ${table} WHERE ${column} = ANY($1)`,
+        `WITH old AS (SELECT DISTINCT (ctid::text::point)[0] AS page FROM ${table} WHERE ${column} LIKE 'job_hole%')
+         SELECT count(*)::int AS count FROM ${table}
+          WHERE ${column} = ANY($1)
+            AND (ctid::text::point)[0] IN (SELECT page FROM old WHERE page < (SELECT max(page) FROM old))`,
         [submitted],
       );
       return count;
     };
-    const placed = { jobs: await pages('jobs', 'id'), job_items: await pages('job_items', 'job_id') };
-    expect(placed.jobs).toBeLessThanOrEqual(4);
-    expect(placed.job_items).toBeLessThanOrEqual(4);
+    expect({ jobs: await intoOldPages('jobs', 'id'), job_items: await intoOldPages('job_items', 'job_id') }).toEqual({
+      jobs: 0,
+      job_items: 0,
+    });
   });
 });
