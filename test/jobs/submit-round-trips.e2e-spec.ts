@@ -247,20 +247,24 @@ describe('the round trips of one submit', () => {
     const fillfactor = new JobsFillfactor1765540000000();
     const runner = db.createQueryRunner();
     await fillfactor.down(runner);
-    await db.query(
-      `INSERT INTO jobs (id, account_id, api, status, region, output_options, estimated_credits, charged_credits,
-                         billing_state, estimated_seconds, processed_seconds, request_id, finished_at)
-       SELECT 'job_hole' || lpad(n::text, 6, '0'), $1, 'sdr2hdr', 'succeeded', 'elsewhere', '{}', 1, 1, 'settled', 1, 1,
-              'req_holes', now()
-         FROM generate_series(1, 6000) AS n`,
-      [account.accountId],
-    );
-    await db.query(
-      `INSERT INTO job_items (job_id, index, status, source, duration_seconds, estimated_credits)
-       SELECT id, 0, 'succeeded', '{"type":"upload","upload_id":"upl_holes"}', 1, 1 FROM jobs WHERE request_id = 'req_holes'`,
-    );
-    await fillfactor.up(runner);
-    await runner.release();
+    try {
+      await db.query(
+        `INSERT INTO jobs (id, account_id, api, status, region, output_options, estimated_credits, charged_credits,
+                           billing_state, estimated_seconds, processed_seconds, request_id, finished_at)
+         SELECT 'job_hole' || lpad(n::text, 6, '0'), $1, 'sdr2hdr', 'succeeded', 'elsewhere', '{}', 1, 1, 'settled', 1, 1,
+                'req_holes', now()
+           FROM generate_series(1, 6000) AS n`,
+        [account.accountId],
+      );
+      await db.query(
+        `INSERT INTO job_items (job_id, index, status, source, duration_seconds, estimated_credits)
+         SELECT id, 0, 'succeeded', '{"type":"upload","upload_id":"upl_holes"}', 1, 1 FROM jobs WHERE request_id = 'req_holes'`,
+      );
+    } finally {
+      // As the migration left it, whatever happened, for the tests after this one.
+      await fillfactor.up(runner);
+      await runner.release();
+    }
     // Then two jobs of every page gone (the retention purge; an UPDATE's dead version), their items with
     // them, and a VACUUM: every old page of both tables has a hole a new row fits in, and the
     // free-space map offers each of them — as a VACUUM of 10 million jobs offered 213,000 pages.
