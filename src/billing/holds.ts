@@ -9,7 +9,7 @@
 // each make, rather than counted on every submit (a heap page per open job, docs/explain-10m.md) or
 // kept by an UPDATE of their own: a second UPDATE of a row the transaction already changed runs the
 // accounts → plans foreign-key check again, which locks the plan's row FOR KEY SHARE, a row every
-// submit of the plan shares. A job holds exactly one hold (authoriseHold at its submit, settleHold once
+// submit of the plan shares. A job holds exactly one hold (authoriseHolds at its submit, settleHold once
 // at its ending, from the transaction that flips it from 'authorised'), so the count is exact; the
 // migration that added it counts them from the jobs (migrations/1765530000000-account-open-jobs.ts).
 import type { EntityManager } from 'typeorm';
@@ -31,33 +31,41 @@ export interface LockedAccount {
   open_jobs: number;
 }
 
+/** The columns of LockedAccount. */
+const ACCOUNT_COLUMNS =
+  'id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits, open_jobs';
+
 /**
- * Locks the account row: concurrent submits for one account queue here, so checks and hold agree.
+ * Locks the accounts' rows (one submit's, or those of the submits of one event-loop turn: see
+ * src/jobs/job-admission.ts): concurrent submits for one account queue here, so checks and hold agree.
  * FOR NO KEY UPDATE, the lock an UPDATE of the balance takes, so every money change still waits for it;
  * FOR UPDATE would also block the key-share lock that each insert referencing the account takes (an
  * Idempotency-Key's claim, an upload), so in a submit storm those short writes queued behind every
  * submit's transaction, each holding a database connection (behind PgBouncer, a server connection).
+ * The rows are locked in the order of their ids, so two transactions locking several never wait on
+ * each other in a cycle.
  */
-export function lockAccount(manager: Transaction, accountId: string): Promise<LockedAccount> {
-  return selectAccount(manager, accountId, 'FOR NO KEY UPDATE');
+export async function lockAccounts(manager: Transaction, accountIds: string[]): Promise<Map<string, LockedAccount>> {
+  const locked = await rows<LockedAccount>(
+    manager,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`,
+    [accountIds],
+    { prepared: 'accounts-lock' },
+  );
+  const byId = new Map(locked.map((account) => [account.id, account]));
+  for (const id of accountIds) if (!byId.has(id)) throw new Error(`account ${id} not found`);
+  return byId;
 }
 
-/** The same row without the lock, for a look that takes no hold (the estimate). */
-export function readAccount(manager: Transaction, accountId: string): Promise<LockedAccount> {
-  return selectAccount(manager, accountId, '');
-}
-
-async function selectAccount(
-  manager: Transaction,
-  accountId: string,
-  lock: 'FOR NO KEY UPDATE' | '',
-): Promise<LockedAccount> {
+/** The account's row without the lock, for a look that takes no hold (the estimate). */
+export async function readAccount(manager: Transaction, accountId: string): Promise<LockedAccount> {
   const account = await row<LockedAccount>(
     manager,
-    `SELECT id, status, subscription_status, spend_limit_usd, balance_credits, reserved_credits, open_jobs
-       FROM accounts WHERE id = $1 ${lock}`,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`,
     [accountId],
-    { prepared: lock ? 'account-lock' : 'account-read' },
+    {
+      prepared: 'account-read',
+    },
   );
   if (!account) throw new Error(`account ${accountId} not found`);
   return account;
@@ -86,33 +94,50 @@ function ledger(
   });
 }
 
+/** A hold a new job asks for. */
+export interface NewHold {
+  accountId: string;
+  jobId: string;
+  credits: number;
+}
+
 /**
- * Reserves `credits` for a job, and counts the job among the account's open jobs. Returns false when
- * the available balance does not cover it (nothing changed); the CHECK constraint (balance − reserved
- * ≥ 0) is the backstop should this code ever be wrong.
+ * Reserves each hold's credits for its job, and counts the job among its account's open jobs, in one
+ * statement for all of them (at most one hold per account: the UPDATE joins each account to one).
+ * Returns the jobs whose hold was taken; a hold the available balance does not cover changes nothing.
+ * The caller checked the balance on the locked row; the CHECK constraint (balance − reserved ≥ 0) is
+ * the backstop should this code ever be wrong.
  */
-export async function authoriseHold(
-  manager: Transaction,
-  accountId: string,
-  jobId: string,
-  credits: number,
-): Promise<boolean> {
-  // The hold and its ledger row (appendLedger's columns) in one statement: the row is written only
-  // when the hold was taken, with the balance and reservation the hold left.
-  const entry = await row<{ id: string }>(
+export async function authoriseHolds(manager: Transaction, holds: NewHold[]): Promise<Set<string>> {
+  if (new Set(holds.map((hold) => hold.accountId)).size !== holds.length)
+    throw new Error('authoriseHolds takes one hold per account');
+  // The holds and their ledger rows (appendLedger's columns) in one statement: a row is written only
+  // for a hold taken, with the balance and reservation the hold left.
+  const entries = await rows<{ job_id: string; credits: string }>(
     manager,
-    `WITH held AS (
-       UPDATE accounts SET reserved_credits = reserved_credits + $2, open_jobs = open_jobs + 1, updated_at = now()
-        WHERE id = $1 AND balance_credits - reserved_credits >= $2 RETURNING balance_credits, reserved_credits
+    `WITH wanted AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS w(account_id, job_id, credits, ledger_id)
+     ), held AS (
+       UPDATE accounts SET reserved_credits = reserved_credits + w.credits, open_jobs = open_jobs + 1, updated_at = now()
+         FROM wanted w
+        WHERE accounts.id = w.account_id AND balance_credits - reserved_credits >= w.credits
+        RETURNING accounts.id, balance_credits, reserved_credits
      )
      INSERT INTO credit_ledger (id, account_id, kind, credits, job_id, reason, balance_after, reserved_after)
-     SELECT $3, $1, 'authorise', $2, $4, NULL, balance_credits, reserved_credits FROM held RETURNING id`,
-    [accountId, credits, newId('led'), jobId],
-    { prepared: 'hold-authorise' },
+     SELECT w.ledger_id, w.account_id, 'authorise', w.credits, w.job_id, NULL, held.balance_credits, held.reserved_credits
+       FROM held JOIN wanted w ON w.account_id = held.id
+     RETURNING job_id, credits`,
+    [
+      holds.map((hold) => hold.accountId),
+      holds.map((hold) => hold.jobId),
+      holds.map((hold) => hold.credits),
+      holds.map(() => newId('led')),
+    ],
+    { prepared: 'holds-authorise' },
   );
-  if (!entry) return false;
-  afterCommit(manager, () => creditsMoved('authorised', credits));
-  return true;
+  const credits = entries.reduce((sum, entry) => sum + Number(entry.credits), 0);
+  if (credits > 0) afterCommit(manager, () => creditsMoved('authorised', credits));
+  return new Set(entries.map((entry) => entry.job_id));
 }
 
 /** A hold to settle: `chargedCredits` (already capped at the hold) are captured, the rest released. */

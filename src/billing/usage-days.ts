@@ -14,7 +14,7 @@
 // Jobs deleted by the retention purge stay counted: the numbers are what the account used then.
 //
 // Lock order: a row of this table is written only by a transaction that already holds its account's
-// row lock (the submit's lockAccount, the settlement's and the grant's balance UPDATE). Writers of one
+// row lock (the submit's lockAccounts, the settlement's and the grant's balance UPDATE). Writers of one
 // account therefore touch its rows one after another, never in a cycle with the accounts row, and
 // the migration's backfill (which takes the same lock) never misses a write made beside it.
 

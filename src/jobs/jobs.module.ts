@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { AssetsController } from './assets.controller';
 import { FfprobeSourceProbe } from './ffprobe-source-probe';
+import { JobAdmission } from './job-admission';
 import { JobLifecycleModule } from './job-lifecycle.module';
 import { JobQueue } from './job-queue';
 import { JobsMetrics } from './jobs-metrics';
@@ -25,6 +26,7 @@ import { UploadsService } from './uploads.service';
     JobsService,
     JobsRepository,
     SubmitLimits,
+    JobAdmission,
     JobQueue,
     JobsMetrics,
     RegionHealth,

@@ -73,45 +73,58 @@ export class JobsRepository {
   }
 
   /**
-   * Inserts the job and its items and returns them as a read would (findForAccount), in one statement:
-   * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read.
-   * The same statement adds the job's estimated seconds to its day's usage (src/billing/usage-days.ts;
-   * the submit holds the account's lock).
+   * Inserts the jobs and their items and returns them as a read would (findForAccount), in one statement
+   * for all of them (a submit's job, or those of the submits of one event-loop turn: job-admission.ts):
+   * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read. The
+   * same statement adds each job's estimated seconds to its day's usage (src/billing/usage-days.ts; the
+   * submit holds the accounts' locks). The columns go as arrays, so one text serves any number of jobs
+   * and items, parsed once per connection.
    */
-  async insert(manager: Transaction, job: NewJob): Promise<FoundJob> {
-    const values: unknown[] = [
-      job.id,
-      job.accountId,
-      job.api,
-      job.region,
-      job.outputOptions,
-      job.metadata,
-      job.estimatedCredits,
-      job.estimatedSeconds,
-      job.requestId,
-    ];
-    const tuples = job.items.map((item, index) => {
-      const base = values.length;
-      values.push(index, item.source, item.durationSeconds, item.width, item.height, item.estimatedCredits);
-      return `($1, $${base + 1}, 'queued', $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6})`;
-    });
-    const inserted = await row<{ job: JobJson }>(
+  async insert(manager: Transaction, jobs: NewJob[]): Promise<FoundJob[]> {
+    const items = jobs.flatMap((job) => job.items.map((item, index) => ({ jobId: job.id, index, ...item })));
+    const inserted = await rows<{ job: JobJson }>(
       manager,
       `WITH job AS (
          INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
-         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9) RETURNING *
+         SELECT id, account_id, api, 'queued', region, output_options, metadata, estimated_credits, estimated_seconds, request_id
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[], $7::bigint[], $8::numeric[], $9::text[])
+             AS new(id, account_id, api, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
+         RETURNING *
        ), items AS (
          INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits)
-         VALUES ${tuples.join(', ')} RETURNING *
+         SELECT job_id, index, 'queued', source, duration_seconds, width, height, estimated_credits
+           FROM unnest($10::text[], $11::int[], $12::jsonb[], $13::numeric[], $14::int[], $15::int[], $16::bigint[])
+             AS new(job_id, index, source, duration_seconds, width, height, estimated_credits)
+         RETURNING *
        ), usage AS (
-         ${addToUsageDays('processing_seconds', `SELECT account_id, ${utcDay('created_at')}, estimated_seconds FROM job`)}
+         ${addToUsageDays(
+           'processing_seconds',
+           `SELECT account_id, ${utcDay('created_at')}, sum(estimated_seconds) FROM job GROUP BY 1, 2`,
+         )}
        )
        SELECT ${jobJsonOf('job', 'items')} AS job FROM job`,
-      values,
-      // One text per number of items.
-      { prepared: `job-insert-${job.items.length}` },
+      [
+        jobs.map((job) => job.id),
+        jobs.map((job) => job.accountId),
+        jobs.map((job) => job.api),
+        jobs.map((job) => job.region),
+        jobs.map((job) => JSON.stringify(job.outputOptions)),
+        jobs.map((job) => JSON.stringify(job.metadata)),
+        jobs.map((job) => job.estimatedCredits),
+        jobs.map((job) => job.estimatedSeconds),
+        jobs.map((job) => job.requestId),
+        items.map((item) => item.jobId),
+        items.map((item) => item.index),
+        items.map((item) => JSON.stringify(item.source)),
+        items.map((item) => item.durationSeconds),
+        items.map((item) => item.width),
+        items.map((item) => item.height),
+        items.map((item) => item.estimatedCredits),
+      ],
+      { prepared: 'jobs-insert' },
     );
-    return jobFromJson(inserted!.job);
+    const byId = new Map(inserted.map(({ job }) => [job.id, job]));
+    return jobs.map((job) => jobFromJson(byId.get(job.id)!));
   }
 
   /**
@@ -192,39 +205,62 @@ export class JobsRepository {
 
   /**
    * What step 8's checks compare (src/jobs/limits.ts) beside the locked account row (which carries
-   * its open jobs), in one statement: the account's processing seconds this period (only with
-   * `quota`), its captured credits this period (only with `spendCap`) and the region's queued jobs.
-   * Read under the account's lock, in a statement of its own after it: a statement's snapshot is
-   * taken when it starts, so these then include the seconds and captures every submit and settlement
-   * before it added to account_usage_days (each writes them holding the same lock). `since` is a UTC
-   * day's start (the billing period's).
+   * its open jobs), in one statement for the looks of one transaction: each account's processing
+   * seconds this period (only with `quota`), its captured credits this period (only with `spendCap`)
+   * and each region's queued jobs (counted once per region). Read under the accounts' locks, in a
+   * statement of its own after them: a statement's snapshot is taken when it starts, so these then
+   * include the seconds and captures every submit and settlement before it added to
+   * account_usage_days (each writes them holding the same lock). `since` is a UTC day's start (the
+   * billing period's). The answers come in the looks' order.
    */
   async limitUsage(
     manager: Transaction,
-    look: {
+    looks: {
       accountId: string;
       region: string;
       since: Date;
       quota: boolean;
       spendCap: boolean;
-      /** MAX_QUEUE_DEPTH: the queued jobs are counted up to it, which is all the check needs to know. */
-      queueDepthLimit: number;
-    },
-  ): Promise<{ secondsUsed: number; capturedCredits: number; queued: number }> {
-    const found = await row<{ seconds: string | null; captured: string | null; queued: string }>(
+    }[],
+    /** MAX_QUEUE_DEPTH: the queued jobs are counted up to it, which is all the check needs to know. */
+    queueDepthLimit: number,
+  ): Promise<LimitUsage[]> {
+    const found = await rows<{ seconds: string | null; captured: string | null; queued: string }>(
       manager,
-      `SELECT CASE WHEN $4::boolean THEN ${processingSecondsSince('$1', '$3')} END AS seconds,
-              CASE WHEN $5::boolean THEN ${capturedCreditsSince('$1', '$3')} END AS captured,
-              ${queuedJobs('$2', '$6')} AS queued`,
-      [look.accountId, look.region, usageDay(look.since), look.quota, look.spendCap, look.queueDepthLimit],
-      { prepared: 'job-limit-usage' },
+      `WITH look AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::date[], $4::boolean[], $5::boolean[]) WITH ORDINALITY
+           AS look(account_id, region, since, quota, spend_cap, n)
+       ), region AS (
+         SELECT regions.region, ${queuedJobs('regions.region', '$6')} AS queued FROM (SELECT DISTINCT region FROM look) regions
+       )
+       SELECT CASE WHEN look.quota THEN ${processingSecondsSince('look.account_id', 'look.since')} END AS seconds,
+              CASE WHEN look.spend_cap THEN ${capturedCreditsSince('look.account_id', 'look.since')} END AS captured,
+              region.queued
+         FROM look JOIN region USING (region) ORDER BY look.n`,
+      [
+        looks.map((look) => look.accountId),
+        looks.map((look) => look.region),
+        looks.map((look) => usageDay(look.since)),
+        looks.map((look) => look.quota),
+        looks.map((look) => look.spendCap),
+        queueDepthLimit,
+      ],
+      { prepared: 'jobs-limit-usage' },
     );
-    return {
-      secondsUsed: Number(found?.seconds ?? 0),
-      capturedCredits: Number(found?.captured ?? 0),
-      queued: Number(found?.queued ?? 0),
-    };
+    return found.map((usage) => ({
+      secondsUsed: Number(usage.seconds ?? 0),
+      capturedCredits: Number(usage.captured ?? 0),
+      queued: Number(usage.queued),
+    }));
   }
+}
+
+/** What step 8's checks count for one submit (JobsRepository.limitUsage). */
+export interface LimitUsage {
+  secondsUsed: number;
+  capturedCredits: number;
+  /** The region's queued jobs, counted up to MAX_QUEUE_DEPTH. */
+  queued: number;
 }
 
 /**

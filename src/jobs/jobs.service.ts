@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
-import { lockAccount, readAccount } from '../billing/holds';
+import { readAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject } from '../common/errors';
-import { storeIdempotentResponse, type IdempotencyClaim } from '../common/idempotency/idempotent-response';
+import type { IdempotencyClaim } from '../common/idempotency/idempotent-response';
 import { newId } from '../common/ids';
 import { toList, type ListResponse } from '../common/pagination';
 import type { JobInputDto } from './dto/submit-job.dto';
@@ -11,7 +11,9 @@ import { JobLifecycle } from './job-lifecycle';
 import { toJobEstimate, type JobEstimate } from './job-estimate';
 import { workerVerdict } from './media-rules';
 import { JobQueue } from './job-queue';
-import { jobLocation, toJobView, type JobView } from './job-view';
+import { toJobView, type JobView } from './job-view';
+import { JobAdmission } from './job-admission';
+import { accountStateRefusal } from './account-state';
 import type { ItemSource, JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
@@ -28,7 +30,6 @@ import { itemProcessingSeconds } from './processing-time';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { RegionHealth } from './region-health';
 import { SourcesService, type CheckedSource, type DeclaredSource } from './sources.service';
-import { jobSubmitted } from '../metrics/job-metrics';
 
 export type SubmitRequest = RequestedOutput & {
   inputs: JobInputDto[];
@@ -49,6 +50,7 @@ export class JobsService {
     private readonly jobs: JobsRepository,
     private readonly sources: SourcesService,
     private readonly limits: SubmitLimits,
+    private readonly admission: JobAdmission,
     private readonly lifecycle: JobLifecycle,
     private readonly queue: JobQueue,
     private readonly regions: RegionHealth,
@@ -245,15 +247,8 @@ export class JobsService {
     }
   }
 
-  /**
-   * Step 8 and the job itself, in one transaction: the account row is locked (concurrent submits of
-   * one account queue here, so the checks and the hold agree), its state is checked again, the limits
-   * are checked and the credits held, and the job is inserted. The view is read inside the
-   * transaction: once it commits nothing may fail any more (a 503 then would tell the client to retry
-   * a job that exists and holds credits). With an Idempotency-Key, the 202 is stored in this same
-   * transaction: a process that dies after the commit cannot leave a job whose key a retry reclaims.
-   */
-  private async create(
+  /** Step 8 and the job itself, in one transaction (job-admission.ts). */
+  private create(
     caller: AuthContext,
     submit: {
       job: JobOutput;
@@ -264,42 +259,22 @@ export class JobsService {
       idempotency?: IdempotencyClaim;
     },
   ): Promise<JobView> {
-    const jobId = newId('job');
-    const estimatedCredits = submit.items.reduce((sum, item) => sum + item.estimatedCredits, 0);
-    const estimatedSeconds = submit.items.reduce((sum, item) => sum + item.durationSeconds, 0);
-    const submitted = await this.jobs.transaction(async (manager) => {
-      const account = await lockAccount(manager, caller.accountId);
-      checkAccountState(account.subscription_status);
-      await this.limits.holdWithinLimits(manager, caller, account, {
-        jobId,
-        region: submit.region,
-        estimatedCredits,
-        estimatedSeconds,
-      });
-      const created = await this.jobs.insert(manager, {
-        id: jobId,
+    return this.admission.admit({
+      caller,
+      job: {
+        id: newId('job'),
         accountId: caller.accountId,
         api: submit.job.api,
         region: submit.region,
         outputOptions: submit.job.output,
         metadata: submit.metadata,
-        estimatedCredits,
-        estimatedSeconds,
+        estimatedCredits: submit.items.reduce((sum, item) => sum + item.estimatedCredits, 0),
+        estimatedSeconds: submit.items.reduce((sum, item) => sum + item.durationSeconds, 0),
         requestId: submit.requestId,
         items: submit.items,
-      });
-      const view = toJobView(created.job, created.items, this.links());
-      if (submit.idempotency) {
-        await storeIdempotentResponse(manager, submit.idempotency, {
-          status: 202,
-          body: view,
-          headers: { location: jobLocation(submit.job.api, jobId) },
-        });
-      }
-      return view;
+      },
+      idempotency: submit.idempotency,
     });
-    jobSubmitted(submit.job.api);
-    return submitted;
   }
 
   /** What a job view needs to sign its output links. */
@@ -310,8 +285,8 @@ export class JobsService {
 
 /** Step 6: the subscription must be paid up (checked again under the account lock at step 8). */
 function checkAccountState(subscriptionStatus: string): void {
-  if (subscriptionStatus === 'inactive') throw new ApiError('subscription_inactive');
-  if (subscriptionStatus === 'payment_failed') throw new ApiError('payment_failed');
+  const refusal = accountStateRefusal(subscriptionStatus);
+  if (refusal) throw refusal;
 }
 
 function validateMetadata(metadata: Record<string, unknown>): Record<string, string> {

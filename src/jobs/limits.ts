@@ -1,26 +1,23 @@
 // Step 8 of docs/api-decisions.md §2, "limits and money", in the order the contract fixes: quota, concurrency, spend
-// cap, balance (the credit hold itself), queue depth. It runs inside the submit's transaction with
-// the account row locked, so concurrent submits of one account see each other's holds and jobs.
+// cap, balance, queue depth. The submit's transaction (src/jobs/job-admission.ts) counts what the checks
+// need and decides with the account row locked, so concurrent submits of one account see each other's
+// holds and jobs; it takes the credit hold only for a submit within every limit.
 import { Inject, Injectable } from '@nestjs/common';
 import type { Transaction } from '../common/database/pg-transaction';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
 import { creditsMicroUsd, fromMicroUsd, toMicroUsd } from '../billing/micro-usd';
-import { authoriseHold, availableCredits, type LockedAccount } from '../billing/holds';
+import { availableCredits, type LockedAccount } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
-import { JobsRepository } from './jobs.repository';
+import { JobsRepository, type LimitUsage } from './jobs.repository';
 
 /** What a new job asks of the account's limits. */
-export interface LimitsRequest {
-  jobId: string;
+export interface LimitsLook {
   region: string;
   estimatedCredits: number;
   estimatedSeconds: number;
 }
-
-/** The same without a job: what an estimate asks (no hold is taken). */
-export type LimitsLook = Omit<LimitsRequest, 'jobId'>;
 
 @Injectable()
 export class SubmitLimits {
@@ -30,69 +27,71 @@ export class SubmitLimits {
   ) {}
 
   /**
-   * Checks every limit and takes the job's credit hold, or throws the first limit exceeded. The
-   * caller's transaction must hold the account's row lock (`lockAccount`) and roll back on a throw,
-   * which also undoes the hold when the queue turns out to be full.
+   * What the checks count (quota, spend cap, queue depth) for each look, in one statement; the caller's
+   * transaction holds the accounts' row locks (a submit) or reads them (an estimate).
    */
-  async holdWithinLimits(
+  usage(
     manager: Transaction,
-    caller: AuthContext,
-    account: LockedAccount,
-    request: LimitsRequest,
-  ): Promise<void> {
-    await this.checkLimits(manager, caller, account, request, request.jobId);
+    period: BillingPeriod,
+    looks: { caller: AuthContext; account: LockedAccount; look: LimitsLook }[],
+  ): Promise<LimitUsage[]> {
+    return this.jobs.limitUsage(
+      manager,
+      looks.map(({ caller, account, look }) => ({
+        accountId: caller.accountId,
+        region: look.region,
+        since: period.start,
+        quota: caller.plan.processingMinutesPerMonth !== null,
+        spendCap: account.spend_limit_usd !== null,
+      })),
+      this.config.maxQueueDepth,
+    );
   }
 
   /**
-   * The same checks in the same order, without taking a hold (the estimate): the error a submit of
-   * this request would get now, or null when it would be accepted.
+   * The first limit the request exceeds, in the contract's order, or null when it is within all of them.
+   * `account` is the account's row as its lock read it, so the balance check here is the one the hold
+   * then makes (authoriseHolds, in the same transaction); `usage` is what `usage` counted for `period`.
    */
+  firstExceeded(
+    caller: AuthContext,
+    account: LockedAccount,
+    look: LimitsLook,
+    period: BillingPeriod,
+    usage: LimitUsage,
+  ): ApiError | null {
+    return (
+      this.checkQuota(caller, look, period, usage.secondsUsed) ??
+      this.checkConcurrency(caller, account.open_jobs) ??
+      this.checkSpendCap(caller, account, look, period, usage.capturedCredits) ??
+      this.checkBalance(account, look) ??
+      this.checkQueueDepth(usage.queued)
+    );
+  }
+
+  /** The error a submit of this request would get now, or null when it would be accepted (the estimate). */
   async refusal(
     manager: Transaction,
     caller: AuthContext,
     account: LockedAccount,
-    request: LimitsLook,
+    look: LimitsLook,
   ): Promise<ApiError | null> {
-    try {
-      await this.checkLimits(manager, caller, account, request, null);
-      return null;
-    } catch (error) {
-      if (error instanceof ApiError) return error;
-      throw error;
-    }
-  }
-
-  private async checkLimits(
-    manager: Transaction,
-    caller: AuthContext,
-    account: LockedAccount,
-    request: LimitsLook,
-    /** The job to hold credits for; null looks without holding. */
-    holdFor: string | null,
-  ): Promise<void> {
     const period = billingPeriod();
-    // Everything the checks count, in one round trip; the checks then run in the contract's order.
-    const usage = await this.jobs.limitUsage(manager, {
-      accountId: caller.accountId,
-      region: request.region,
-      since: period.start,
-      quota: caller.plan.processingMinutesPerMonth !== null,
-      spendCap: account.spend_limit_usd !== null,
-      queueDepthLimit: this.config.maxQueueDepth,
-    });
-    this.checkQuota(caller, request, period, usage.secondsUsed);
-    this.checkConcurrency(caller, account.open_jobs);
-    this.checkSpendCap(caller, account, request, period, usage.capturedCredits);
-    await this.hold(manager, caller, account, request, holdFor);
-    this.checkQueueDepth(usage.queued);
+    const [usage] = await this.usage(manager, period, [{ caller, account, look }]);
+    return this.firstExceeded(caller, account, look, period, usage);
   }
 
-  private checkQuota(caller: AuthContext, request: LimitsLook, period: BillingPeriod, secondsUsed: number): void {
+  private checkQuota(
+    caller: AuthContext,
+    request: LimitsLook,
+    period: BillingPeriod,
+    secondsUsed: number,
+  ): ApiError | null {
     const quota = caller.plan.processingMinutesPerMonth;
-    if (quota === null) return;
+    if (quota === null) return null;
     const usedMinutes = secondsUsed / 60;
     if (usedMinutes + request.estimatedSeconds / 60 > quota) {
-      throw new ApiError('quota_exceeded', {
+      return new ApiError('quota_exceeded', {
         details: {
           processing_minutes_limit: quota,
           processing_minutes_used: Math.ceil(usedMinutes),
@@ -101,15 +100,15 @@ export class SubmitLimits {
         },
       });
     }
+    return null;
   }
 
-  private checkConcurrency(caller: AuthContext, running: number): void {
-    if (running >= caller.plan.concurrentJobs) {
-      throw new ApiError('concurrency_limit_exceeded', {
-        details: { concurrency_limit: caller.plan.concurrentJobs, running_jobs: running },
-        retryAfterSeconds: 5,
-      });
-    }
+  private checkConcurrency(caller: AuthContext, running: number): ApiError | null {
+    if (running < caller.plan.concurrentJobs) return null;
+    return new ApiError('concurrency_limit_exceeded', {
+      details: { concurrency_limit: caller.plan.concurrentJobs, running_jobs: running },
+      retryAfterSeconds: 5,
+    });
   }
 
   /**
@@ -123,15 +122,15 @@ export class SubmitLimits {
     request: LimitsLook,
     period: BillingPeriod,
     capturedCredits: number,
-  ): void {
-    if (account.spend_limit_usd === null) return;
+  ): ApiError | null {
+    if (account.spend_limit_usd === null) return null;
     const rate = caller.plan.usdPerCredit;
     const limit = toMicroUsd(account.spend_limit_usd);
     const spent = creditsMicroUsd(capturedCredits, rate);
     const held = creditsMicroUsd(Number(account.reserved_credits), rate);
     const required = creditsMicroUsd(request.estimatedCredits, rate);
     if (spent + held + required > limit) {
-      throw new ApiError('spend_limit_exceeded', {
+      return new ApiError('spend_limit_exceeded', {
         details: {
           spend_limit_usd: fromMicroUsd(limit),
           spent_usd: fromMicroUsd(spent),
@@ -141,39 +140,31 @@ export class SubmitLimits {
         },
       });
     }
+    return null;
   }
 
-  /** The balance check is the hold: it is taken only when the available credits cover it (without a job, only compared). */
-  private async hold(
-    manager: Transaction,
-    caller: AuthContext,
-    account: LockedAccount,
-    request: LimitsLook,
-    holdFor: string | null,
-  ): Promise<void> {
-    const covered =
-      holdFor === null
-        ? availableCredits(account) >= request.estimatedCredits
-        : await authoriseHold(manager, caller.accountId, holdFor, request.estimatedCredits);
-    if (!covered) {
-      const topup = this.config.billingTopupUrl;
-      throw new ApiError('insufficient_credits', {
-        details: {
-          required_credits: request.estimatedCredits,
-          available_credits: availableCredits(account),
-          ...(topup ? { topup_url: topup } : {}),
-        },
-        // Where to buy credits, when the operator has a page for it (BILLING_TOPUP_URL).
-        ...(topup && {
-          message: `Your available credits do not cover the estimated cost of this job. Buy credits at ${topup}, or submit a shorter job.`,
-        }),
-      });
-    }
+  /**
+   * The balance: the available credits must cover the estimate. The hold (authoriseHolds) is taken only
+   * when this passed, under the same lock, so it makes the same comparison.
+   */
+  checkBalance(account: LockedAccount, request: Pick<LimitsLook, 'estimatedCredits'>): ApiError | null {
+    if (availableCredits(account) >= request.estimatedCredits) return null;
+    const topup = this.config.billingTopupUrl;
+    return new ApiError('insufficient_credits', {
+      details: {
+        required_credits: request.estimatedCredits,
+        available_credits: availableCredits(account),
+        ...(topup ? { topup_url: topup } : {}),
+      },
+      // Where to buy credits, when the operator has a page for it (BILLING_TOPUP_URL).
+      ...(topup && {
+        message: `Your available credits do not cover the estimated cost of this job. Buy credits at ${topup}, or submit a shorter job.`,
+      }),
+    });
   }
 
-  private checkQueueDepth(queued: number): void {
-    if (queued >= this.config.maxQueueDepth) {
-      throw new ApiError('queue_full', { retryAfterSeconds: 10 });
-    }
+  private checkQueueDepth(queued: number): ApiError | null {
+    if (queued < this.config.maxQueueDepth) return null;
+    return new ApiError('queue_full', { retryAfterSeconds: 10 });
   }
 }

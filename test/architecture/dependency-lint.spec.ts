@@ -64,11 +64,11 @@ const WRONG_WAY: [filePath: string, importLine: string, reason: string][] = [
     "import { AdminService } from '../admin/admin.service';",
     'processing imports jobs, billing',
   ],
-  ['src/common/wrong-way.ts', "import { authoriseHold } from '../billing/holds';", 'src/common imports nothing'],
+  ['src/common/wrong-way.ts', "import { authoriseHolds } from '../billing/holds';", 'src/common imports nothing'],
 ];
 
 const RIGHT_WAY: [filePath: string, importLine: string][] = [
-  ['src/jobs/right-way.ts', "import { authoriseHold } from '../billing/holds';"],
+  ['src/jobs/right-way.ts', "import { authoriseHolds } from '../billing/holds';"],
   ['src/jobs/right-way.ts', "import { OutboxWriter } from '../webhooks/outbox.writer';"],
   ['src/processing/right-way.ts', "import { JobLifecycle } from '../jobs/job-lifecycle';"],
   ['src/worker.module.ts', "import { ProcessingModule } from './processing/processing.module';"],

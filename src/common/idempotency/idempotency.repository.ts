@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { Transaction } from '../database/pg-transaction';
-import { row } from '../database/sql';
+import { rows } from '../database/sql';
 import { createAsyncCommitPool } from '../database/async-commit-pool';
 import { namedStatementsAllowed } from '../database/pool-mode';
 import { APP_CONFIG, type AppConfig } from '../config/config';
@@ -156,21 +156,35 @@ export class IdempotencyRepository implements OnApplicationShutdown {
 }
 
 /**
- * Stores the response of a request that claimed `key` with `requestHash`, inside the caller's
- * transaction (synchronous commit, with the work). False when the claim is not in flight any more.
+ * Stores the responses of requests that claimed their keys, inside the caller's transaction
+ * (synchronous commit, with the work), in one statement for all of them. Answers how many were
+ * stored: a claim no longer in flight (taken over by a retry) is not.
  */
 export async function completeInTransaction(
   manager: Transaction,
-  claim: { accountId: string; key: string; requestHash: string },
-  response: { status: number; body: unknown; headers: Record<string, string> },
-): Promise<boolean> {
-  const stored = await row(
+  completions: {
+    claim: { accountId: string; key: string; requestHash: string };
+    response: { status: number; body: unknown; headers: Record<string, string> };
+  }[],
+): Promise<number> {
+  const stored = await rows(
     manager,
-    `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5, response_headers = $6
-      WHERE account_id = $1 AND key = $2 AND request_hash = $3 AND state = 'in_flight'
+    `UPDATE idempotency_keys
+        SET state = 'done', response_status = done.status, response_body = done.body, response_headers = done.headers
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[], $6::jsonb[])
+         AS done(account_id, key, request_hash, status, body, headers)
+      WHERE idempotency_keys.account_id = done.account_id AND idempotency_keys.key = done.key
+        AND idempotency_keys.request_hash = done.request_hash AND idempotency_keys.state = 'in_flight'
       RETURNING 1 AS stored`,
-    [claim.accountId, claim.key, claim.requestHash, response.status, JSON.stringify(response.body), response.headers],
+    [
+      completions.map(({ claim }) => claim.accountId),
+      completions.map(({ claim }) => claim.key),
+      completions.map(({ claim }) => claim.requestHash),
+      completions.map(({ response }) => response.status),
+      completions.map(({ response }) => JSON.stringify(response.body)),
+      completions.map(({ response }) => JSON.stringify(response.headers)),
+    ],
     { prepared: 'idempotency-complete' },
   );
-  return stored !== null;
+  return stored.length;
 }

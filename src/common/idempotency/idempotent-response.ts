@@ -17,7 +17,7 @@ export interface IdempotencyClaim {
 export const STORES_OWN_RESPONSE = 'mediajobs:idempotency:stores-own-response';
 
 /**
- * Marks a handler that stores its success response itself, with `storeIdempotentResponse` inside the
+ * Marks a handler that stores its success response itself, with `storeIdempotentResponses` inside the
  * transaction of its work; the interceptor then stores only its refusals.
  */
 export const StoresOwnIdempotentResponse = (): MethodDecorator => SetMetadata(STORES_OWN_RESPONSE, true);
@@ -36,15 +36,19 @@ export class IdempotencyKeyConflict extends ApiError {
   }
 }
 
+/** A success response to store for the request that claimed `claim`. */
+export interface IdempotentResponse {
+  claim: IdempotencyClaim;
+  response: { status: number; body: unknown; headers: Record<string, string> };
+}
+
 /**
- * Stores the success response of `claim`'s request in the caller's transaction. When the claim is no
- * longer this request's (taken over as abandoned by a retry that finished first), it throws
- * resource_locked so the caller's transaction — its job and hold — rolls back: one key, one job.
+ * Stores the success responses of the claims' requests in the caller's transaction. When a claim is no
+ * longer its request's (taken over as abandoned by a retry that finished first), it throws
+ * resource_locked so the caller's transaction — its jobs and holds — rolls back: one key, one job.
  */
-export async function storeIdempotentResponse(
-  manager: Transaction,
-  claim: IdempotencyClaim,
-  response: { status: number; body: unknown; headers: Record<string, string> },
-): Promise<void> {
-  if (!(await completeInTransaction(manager, claim, response))) throw new IdempotencyKeyConflict('resource_locked');
+export async function storeIdempotentResponses(manager: Transaction, responses: IdempotentResponse[]): Promise<void> {
+  if (!responses.length) return;
+  if ((await completeInTransaction(manager, responses)) !== responses.length)
+    throw new IdempotencyKeyConflict('resource_locked');
 }
