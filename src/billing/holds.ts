@@ -43,17 +43,23 @@ const ACCOUNT_COLUMNS =
  * Idempotency-Key's claim, an upload), so in a submit storm those short writes queued behind every
  * submit's transaction, each holding a database connection (behind PgBouncer, a server connection).
  * The rows are locked in the order of their ids, so two transactions locking several never wait on
- * each other in a cycle.
+ * each other in a cycle. With 'skip locked', rows another transaction holds are left out of the
+ * answer instead of waited for (as are accounts that do not exist).
  */
-export async function lockAccounts(manager: Transaction, accountIds: string[]): Promise<Map<string, LockedAccount>> {
+export async function lockAccounts(
+  manager: Transaction,
+  accountIds: string[],
+  lock: 'wait' | 'skip locked' = 'wait',
+): Promise<Map<string, LockedAccount>> {
+  const skip = lock === 'skip locked';
   const locked = await rows<LockedAccount>(
     manager,
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`,
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE${skip ? ' SKIP LOCKED' : ''}`,
     [accountIds],
-    { prepared: 'accounts-lock' },
+    { prepared: skip ? 'accounts-lock-skip-locked' : 'accounts-lock' },
   );
   const byId = new Map(locked.map((account) => [account.id, account]));
-  for (const id of accountIds) if (!byId.has(id)) throw new Error(`account ${id} not found`);
+  if (!skip) for (const id of accountIds) if (!byId.has(id)) throw new Error(`account ${id} not found`);
   return byId;
 }
 

@@ -1,21 +1,29 @@
 // Step 8 of a submit and the job itself (docs/api-decisions.md §2): the account's row locked, its state
 // checked again, the limits checked, the credits held, the job inserted and, with an Idempotency-Key,
-// its 202 stored — in one transaction, for the submits of one event-loop turn together.
+// its 202 stored — in one transaction, shared by the submits that arrive together.
 //
 // Why together: under load submits reach this step in bursts (one Redis reply or one poll of the
 // sockets lets several through at once). At 20 connections, bench/profile-submits counted 3 submits per
-// turn on average, and each paid for its own transaction: seven round trips, each a statement that
-// PostgreSQL binds, plans and runs, and a socket write and a wake-up on both sides. Together they share
-// the seven statements, each taking every submit's values as arrays.
+// event-loop turn on average, and each paid for its own transaction: seven round trips, each a
+// statement that PostgreSQL binds, plans and runs, and a socket write and a wake-up on both sides.
+// Together they share the seven statements, each taking every submit's values as arrays. At most
+// SHARED_AT_ONCE such transactions run at once; submits that arrive meanwhile wait and go together in
+// the next, so under load the transactions grow rather than multiply (bench/submits: 2 at once served
+// ~10 % more submits than one per turn, with a lower p99: docs/performance.md).
 //
 // Each submit is still decided as if it were alone:
 // - its account's row is locked before its limits are read, so it sees every hold and job of the
-//   account's submits before it; an account is in a transaction once (its second submit of a turn goes
-//   in one of its own, which waits for the lock as separate requests always did);
+//   account's submits before it;
+// - a shared transaction never waits for a lock: it skips an account whose row another transaction
+//   holds (SKIP LOCKED), and an account's second submit in the same batch. Such a submit runs in a
+//   transaction of its own, outside the shared ones, which waits for the lock as every submit did
+//   before — so one account's contention holds up no other account's submits;
 // - a refusal (a limit, the account's state) is its submit's answer and changes nothing, so the others
 //   go on; each submit's queue-depth check also counts the jobs admitted before it in the transaction;
-// - anything else that goes wrong rolls the whole transaction back, and every submit of it then runs
-//   again in a transaction of its own, so no submit fails for another's sake.
+// - anything else that goes wrong rolls the shared transaction back, and each of its submits then runs
+//   in a transaction of its own, so no submit fails for another's sake. Should that failure have been
+//   a lost answer to a COMMIT that did commit, the job ids inserted again already exist: each retry
+//   then fails whole, its hold rolled back with it.
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod } from '../billing/billing-period';
@@ -38,12 +46,19 @@ export interface Admission {
   idempotency?: IdempotencyClaim;
 }
 
-/** A submit's answer: its job's view, or why not (a refusal, or what went wrong). */
-type Outcome = JobView | Error;
+/** A submit's answer: its job's view, why not (a refusal, or what went wrong), or to run on its own. */
+type Outcome = JobView | Error | typeof ON_ITS_OWN;
+const ON_ITS_OWN = Symbol('on its own');
+
+/** Shared transactions running at once (above); submits on their own are not counted. */
+const SHARED_AT_ONCE = 2;
 
 @Injectable()
 export class JobAdmission {
-  private readonly turn = new TurnBatch<Admission, Outcome>((admissions) => this.admitTurn(admissions));
+  private readonly shared = new TurnBatch<Admission, Outcome>(
+    (admissions) => this.admitShared(admissions),
+    SHARED_AT_ONCE,
+  );
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -57,46 +72,49 @@ export class JobAdmission {
    * job that exists and holds credits).
    */
   async admit(admission: Admission): Promise<JobView> {
-    const outcome = await this.turn.load(admission);
+    const outcome = await this.shared.load(admission);
+    if (outcome === ON_ITS_OWN) return this.admitAlone(admission);
     if (outcome instanceof Error) throw outcome;
     return outcome;
   }
 
-  private async admitTurn(admissions: Admission[]): Promise<Outcome[]> {
-    const outcomes: Outcome[] = new Array<Outcome>(admissions.length);
-    const together: number[] = [];
-    const alone: number[] = [];
+  /** The submits of one batch in a shared transaction; each account's first only, the rest on their own. */
+  private async admitShared(admissions: Admission[]): Promise<Outcome[]> {
     const accounts = new Set<string>();
-    admissions.forEach((admission, n) => {
-      const account = admission.job.accountId;
-      (accounts.has(account) ? alone : together).push(n);
-      accounts.add(account);
-    });
-    const run = async (indexes: number[]): Promise<void> => {
-      const answers = await this.admitTogether(indexes.map((n) => admissions[n]));
-      answers.forEach((answer, k) => (outcomes[indexes[k]] = answer));
-    };
-    await Promise.all([run(together), ...alone.map((n) => run([n]))]);
-    return outcomes;
-  }
-
-  private async admitTogether(admissions: Admission[]): Promise<Outcome[]> {
+    const first = admissions.map(({ job }) => !accounts.has(job.accountId) && !!accounts.add(job.accountId));
+    const together = admissions.filter((_, n) => first[n]);
+    let outcomes: Outcome[];
     try {
-      return await this.jobs.transaction((tx) => this.decideAndCreate(tx, admissions));
-    } catch (error) {
-      if (admissions.length === 1) return [error instanceof Error ? error : new Error(String(error))];
-      // The transaction rolled back for all of them: each again on its own, so each gets its own answer.
-      // Should the failure have been a lost answer to a COMMIT that did commit, the job ids the retries
-      // insert again already exist: each retry then fails whole (its hold rolled back with it).
-      return Promise.all(admissions.map(async (admission) => (await this.admitTogether([admission]))[0]));
+      outcomes = await this.jobs.transaction((tx) => this.decideAndCreate(tx, together, 'skip locked'));
+    } catch {
+      // Rolled back for all of them; each again on its own, where what went wrong is its own answer.
+      outcomes = together.map(() => ON_ITS_OWN);
     }
+    let next = 0;
+    return admissions.map((_, n) => (first[n] ? outcomes[next++] : ON_ITS_OWN));
   }
 
-  private async decideAndCreate(tx: PgTransaction, admissions: Admission[]): Promise<Outcome[]> {
+  /** One submit in a transaction of its own, waiting for its account's lock. */
+  private async admitAlone(admission: Admission): Promise<JobView> {
+    const [outcome] = await this.jobs.transaction((tx) => this.decideAndCreate(tx, [admission], 'wait'));
+    if (outcome instanceof Error) throw outcome;
+    if (outcome === ON_ITS_OWN) throw new Error('a submit on its own was sent on its own again');
+    return outcome;
+  }
+
+  private async decideAndCreate(
+    tx: PgTransaction,
+    batch: Admission[],
+    lock: 'wait' | 'skip locked',
+  ): Promise<Outcome[]> {
     const locked = await lockAccounts(
       tx,
-      admissions.map((admission) => admission.job.accountId),
+      batch.map((admission) => admission.job.accountId),
+      lock,
     );
+    // A shared transaction leaves the accounts it could not lock to transactions of their own.
+    const admissions = batch.filter(({ job }) => locked.has(job.accountId));
+    if (!admissions.length) return batch.map(() => ON_ITS_OWN);
     const period = billingPeriod();
     const looks = admissions.map(({ caller, job }) => ({
       caller,
@@ -105,18 +123,27 @@ export class JobAdmission {
     }));
     const usage = await this.limits.usage(tx, period, looks);
 
+    // Refusals first, in the batch's order: each submit's queue depth also counts the jobs admitted before it.
+    const answers = new Map<Admission, Outcome>();
     const admittedIn = new Map<string, number>();
-    const refusals = looks.map(({ caller, account, look }, n) => {
+    looks.forEach(({ caller, account, look }, n) => {
       const queued = usage[n].queued + (admittedIn.get(look.region) ?? 0);
       const refusal =
         accountStateRefusal(account.subscription_status) ??
         this.limits.firstExceeded(caller, account, look, period, { ...usage[n], queued });
-      if (!refusal) admittedIn.set(look.region, (admittedIn.get(look.region) ?? 0) + 1);
-      return refusal;
+      if (refusal) answers.set(admissions[n], refusal);
+      else admittedIn.set(look.region, (admittedIn.get(look.region) ?? 0) + 1);
     });
-    const admitted = admissions.filter((_, n) => refusals[n] === null);
-    if (!admitted.length) return refusals as Error[];
+    const admitted = admissions.filter((admission) => !answers.has(admission));
+    if (admitted.length) {
+      const views = await this.create(tx, admitted);
+      admitted.forEach((admission, k) => answers.set(admission, views[k]));
+    }
+    return batch.map((admission) => answers.get(admission) ?? ON_ITS_OWN);
+  }
 
+  /** The holds, the jobs and their stored 202s of the submits admitted: each one statement for all. */
+  private async create(tx: PgTransaction, admitted: Admission[]): Promise<JobView[]> {
     const held = await authoriseHolds(
       tx,
       admitted.map(({ job }) => ({ accountId: job.accountId, jobId: job.id, credits: job.estimatedCredits })),
@@ -145,7 +172,6 @@ export class JobAdmission {
       ),
     );
     tx.afterCommit(() => admitted.forEach(({ job }) => jobSubmitted(job.api)));
-    let next = 0;
-    return refusals.map((refusal) => refusal ?? views[next++]);
+    return views;
   }
 }

@@ -1,4 +1,4 @@
-// The submits of one event-loop turn share one transaction (src/jobs/job-admission.ts), and each is still
+// The submits that arrive together share one transaction (src/jobs/job-admission.ts), and each is still
 // answered as if it had been alone: its own refusal, its own job and hold, its own stored 202; one
 // submit's failure never another's. The admissions are handed over in one turn here, as a burst of
 // requests hands them over under load (the HTTP path is the same call: jobs.service.ts `create`).
@@ -250,5 +250,44 @@ describe('the submits of one turn, admitted together', () => {
       { key: 'key-1', state: 'in_flight', job_id: null },
       { key: 'key-2', state: 'done', job_id: admissions[2].job.id },
     ]);
+  });
+
+  it("an account whose row another transaction holds waits on its own: the others' submits do not wait for it", async () => {
+    const accounts = await Promise.all([1, 2, 3].map(() => createAccount(api, { plan: 'enterprise', credits: 10 })));
+    const admissions = await Promise.all(
+      accounts.map(async (account, n) => admission(await callerOf(account), region(`held-${n}`))),
+    );
+    // A settlement (or a grant) of the first account, still open.
+    const holder = new Client({ connectionString: api.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, [accounts[0].accountId]);
+      const answered: string[] = [];
+      const admit = api.app.get(JobAdmission);
+      const settled = Promise.allSettled(
+        admissions.map((one, n) => admit.admit(one).finally(() => answered.push(`account ${n}`))),
+      );
+      // The other two are admitted while the first account's row is held…
+      for (let waited = 0; answered.length < 2; waited += 20) {
+        if (waited > 5_000) throw new Error(`answered while the row was held: ${answered.join(', ') || 'none'}`);
+        await new Promise((next) => setTimeout(next, 20));
+      }
+      expect(answered.sort()).toEqual(['account 1', 'account 2']);
+      // …and the first waits for it, in a transaction of its own, then is admitted.
+      const [{ waiting }] = (
+        await holder.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM accounts%'`,
+        )
+      ).rows;
+      expect(waiting).toBe(1);
+      await holder.query('COMMIT');
+      const result = await settled;
+      expect(result.map((one) => viewOf(one).status)).toEqual(['queued', 'queued', 'queued']);
+    } finally {
+      await holder.end();
+    }
+    expect(await balanceOf(accounts[0])).toEqual({ available: 8, held: 2, running: 1 });
   });
 });

@@ -162,7 +162,11 @@ describe('the round trips of one submit', () => {
       'UPDATE idempotency_keys SET', // the stored 202, in the job's transaction
       'COMMIT',
     ]);
-    expect(sent.sql[3]).toMatch(/FROM accounts WHERE id = ANY\(\$1::text\[\]\) ORDER BY id FOR NO KEY UPDATE$/);
+    // In a transaction shared with the submits that arrive with it (job-admission.ts), which waits for no
+    // lock: an account whose row another transaction holds is left to a transaction of its own.
+    expect(sent.sql[3]).toMatch(
+      /FROM accounts WHERE id = ANY\(\$1::text\[\]\) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED$/,
+    );
     // The account row is changed once (the hold, which also counts the job among its open jobs): a second
     // UPDATE of a row this transaction already changed would run the accounts → plans foreign-key check
     // again, locking the plan's row FOR KEY SHARE in every submit of that plan.

@@ -31,4 +31,31 @@ describe('TurnBatch', () => {
     const batch = new TurnBatch<number, number>(async () => [1]);
     await expect(Promise.all([batch.load(1), batch.load(2)])).rejects.toThrow('1 values for 2 keys');
   });
+
+  it('with a concurrency, loads that arrive while that many batches run wait and go together in the next', async () => {
+    const calls: number[][] = [];
+    const ends: (() => void)[] = [];
+    const batch = new TurnBatch<number, number>(async (keys) => {
+      calls.push(keys);
+      await new Promise<void>((end) => ends.push(end));
+      return keys;
+    }, 2);
+    const turn = (): Promise<void> => new Promise((next) => setImmediate(next));
+    const loads = [batch.load(1)];
+    await turn();
+    loads.push(batch.load(2));
+    await turn();
+    // Two batches run; these three wait, over several turns.
+    loads.push(batch.load(3));
+    await turn();
+    loads.push(batch.load(4), batch.load(5));
+    await turn();
+    expect(calls).toEqual([[1], [2]]);
+    ends.shift()!();
+    await turn();
+    await turn();
+    expect(calls).toEqual([[1], [2], [3, 4, 5]]);
+    for (const end of ends.splice(0)) end();
+    expect(await Promise.all(loads)).toEqual([1, 2, 3, 4, 5]);
+  });
 });

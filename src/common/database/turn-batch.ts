@@ -7,20 +7,40 @@
 
 export class TurnBatch<K, V> {
   private waiting: { key: K; resolve: (value: V) => void; reject: (error: unknown) => void }[] = [];
+  private running = 0;
+  private scheduled = false;
 
-  /** `run` answers the keys of one turn, in their order (one value per key). */
-  constructor(private readonly run: (keys: K[]) => Promise<V[]>) {}
+  /**
+   * `run` answers the keys of one batch, in their order (one value per key). With `concurrency`, at most
+   * that many batches run at once: loads that arrive while they all run wait, and go together as the
+   * next batch when one ends — under load the batches grow rather than multiply.
+   */
+  constructor(
+    private readonly run: (keys: K[]) => Promise<V[]>,
+    private readonly concurrency = Infinity,
+  ) {}
 
   load(key: K): Promise<V> {
     return new Promise<V>((resolve, reject) => {
-      // The first load of a turn schedules the batch after the turn's I/O callbacks (setImmediate).
-      if (this.waiting.push({ key, resolve, reject }) === 1) setImmediate(() => void this.flush());
+      this.waiting.push({ key, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** The next batch after the turn's I/O callbacks (setImmediate), once fewer than `concurrency` run. */
+  private schedule(): void {
+    if (this.scheduled || !this.waiting.length || this.running >= this.concurrency) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
     });
   }
 
   private async flush(): Promise<void> {
     const batch = this.waiting;
     this.waiting = [];
+    this.running++;
     try {
       const values = await this.run(batch.map((waiting) => waiting.key));
       if (values.length !== batch.length)
@@ -28,6 +48,9 @@ export class TurnBatch<K, V> {
       batch.forEach((waiting, n) => waiting.resolve(values[n]));
     } catch (error) {
       for (const waiting of batch) waiting.reject(error);
+    } finally {
+      this.running--;
+      this.schedule();
     }
   }
 }
