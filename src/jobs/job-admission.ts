@@ -15,9 +15,10 @@
 // - its account's row is locked before its limits are read, so it sees every hold and job of the
 //   account's submits before it;
 // - a shared transaction never waits for a lock: it skips an account whose row another transaction
-//   holds (SKIP LOCKED), and an account's second submit in the same batch. Such a submit runs in a
-//   transaction of its own, outside the shared ones, which waits for the lock as every submit did
-//   before — so one account's contention holds up no other account's submits;
+//   holds (SKIP LOCKED). Such a submit, and one whose account has another submit being admitted here
+//   already, runs in a transaction of its own, outside the shared ones, which waits for the lock as
+//   every submit did before — so one account's contention holds up no other account's submits, and a
+//   burst of one account's submits costs what it always did;
 // - a refusal (a limit, the account's state) is its submit's answer and changes nothing, so the others
 //   go on; each submit's queue-depth check also counts the jobs admitted before it in the transaction;
 // - anything else that goes wrong rolls the shared transaction back, and each of its submits then runs
@@ -60,6 +61,9 @@ export class JobAdmission {
     SHARED_AT_ONCE,
   );
 
+  /** Each account's submits being admitted by this process now. */
+  private readonly inFlight = new Map<string, number>();
+
   constructor(
     private readonly jobs: JobsRepository,
     private readonly limits: SubmitLimits,
@@ -72,10 +76,21 @@ export class JobAdmission {
    * job that exists and holds credits).
    */
   async admit(admission: Admission): Promise<JobView> {
-    const outcome = await this.shared.load(admission);
-    if (outcome === ON_ITS_OWN) return this.admitAlone(admission);
-    if (outcome instanceof Error) throw outcome;
-    return outcome;
+    const account = admission.job.accountId;
+    const before = this.inFlight.get(account) ?? 0;
+    this.inFlight.set(account, before + 1);
+    try {
+      // With a submit of its account already in flight here, a shared transaction would only find the
+      // row locked: this one waits for the lock in a transaction of its own, as every submit did before.
+      const outcome = before ? ON_ITS_OWN : await this.shared.load(admission);
+      if (outcome === ON_ITS_OWN) return await this.admitAlone(admission);
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    } finally {
+      const left = this.inFlight.get(account)! - 1;
+      if (left) this.inFlight.set(account, left);
+      else this.inFlight.delete(account);
+    }
   }
 
   /** The submits of one batch in a shared transaction; each account's first only, the rest on their own. */

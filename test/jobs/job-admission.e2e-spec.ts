@@ -153,8 +153,19 @@ describe('the submits of one turn, admitted together', () => {
 
     const { result, begun, locks } = await transactionsDuring(() => admitInOneTurn(admissions));
 
-    expect(begun).toBe(2);
-    expect(locks.map((ids) => ids.length).sort()).toEqual([1, 5]);
+    // One shared transaction for the five accounts; the same account again waits for its row on its own
+    // (and should it take the row first, the first submit follows it on its own too).
+    const shared = locks.filter((ids) => ids.length > 1);
+    expect(shared.map((ids) => [...ids].sort())).toEqual([
+      admissions
+        .slice(0, 5)
+        .map(({ job }) => job.accountId)
+        .sort(),
+    ]);
+    expect(locks.filter((ids) => ids.length === 1)).toEqual(
+      locks.length === 2 ? [[accounts.rich.accountId]] : [[accounts.rich.accountId], [accounts.rich.accountId]],
+    );
+    expect(begun).toBe(locks.length);
     const [rich, alsoRich, poor, busy, lapsed, richAgain] = result;
     for (const [n, admitted] of [rich, alsoRich, richAgain].entries()) {
       const view = viewOf(admitted);
@@ -275,13 +286,7 @@ describe('the submits of one turn, admitted together', () => {
       }
       expect(answered.sort()).toEqual(['account 1', 'account 2']);
       // …and the first waits for it, in a transaction of its own, then is admitted.
-      const [{ waiting }] = (
-        await holder.query<{ waiting: number }>(
-          `SELECT count(*)::int AS waiting FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM accounts%'`,
-        )
-      ).rows;
-      expect(waiting).toBe(1);
+      expect(await lockWaiters(holder)).toBe(1);
       await holder.query('COMMIT');
       const result = await settled;
       expect(result.map((one) => viewOf(one).status)).toEqual(['queued', 'queued', 'queued']);
@@ -290,4 +295,50 @@ describe('the submits of one turn, admitted together', () => {
     }
     expect(await balanceOf(accounts[0])).toEqual({ available: 8, held: 2, running: 1 });
   });
+
+  it("an account's next submit, while one of its submits is being admitted, waits on its own without a shared try", async () => {
+    const account = await createAccount(api, { plan: 'enterprise', credits: 10 });
+    const caller = await callerOf(account);
+    const holder = new Client({ connectionString: api.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, [account.accountId]);
+      const admit = api.app.get(JobAdmission);
+      const { result, begun } = await transactionsDuring(async () => {
+        // The first tries a shared transaction, finds the row held, and waits in one of its own…
+        const first = admit.admit(admission(caller, region('next-1')));
+        for (let waited = 0; (await lockWaiters(holder)) < 1; waited += 20) {
+          if (waited > 5_000) throw new Error('the first submit never waited for the lock');
+          await new Promise((next) => setTimeout(next, 20));
+        }
+        // …and the second, arriving meanwhile, goes straight to a transaction of its own.
+        const second = admit.admit(admission(caller, region('next-2')));
+        for (let waited = 0; (await lockWaiters(holder)) < 2; waited += 20) {
+          if (waited > 5_000) throw new Error('the second submit never waited for the lock');
+          await new Promise((next) => setTimeout(next, 20));
+        }
+        await holder.query('COMMIT');
+        return Promise.all([first, second]);
+      });
+      expect(result.map((view) => view.status)).toEqual(['queued', 'queued']);
+      expect(begun).toBe(3);
+    } finally {
+      await holder.end();
+    }
+    expect(await balanceOf(account)).toEqual({ available: 6, held: 4, running: 2 });
+  });
 });
+
+/** The transactions waiting, directly or behind another waiter, for a lock `holder` holds. */
+async function lockWaiters(holder: Client): Promise<number> {
+  const { rows } = await holder.query<{ waiting: number }>(
+    `WITH RECURSIVE waiting(pid) AS (
+       SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))
+       UNION
+       SELECT activity.pid FROM pg_stat_activity activity JOIN waiting ON waiting.pid = ANY(pg_blocking_pids(activity.pid))
+     )
+     SELECT count(*)::int AS waiting FROM waiting`,
+  );
+  return rows[0].waiting;
+}
