@@ -147,7 +147,7 @@ export class SubmitLimits {
    * The balance: the available credits must cover the estimate. The hold (authoriseHolds) is taken only
    * when this passed, under the same lock, so it makes the same comparison.
    */
-  checkBalance(account: LockedAccount, request: Pick<LimitsLook, 'estimatedCredits'>): ApiError | null {
+  private checkBalance(account: LockedAccount, request: Pick<LimitsLook, 'estimatedCredits'>): ApiError | null {
     if (availableCredits(account) >= request.estimatedCredits) return null;
     const topup = this.config.billingTopupUrl;
     return new ApiError('insufficient_credits', {
