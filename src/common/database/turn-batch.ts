@@ -1,9 +1,10 @@
-// Reads that arrive together, answered together. Under load the API's job reads come in bursts: one
+// Requests that arrive together, answered together. Under load the API's job reads come in bursts: one
 // Redis reply chunk lets a dozen requests through their access check in the same event-loop turn,
 // and each then sent its own query — a round trip, a socket write (~50 µs of the API's one thread on
 // this VM) and a statement for PostgreSQL per read. A TurnBatch collects the loads of one turn and
-// answers them with one call. DataLoader's scheduling idea without its cache: nothing is remembered
-// between turns, so every read sees the latest committed state.
+// answers them with one call (the job reads; the submits' shared transactions, src/jobs/job-admission.ts,
+// with a bound on how many run at once). DataLoader's scheduling idea without its cache: nothing is
+// remembered between turns, so every read sees the latest committed state.
 
 export class TurnBatch<K, V> {
   private waiting: { key: K; resolve: (value: V) => void; reject: (error: unknown) => void }[] = [];
