@@ -35,7 +35,7 @@ import { TurnBatch } from '../common/database/turn-batch';
 import { storeIdempotentResponses, type IdempotencyClaim } from '../common/idempotency/idempotent-response';
 import { jobSubmitted } from '../metrics/job-metrics';
 import { accountStateRefusal } from './account-state';
-import { jobLocation, toJobView, type JobView } from './job-view';
+import { jobLocation, toJobView, viewLinks, type JobView } from './job-view';
 import { JobsRepository, type NewJob } from './jobs.repository';
 import { SubmitLimits } from './limits';
 
@@ -93,20 +93,18 @@ export class JobAdmission {
     }
   }
 
-  /** The submits of one batch in a shared transaction; each account's first only, the rest on their own. */
+  /**
+   * The submits of one batch in a shared transaction. An account is in a batch once at most: `admit`
+   * sends an account's further submits on their own while one is in flight (authoriseHolds refuses a
+   * second hold of an account, which would roll the batch back to transactions of their own).
+   */
   private async admitShared(admissions: Admission[]): Promise<Outcome[]> {
-    const accounts = new Set<string>();
-    const first = admissions.map(({ job }) => !accounts.has(job.accountId) && !!accounts.add(job.accountId));
-    const together = admissions.filter((_, n) => first[n]);
-    let outcomes: Outcome[];
     try {
-      outcomes = await this.jobs.transaction((tx) => this.decideAndCreate(tx, together, 'skip locked'));
+      return await this.jobs.transaction((tx) => this.decideAndCreate(tx, admissions, 'skip locked'));
     } catch {
       // Rolled back for all of them; each again on its own, where what went wrong is its own answer.
-      outcomes = together.map(() => ON_ITS_OWN);
+      return admissions.map(() => ON_ITS_OWN);
     }
-    let next = 0;
-    return admissions.map((_, n) => (first[n] ? outcomes[next++] : ON_ITS_OWN));
   }
 
   /** One submit in a transaction of its own, waiting for its account's lock. */
@@ -171,8 +169,7 @@ export class JobAdmission {
       tx,
       admitted.map(({ job }) => job),
     );
-    const links = { baseUrl: this.config.publicBaseUrl, secret: this.config.assetUrlSecret };
-    const views = created.map((found) => toJobView(found.job, found.items, links));
+    const views = created.map((found) => toJobView(found.job, found.items, viewLinks(this.config)));
     await storeIdempotentResponses(
       tx,
       admitted.flatMap(({ job, idempotency }, k) =>

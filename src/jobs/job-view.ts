@@ -1,3 +1,4 @@
+import type { AppConfig } from '../common/config/config';
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
@@ -61,6 +62,14 @@ const iso = (date: Date | null): string | null => (date ? date.toISOString() : n
 /** Where a job is read: the submit's Location header. */
 export function jobLocation(api: JobApi, jobId: string): string {
   return `/v1/${api}/jobs/${jobId}`;
+}
+
+/** What a job view needs to sign its output links, from the service's configuration. */
+export function viewLinks(config: Pick<AppConfig, 'publicBaseUrl' | 'assetUrlSecret'>): {
+  baseUrl: string;
+  secret: string;
+} {
+  return { baseUrl: config.publicBaseUrl, secret: config.assetUrlSecret };
 }
 
 export function toJobView(

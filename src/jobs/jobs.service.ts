@@ -11,7 +11,7 @@ import { JobLifecycle } from './job-lifecycle';
 import { toJobEstimate, type JobEstimate } from './job-estimate';
 import { workerVerdict } from './media-rules';
 import { JobQueue } from './job-queue';
-import { toJobView, type JobView } from './job-view';
+import { toJobView, viewLinks, type JobView } from './job-view';
 import { JobAdmission } from './job-admission';
 import { accountStateRefusal } from './account-state';
 import type { ItemSource, JobApi } from './job.types';
@@ -134,7 +134,7 @@ export class JobsService {
   async get(accountId: string, jobId: string, api?: JobApi): Promise<JobView> {
     const found = await this.jobs.findForAccount(accountId, jobId, this.config.jobRetentionDays);
     if (!found || (api && found.job.api !== api)) throw new ApiError('job_not_found', { param: 'job_id' });
-    return toJobView(found.job, found.items, this.links());
+    return toJobView(found.job, found.items, viewLinks(this.config));
   }
 
   async list(
@@ -149,7 +149,7 @@ export class JobsService {
       status: query.status,
       retentionDays: this.config.jobRetentionDays,
     });
-    const links = this.links();
+    const links = viewLinks(this.config);
     return toList(
       found.map(({ job, items }) => toJobView(job, items, links)),
       limit,
@@ -275,11 +275,6 @@ export class JobsService {
       },
       idempotency: submit.idempotency,
     });
-  }
-
-  /** What a job view needs to sign its output links. */
-  private links(): { baseUrl: string; secret: string } {
-    return { baseUrl: this.config.publicBaseUrl, secret: this.config.assetUrlSecret };
   }
 }
 
