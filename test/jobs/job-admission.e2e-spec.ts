@@ -17,6 +17,7 @@ import { JobAdmission, type Admission } from '../../src/jobs/job-admission';
 import type { JobView } from '../../src/jobs/job-view';
 import { resolveOutput } from '../../src/jobs/output-options';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { sqlSentDuring } from '../support/sql-sent';
 
 /** Each test's own regions, so no other job in the database is counted in their queues. */
 const region = (name: string): string => `admission-${name}-${Date.now()}`;
@@ -85,22 +86,14 @@ describe('the submits of one turn, admitted together', () => {
   async function transactionsDuring<T>(
     work: () => Promise<T>,
   ): Promise<{ result: T; begun: number; locks: string[][] }> {
-    const query = Client.prototype.query;
-    let begun = 0;
-    const locks: string[][] = [];
-    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      const config = args[0] as string | { text: string; values?: unknown[] };
-      const text = typeof config === 'string' ? config : config.text;
-      if (text === 'START TRANSACTION') begun++;
-      if (/FROM accounts WHERE id = ANY.*FOR NO KEY UPDATE/s.test(text))
-        locks.push((config as { values: string[][] }).values[0]);
-      return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
-    });
-    try {
-      return { result: await work(), begun, locks };
-    } finally {
-      spy.mockRestore();
-    }
+    const { result, statements } = await sqlSentDuring(work);
+    return {
+      result,
+      begun: statements.filter(({ text }) => text === 'START TRANSACTION').length,
+      locks: statements
+        .filter(({ text }) => /FROM accounts WHERE id = ANY.*FOR NO KEY UPDATE/s.test(text))
+        .map(({ values }) => values[0] as string[]),
+    };
   }
 
   async function balanceOf(account: TestAccount): Promise<{ available: number; held: number; running: number }> {

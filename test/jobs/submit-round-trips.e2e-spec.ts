@@ -14,6 +14,7 @@ import type { PatchAccountDto } from '../../src/admin/dto/admin.dto';
 import { call, createAccount, startApi, type JsonResponse, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { privateDatabase } from '../support/private-database';
+import { sqlSentDuring, type SentStatement } from '../support/sql-sent';
 import { countUsageAgain } from '../support/usage-days';
 import { sdrMp4 } from '../fixtures/media';
 
@@ -21,35 +22,22 @@ const REGION = 'roundtrips';
 /** Statements of the API's own timers (the maintenance flag, the webhook outbox), not of the request. */
 const BACKGROUND = /system_settings|webhook|outbox/i;
 
-/** The SQL statements and Redis commands every driver instance sends while `work` runs. */
+/** The SQL statements (but the API's timers') and Redis commands every driver instance sends while `work` runs. */
 async function sentDuring(
   work: () => Promise<unknown>,
-): Promise<{ sql: string[]; redis: string[]; statements: { text: string; values: unknown[] }[] }> {
-  const sql: string[] = [];
+): Promise<{ sql: string[]; redis: string[]; statements: SentStatement[] }> {
   const redis: string[] = [];
-  const statements: { text: string; values: unknown[] }[] = [];
-  const query = Client.prototype.query;
   const sendCommand = Redis.prototype.sendCommand;
-  const sqlSpy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-    const values = typeof args[0] === 'string' ? args[1] : (args[0] as { values?: unknown }).values;
-    if (text && !BACKGROUND.test(text)) {
-      sql.push(text.replace(/\s+/g, ' ').trim());
-      statements.push({ text, values: Array.isArray(values) ? values : [] });
-    }
-    return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
-  });
   const redisSpy = jest.spyOn(Redis.prototype, 'sendCommand').mockImplementation(function (this: Redis, ...args) {
     redis.push(args[0].name);
     return sendCommand.apply(this, args);
   });
   try {
-    await work();
+    const statements = (await sqlSentDuring(work)).statements.filter(({ text }) => !BACKGROUND.test(text));
+    return { sql: statements.map(({ text }) => text.replace(/\s+/g, ' ').trim()), redis, statements };
   } finally {
-    sqlSpy.mockRestore();
     redisSpy.mockRestore();
   }
-  return { sql, redis, statements };
 }
 
 /** A statement's parameters as SQL literals, for EXECUTE. */
