@@ -22,6 +22,9 @@ export interface EventPayload {
   id: string;
   event: EventType;
   created_at: string;
-  /** `job` is null in a test event; `items` is absent on cancelled jobs' events and on events written before it. */
-  data: { job: { job_id: string; items?: EventItem[] } | null; error: ErrorObject | null };
+  /**
+   * `job` is null in a test event and holds `job_id` only (spec §6); per-item results go beside it in
+   * `items` (docs/api-decisions.md §13), absent on a test event and on events written before them.
+   */
+  data: { job: { job_id: string } | null; items?: EventItem[]; error: ErrorObject | null };
 }

@@ -41,7 +41,7 @@ export class OutboxWriter {
       id: newId('evt'),
       event: event.event,
       created_at: new Date().toISOString(),
-      data: { job: { job_id: event.jobId, ...(event.items ? { items: event.items } : {}) }, error: event.error },
+      data: { job: { job_id: event.jobId }, ...(event.items ? { items: event.items } : {}), error: event.error },
     };
     const inserted = (await manager.query(
       `INSERT INTO outbox_events (id, account_id, job_id, event, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)

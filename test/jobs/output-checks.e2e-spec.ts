@@ -74,12 +74,12 @@ describe('output checks: verified or free', () => {
     );
     const event = verify(endpoint.secret, delivery);
     expect(event.event).toBe(`job.${view.status}`);
-    expect(event.data.job?.items?.map((item) => item.checks)).toEqual(view.items.map((item: any) => item.checks));
+    expect(event.data.items?.map((item) => item.checks)).toEqual(view.items.map((item: any) => item.checks));
     // The stored output without its links (the view signs them when it is read).
     const { asset_id, size_bytes, container, video, audio } = view.items[0].output;
     const measured = JSON.parse(JSON.stringify({ asset_id, size_bytes, container, video, audio }));
-    expect(event.data.job?.items?.[0].output).toMatchObject(measured);
-    expect(event.data.job?.items?.[0].output).not.toHaveProperty('url');
+    expect(event.data.items?.[0].output).toMatchObject(measured);
+    expect(event.data.items?.[0].output).not.toHaveProperty('url');
     return { view, account };
   }
 

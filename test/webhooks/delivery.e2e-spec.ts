@@ -68,22 +68,21 @@ describe('webhook delivery', () => {
       id: request.headers['webhook-id'],
       event: 'job.failed',
       created_at: expect.any(String),
-      // Each item's status, charge, stored output and checks ride along (the job view's own; the output
-      // without links), so a receiver learns what was measured without a read.
+      // The specification's body (§6): data.job holds job_id only. Each item's status, charge, stored
+      // output and checks ride beside it in data.items (the job view's own; the output without links).
       data: {
-        job: {
-          job_id: job.job_id,
-          items: job.items.map((item: any) => ({
-            index: item.index,
-            status: item.status,
-            charged_credits: item.charged_credits,
-            output: item.output,
-            checks: item.checks,
-          })),
-        },
+        job: { job_id: job.job_id },
+        items: job.items.map((item: any) => ({
+          index: item.index,
+          status: item.status,
+          charged_credits: item.charged_credits,
+          output: item.output,
+          checks: item.checks,
+        })),
         error: job.error,
       },
     });
+    expect(Object.keys(payload.data.job ?? {})).toEqual(['job_id']);
     expect(payload.data.error).toEqual(job.error);
 
     const events = await call(api, 'GET', `/v1/events?job_id=${job.job_id}`, { key: own.apiKey });

@@ -2517,6 +2517,13 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        WebhookEventJob: {
+            /**
+             * @description Read the job for its links to the outputs.
+             * @example job_0Qx3cA1b2C3d4E5f6G7h8i9
+             */
+            job_id: string;
+        };
         WebhookEventItem: {
             /** @example 0 */
             index: number;
@@ -2534,18 +2541,11 @@ export interface components {
             /** @description The output's checks (docs/api-decisions.md §12). */
             checks: components["schemas"]["OutputCheckResponse"][];
         };
-        WebhookEventJob: {
-            /**
-             * @description Read the job for its links to the outputs.
-             * @example job_0Qx3cA1b2C3d4E5f6G7h8i9
-             */
-            job_id: string;
-            /** @description Each item as it ended: measured output and checks. Absent on job.cancelled. */
-            items?: components["schemas"]["WebhookEventItem"][];
-        };
         WebhookEventData: {
-            /** @description null in a webhook.test event. */
+            /** @description `job_id` only (the specification §6); null in a webhook.test event. */
             job: components["schemas"]["WebhookEventJob"] | null;
+            /** @description Each item as it ended: status, charge (their sum is the job's charged_credits), measured output and checks. Absent in a webhook.test event. */
+            items?: components["schemas"]["WebhookEventItem"][];
             /** @description The job's `error`, the very same object (job.failed, job.partially_succeeded); else null. */
             error: components["schemas"]["ErrorObject"] | null;
         };

@@ -133,16 +133,22 @@ class WebhookEventJob {
     description: 'Read the job for its links to the outputs.',
   })
   job_id: string;
-  @ApiPropertyOptional({
-    type: [WebhookEventItem],
-    description: 'Each item as it ended: measured output and checks. Absent on job.cancelled.',
-  })
-  items?: WebhookEventItem[];
 }
 
 class WebhookEventData {
-  @ApiProperty({ type: WebhookEventJob, nullable: true, description: 'null in a webhook.test event.' })
+  @ApiProperty({
+    type: WebhookEventJob,
+    nullable: true,
+    description: '`job_id` only (the specification §6); null in a webhook.test event.',
+  })
   job: WebhookEventJob | null;
+  @ApiPropertyOptional({
+    type: [WebhookEventItem],
+    description:
+      "Each item as it ended: status, charge (their sum is the job's charged_credits), measured output and checks. " +
+      'Absent in a webhook.test event.',
+  })
+  items?: WebhookEventItem[];
   @ApiErrorObjectOrNull("The job's `error`, the very same object (job.failed, job.partially_succeeded); else null.")
   error: ErrorObject | null;
 }
