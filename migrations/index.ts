@@ -20,6 +20,7 @@ import { GrowthIndexes1765510000000 } from './1765510000000-growth-indexes';
 import { AccountUsageDays1765520000000 } from './1765520000000-account-usage-days';
 import { AccountOpenJobs1765530000000 } from './1765530000000-account-open-jobs';
 import { JobsFillfactor1765540000000 } from './1765540000000-jobs-fillfactor';
+import { CancelChargesDelivered1765565000000 } from './1765565000000-cancel-charges-delivered';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   AccountUsageDays1765520000000,
   AccountOpenJobs1765530000000,
   JobsFillfactor1765540000000,
+  CancelChargesDelivered1765565000000,
 ];
 
 /**

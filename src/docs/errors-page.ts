@@ -248,7 +248,7 @@ export function renderErrorsPage(docsUrl = EXAMPLE_DOCS_URL): string {
   <ul>
     <li>Retry only when <code>retryable</code> is <code>true</code>, with exponential backoff, and wait at least <code>Retry-After</code> seconds when the response has that header.</li>
     <li>Send a retried POST with the same <code>Idempotency-Key</code>: a job is never created twice, and the retry gets the first answer.</li>
-    <li>A failed job carries the same <code>error</code> object, and so does the <code>data.error</code> of its webhook event. Failed and cancelled jobs are not charged.</li>
+    <li>A failed job carries the same <code>error</code> object, and so does the <code>data.error</code> of its webhook event. Failed jobs are not charged; a cancelled job is charged only for the items it delivered before the cancel.</li>
     <li>The official client does all of this for you and raises one error class per <code>type</code>.</li>
   </ul>
   <section class="partial" id="partial-failure">

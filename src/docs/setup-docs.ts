@@ -194,7 +194,7 @@ const EVENT_SUMMARIES: Record<string, string> = {
   'job.succeeded': 'A job ended with every item succeeded: read it for the output links',
   'job.partially_succeeded': 'A job ended with some items failed (charged for the succeeded ones only)',
   'job.failed': 'A job failed: `data.error` is its error, nothing was charged',
-  'job.cancelled': 'A job was cancelled (charged 0)',
+  'job.cancelled': 'A job was cancelled (charged only for the items delivered before it)',
   [TEST_EVENT]: 'A test event, sent on request to one endpoint (`data.job` is null)',
 };
 

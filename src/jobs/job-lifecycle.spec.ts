@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { TERMINAL_STATUSES, type JobStatus } from './job.types';
 import {
-  BILLING_STATE_AT_END,
   EVENT_AT_END,
+  billingStateAtEnd,
   JOB_TRANSITIONS,
   jobStatusesLeadingTo,
   openItemStatuses,
@@ -29,11 +29,18 @@ describe('job lifecycle', () => {
 
   it('every ending has a billing state and an event, and is reached from an open status', () => {
     for (const status of TERMINAL_STATUSES) {
-      expect(BILLING_STATE_AT_END[status]).toBeDefined();
       expect(EVENT_AT_END[status]).toBe(`job.${status}`);
       expect(jobStatusesLeadingTo(status).length).toBeGreaterThan(0);
     }
     expect(jobStatusesLeadingTo('queued' as JobStatus)).toEqual([]);
+  });
+
+  it('a hold is settled when the ending charges anything (a cancelled job pays for its delivered items), else released', () => {
+    expect(billingStateAtEnd('succeeded', 10)).toBe('settled');
+    expect(billingStateAtEnd('partially_succeeded', 4)).toBe('settled');
+    expect(billingStateAtEnd('failed', 0)).toBe('released');
+    expect(billingStateAtEnd('cancelled', 0)).toBe('released');
+    expect(billingStateAtEnd('cancelled', 4)).toBe('settled');
   });
 
   it('is the only writer of a job or item status', () => {

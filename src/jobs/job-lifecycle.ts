@@ -9,7 +9,7 @@ import { settleHold, type HoldSettlement } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
-import { OutboxWriter, type JobEvent } from '../webhooks/outbox.writer';
+import { OutboxWriter, type EventItem, type JobEvent } from '../webhooks/outbox.writer';
 import type {
   BillingState,
   ItemCheck,
@@ -84,13 +84,17 @@ export function openItemStatuses(): ItemStatus[] {
 
 export type EndStatus = Extract<JobStatus, 'succeeded' | 'partially_succeeded' | 'failed' | 'cancelled'>;
 
-/** What a job's hold becomes when it ends (the database's jobs_terminal_billing constraint agrees). */
-export const BILLING_STATE_AT_END: Record<EndStatus, BillingState> = {
-  succeeded: 'settled',
-  partially_succeeded: 'settled',
-  failed: 'released',
-  cancelled: 'released',
-};
+/**
+ * What a job's hold becomes when it ends (the database's jobs_terminal_billing constraint agrees): a
+ * job that succeeded, fully or partly, is settled; a failed one released. A cancelled job pays for the
+ * items delivered before the cancel — their outputs stay downloadable, so giving them away would make
+ * every finished item of a job free by cancelling it — and is settled when that is anything (its hold
+ * captured for that, the rest released), else released.
+ */
+export function billingStateAtEnd(status: EndStatus, chargedCredits: number): BillingState {
+  if (status === 'succeeded' || status === 'partially_succeeded') return 'settled';
+  return status === 'cancelled' && chargedCredits > 0 ? 'settled' : 'released';
+}
 
 /** The webhook event each ending writes to the outbox. */
 export const EVENT_AT_END: Record<EndStatus, JobEvent> = {
@@ -258,14 +262,7 @@ export class JobLifecycle {
         jobId: job.id,
         event: EVENT_AT_END[ending.status],
         error: ending.error,
-        // What each item made, as measured, and its checks: a receiver need not read the job for them.
-        items: items.map((item) => ({
-          index: item.index,
-          status: item.status,
-          charged_credits: item.chargedCredits,
-          output: item.output,
-          checks: item.checks,
-        })),
+        items: eventItems(items),
       });
       metrics = { ...ending, api: job.api, startedAt: locked.started_at, items, settlementStartedAt: settling };
       return { itemsEnded, jobEnded: true };
@@ -277,8 +274,10 @@ export class JobLifecycle {
 
   /**
    * The client's cancel: allowed while queued, or while processing within the cancel window. The job
-   * ends here in one transaction (status, items, release of the hold, job.cancelled event); a worker
-   * still running it finds it ended and drops its work.
+   * ends here in one transaction (status, items, settlement of the hold, job.cancelled event); a worker
+   * still running it finds it ended and drops its work. Its open items are cancelled and cost nothing;
+   * the items that succeeded before it were delivered (their outputs stay downloadable) and are
+   * charged: the job's charge is theirs, captured from the hold in its one settlement, the rest released.
    */
   async cancel(jobId: string): Promise<JobRow> {
     const cancelled = await this.repository.transaction(async (manager) => {
@@ -300,16 +299,24 @@ export class JobLifecycle {
             'The job was cancelled by the client. Stop polling it; submit a new job if you still need the result.',
         },
       );
+      await this.repository.cancelItems(manager, jobId, itemStatusesLeadingTo('cancelled'));
+      const items = await this.repository.itemEndings(manager, jobId);
+      const delivered = items.filter((item) => item.status === 'succeeded');
       const ended = await this.endJob(manager, jobId, {
         status: 'cancelled',
-        chargedCredits: 0,
-        processedSeconds: null,
+        chargedCredits: delivered.reduce((sum, item) => sum + item.chargedCredits, 0),
+        processedSeconds: delivered.reduce((sum, item) => sum + item.processedSeconds, 0),
         error,
       });
       // Locked above and found open, so this flip cannot miss; if it ever does, nothing has moved.
       if (!ended) throw new ApiError('job_not_cancellable', { param: 'job_id', details: { status: job.status } });
-      await this.repository.cancelItems(manager, jobId, itemStatusesLeadingTo('cancelled'));
-      await this.outbox.write(manager, { accountId: job.account_id, jobId, event: EVENT_AT_END.cancelled, error });
+      await this.outbox.write(manager, {
+        accountId: job.account_id,
+        jobId,
+        event: EVENT_AT_END.cancelled,
+        error,
+        items: eventItems(items),
+      });
       return job;
     });
     jobEnded({
@@ -332,12 +339,12 @@ export class JobLifecycle {
   private async endJob(
     manager: EntityManager,
     jobId: string,
-    ending: { status: EndStatus; chargedCredits: number; processedSeconds: number | null; error: ErrorObject | null },
+    ending: { status: EndStatus; chargedCredits: number; processedSeconds: number; error: ErrorObject | null },
   ): Promise<HoldSettlement | null> {
     const ended = await this.repository.endJob(manager, jobId, {
       ...ending,
       from: jobStatusesLeadingTo(ending.status),
-      billingState: BILLING_STATE_AT_END[ending.status],
+      billingState: billingStateAtEnd(ending.status, ending.chargedCredits),
     });
     if (!ended) return null;
     const { seconds, ...hold } = ended;
@@ -345,4 +352,15 @@ export class JobLifecycle {
     await this.repository.addEndedSeconds(manager, seconds);
     return hold;
   }
+}
+
+/** What each item made, as measured, its charge and its checks: a receiver need not read the job for them. */
+function eventItems(items: Awaited<ReturnType<JobLifecycleRepository['itemEndings']>>): EventItem[] {
+  return items.map((item) => ({
+    index: item.index,
+    status: item.status,
+    charged_credits: item.chargedCredits,
+    output: item.output,
+    checks: item.checks,
+  }));
 }

@@ -111,7 +111,9 @@ function jobsController<Body extends SubmitJobBase>(
 
     @Post(':job_id/cancel')
     @HttpCode(200)
-    @ApiOperation({ summary: `Cancel ${TITLES[api]} while queued, or processing within the cancel window (charged 0)` })
+    @ApiOperation({
+      summary: `Cancel ${TITLES[api]} while queued, or processing within the cancel window (charged only for the items already delivered)`,
+    })
     @ApiSuccess(200, JobResponse, 'The job, cancelled')
     @ApiErrorResponses('auth', 'rate', 'job_missing', 'cancel')
     cancel(@Caller() caller: AuthContext, @Param('job_id') jobId: string): Promise<JobView> {

@@ -50,7 +50,10 @@ export function JobPage({ api: jobApi, id }: { api: JobApi; id: string }) {
         onConfirm={() => void cancel.run()}
         onCancel={() => setConfirming(false)}
       >
-        <p>The job stops within seconds and is not charged: its held credits are released.</p>
+        <p>
+          The job stops within seconds. Inputs it has not finished are not charged: their held credits are released.
+          Inputs it already finished were delivered and stay charged.
+        </p>
       </ConfirmDialog>
     </>
   );
@@ -112,7 +115,10 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
           <dt>State</dt>
           <dd>
             {job.billing.state === 'authorised' && 'Credits held until the job ends'}
-            {job.billing.state === 'settled' && 'Settled: charged for what was processed'}
+            {job.billing.state === 'settled' &&
+              (job.status === 'cancelled'
+                ? 'Settled: charged for the outputs delivered before the cancel'
+                : 'Settled: charged for what was processed')}
             {job.billing.state === 'released' && 'Released: nothing charged'}
           </dd>
           <dt>Refunded</dt>

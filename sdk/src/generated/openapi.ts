@@ -520,7 +520,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an SDR→HDR10 job while queued, or processing within the cancel window (charged 0) */
+        /** Cancel an SDR→HDR10 job while queued, or processing within the cancel window (charged only for the items already delivered) */
         post: operations["sdr2HdrJobsCancel"];
         delete?: never;
         options?: never;
@@ -592,7 +592,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a speech loudness job while queued, or processing within the cancel window (charged 0) */
+        /** Cancel a speech loudness job while queued, or processing within the cancel window (charged only for the items already delivered) */
         post: operations["audioJobsCancel"];
         delete?: never;
         options?: never;
@@ -1040,7 +1040,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A job was cancelled (charged 0)
+         * A job was cancelled (charged only for the items delivered before it)
          * @description POSTed to each enabled endpoint subscribed to the event, signed as Standard Webhooks (verify `webhook-signature` with the endpoint secret over `webhook-id.webhook-timestamp.body`). Answer 2xx within 10 s; anything else is retried on the schedule, with the same `webhook-id` (deduplicate on it).
          */
         post: operations["webhookJobCancelled"];
@@ -2116,7 +2116,7 @@ export interface components {
              */
             estimated_credits: number;
             /**
-             * @description Charged when the job ended (0 until then).
+             * @description Charged when the job ended (0 until then): the succeeded items' charges (a cancelled job: those delivered before the cancel).
              * @example 13
              */
             charged_credits: number;

@@ -224,7 +224,12 @@ export class JobItemResponse {
 
 export class JobBillingResponse {
   @ApiProperty({ type: 'integer', example: 13, description: 'Held at submit.' }) estimated_credits: number;
-  @ApiProperty({ type: 'integer', example: 13, description: 'Charged when the job ended (0 until then).' })
+  @ApiProperty({
+    type: 'integer',
+    example: 13,
+    description:
+      "Charged when the job ended (0 until then): the succeeded items' charges (a cancelled job: those delivered before the cancel).",
+  })
   charged_credits: number;
   @ApiProperty({ example: false, description: 'True when the hold was released without a charge.' })
   refunded: boolean;
