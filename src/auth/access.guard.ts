@@ -15,9 +15,10 @@ import { SessionAuthenticator } from './session-authenticator';
 
 /**
  * The checks every request to a Nest route passes before its handler: steps 1–3 of docs/api-decisions.md §2, run in
- * a Fastify preHandler hook (`register`, wired in http-app.ts) ahead of Nest's pipeline — after the
- * body is parsed, as Nest's guards ran — with each route's access declaration (auth.decorators.ts)
- * carried to Fastify as route config (route-access.ts; a route without one stops the start-up).
+ * a Fastify onRequest hook (`register`, wired in http-app.ts) ahead of Nest's pipeline — before the
+ * body is read, so a request without a valid credential, or over its rate, is refused without its
+ * body ever being parsed — with each route's access declaration (auth.decorators.ts) carried to
+ * Fastify as route config (route-access.ts; a route without one stops the start-up).
  * Where each step of that order lives (what wins when several things are wrong; pinned by
  * test/jobs/check-order.e2e-spec.ts):
  *
@@ -38,10 +39,11 @@ import { SessionAuthenticator } from './session-authenticator';
  * | 3 region health                           | jobs.service.ts `checkRegion`: the region is named in the    |
  * |                                           | body, so it runs after steps 4–5 (a retried submit whose job |
  * |                                           | exists gets its stored 202 even while the region is down)    |
- * | 4 request shape 400/413/415               | Fastify's body parsers (http-app.ts; a body that cannot be   |
- * |                                           | parsed is refused before this hook runs), the validation     |
- * |                                           | pipe (common/http/validation.ts: NotJsonBody's 415 after     |
- * |                                           | this hook), jobs.service.ts `validate*`                      |
+ * | 4 request shape 400/413/415               | Fastify's body parsers (http-app.ts; they run after this     |
+ * |                                           | hook, so a body that cannot be parsed is refused only for a  |
+ * |                                           | caller steps 1–3 let through), the validation pipe           |
+ * |                                           | (common/http/validation.ts: NotJsonBody's 415), and          |
+ * |                                           | jobs.service.ts `validate*`                                  |
  * | 5 Idempotency-Key replay or conflict      | common/idempotency/idempotency.interceptor.ts                |
  * | 6 account state and plan                  | jobs.service.ts `checkPlan`, `checkAccountState`             |
  * | 7 sources                                 | jobs/sources.service.ts (probe: media/probe.ts)              |
@@ -61,9 +63,9 @@ export class AccessGuard {
   ) {}
 
   /**
-   * Runs the checks of every Nest route in a Fastify preHandler hook, ahead of Nest's own pipeline:
-   * after the body is parsed (as Nest's guards ran) and before the route's handler; a refusal is
-   * answered by `send` (the error envelope). Each route's `access` comes from its declaration
+   * Runs the checks of every Nest route in a Fastify onRequest hook, ahead of Nest's own pipeline and
+   * before the body is read (docs/api-decisions.md §2 puts 401, 403 and 429 before a 400 about the body, and a
+   * body nobody may send is not worth parsing); a refusal is answered by `send` (the error envelope). Each route's `access` comes from its declaration
    * (route-access.ts); routes Nest does not own (docs, dashboard files, the queue board) have none
    * and answer for themselves.
    */
@@ -71,7 +73,7 @@ export class AccessGuard {
     fastify: FastifyInstance,
     send: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void,
   ): void {
-    fastify.addHook('preHandler', (request, reply, done) => {
+    fastify.addHook('onRequest', (request, reply, done) => {
       const access = request.routeOptions.config.access;
       if (!access || access.kind === 'operational') return done();
       this.check(request, reply, access).then(

@@ -264,6 +264,53 @@ describe('rate limits', () => {
       expectError(strict, responses.at(-1)!, 'rate_limit_exceeded');
     });
 
+    // Issue 36 item 6: authentication and the rate limits come before the body is read (§2 puts 401 and 429
+    // ahead of 400), so a body nobody may send is never parsed, and a flood of them is throttled.
+    describe('before the body is read', () => {
+      const malformed = (key?: string) =>
+        call(strict, 'POST', '/v1/sdr2hdr/jobs', {
+          key,
+          rawBody: '{bad',
+          headers: { 'content-type': 'application/json' },
+        });
+
+      it('a malformed body without a key → 401 missing_api_key, not 400 invalid_json', async () => {
+        await alignToSecond();
+        const response = await malformed();
+        expectError(strict, response, 'missing_api_key', 'X-API-Key');
+        expect(response.status).toBe(401);
+      });
+
+      it('a burst of 100 malformed bodies without a key → 401s, then 429 with Retry-After; never 400', async () => {
+        await alignToSecond();
+        const responses = await Promise.all(Array.from({ length: 100 }, () => malformed()));
+        const statuses = responses.map((response) => response.status);
+        expect(statuses.filter((status) => status === 400)).toHaveLength(0);
+        // Parallel guesses may all pass the budget's check before any is counted (CredentialAttempts), so
+        // how many get their 401 first depends on timing; once counted, the rest are 429.
+        const limited = responses.filter((response) => response.status === 429);
+        expect(limited.length).toBeGreaterThan(0);
+        expectError(strict, limited[0], 'rate_limit_exceeded');
+        expect(limited[0].headers.get('retry-after')).toBe(String(limited[0].body.error.details.retry_after_seconds));
+        expect(statuses.filter((status) => status !== 429).every((status) => status === 401)).toBe(true);
+      });
+
+      it('with a valid key, a malformed body is still 400 invalid_json, and a burst of them meets the plan rate', async () => {
+        await alignToSecond();
+        const account = await createAccount(strict, { plan: 'free' });
+        const responses = await inOneWindow(() =>
+          Promise.all(Array.from({ length: FREE_LIMIT + 5 }, () => malformed(account.apiKey))),
+        );
+        const statuses = responses.map((response) => response.status).sort();
+        expect(statuses).toEqual([...Array(FREE_LIMIT).fill(400), ...Array(5).fill(429)]);
+        const refused = responses.find((response) => response.status === 400)!;
+        expectError(strict, refused, 'invalid_json');
+        const limited = responses.find((response) => response.status === 429)!;
+        expectError(strict, limited, 'rate_limit_exceeded');
+        expect(limited.headers.get('retry-after')).toBe(String(limited.body.error.details.retry_after_seconds));
+      });
+    });
+
     it('wrong operator tokens count against the IP too', async () => {
       const responses = await inOneWindow(async () => {
         const seen: JsonResponse[] = [];
