@@ -10,7 +10,7 @@ import { ApiError } from './common/errors';
 import { LicenseAdminService } from './license/license-admin.service';
 
 async function main(): Promise<number> {
-  const config = loadConfigOrExit();
+  const config = await loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config), { logger: false });
   try {
     const result = await runAdminCommand(app.get(AdminService), app.get(LicenseAdminService), process.argv.slice(2));

@@ -4,7 +4,7 @@ import { exitOnConfigError, loadConfigOrExit } from './common/config/config';
 import { createHttpApp } from './http-app';
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = await loadConfigOrExit();
   const app = await createHttpApp(config);
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
   const msg = `mediajobs API listening on ${config.publicBaseUrl}`;

@@ -7,7 +7,7 @@ import { loadConfigOrExit } from './common/config/config';
 import { createLogger, NestPinoLogger } from './common/logger';
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = await loadConfigOrExit();
   const logger = createLogger(config, 'worker', { buffered: true });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
   app.useLogger(new NestPinoLogger(logger));

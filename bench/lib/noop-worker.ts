@@ -46,7 +46,7 @@ const noopRunner: Pick<MediaRunner, 'run' | 'check' | 'lightMap'> & Partial<Medi
 };
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = await loadConfigOrExit();
   const logger = createLogger(config, 'worker', { buffered: true });
   const app = await Test.createTestingModule({ imports: [WorkerModule.forRoot(config)] })
     .overrideProvider(MEDIA_RUNNER)

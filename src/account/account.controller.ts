@@ -156,7 +156,7 @@ export class AccountController {
   @ApiSuccess(200, ApiKeyResponse, 'The revoked key')
   @ApiErrorResponses('auth', 'rate', 'missing')
   revokeKey(@Caller() caller: AuthContext, @Param('id') id: string): Promise<ApiKeyView> {
-    return this.keys.revoke(caller.accountId, id);
+    return this.keys.revoke(caller, id);
   }
 
   @Post('api-keys/:id/rotate')

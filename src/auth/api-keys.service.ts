@@ -25,15 +25,21 @@ export interface ApiKeyView {
 export type KeyIssuer = Pick<AuthContext, 'scopes' | 'keyExpiresAt'>;
 
 /**
- * A key may create or rotate only keys within its own powers: scopes among its own, an expiry no
- * later than its own (so a short-lived `keys` key cannot mint a permanent all-scope one).
+ * A key may create, rotate or revoke only keys within its own powers: scopes among its own, an expiry
+ * no later than its own (so a short-lived `keys` key can neither mint a permanent all-scope key nor
+ * take one away from its owner).
  */
-function checkWithinIssuer(issuer: KeyIssuer, scopes: Scope[], expiresAt: Date | null, action: string): void {
+function checkWithinIssuer(
+  issuer: KeyIssuer,
+  scopes: Scope[],
+  expiresAt: Date | null,
+  action: 'create' | 'rotate' | 'revoke',
+): void {
   const beyond = scopes.filter((scope) => !issuer.scopes.includes(scope));
   if (beyond.length > 0) {
     throw new ApiError('insufficient_scope', {
       param: 'scopes',
-      message: `Your API key cannot ${action} a key with the "${beyond.join('", "')}" scope: a key may only grant scopes it has itself.`,
+      message: `Your API key cannot ${action} a key with the "${beyond.join('", "')}" scope: a key may only manage keys whose scopes it has itself.`,
     });
   }
   const limit = issuer.keyExpiresAt;
@@ -105,9 +111,10 @@ export class ApiKeysService {
     );
   }
 
-  async revoke(accountId: string, id: string): Promise<ApiKeyView> {
+  async revoke(caller: AuthContext, id: string): Promise<ApiKeyView> {
     const view = await this.db.transaction(async (manager) => {
-      const existing = await this.requireKey(accountId, id, manager);
+      const existing = await this.requireKey(caller.accountId, id, manager);
+      checkWithinIssuer(caller, existing.scopes, existing.expires_at, 'revoke');
       return toView(isRevoked(existing.revoked_at) ? existing : await this.keys.retire(id, 0, manager));
     });
     // Also when it was revoked already: a retry after a failed announcement must announce it.
@@ -115,20 +122,30 @@ export class ApiKeysService {
     return view;
   }
 
-  /** A new key with the same scopes; the old one is revoked now, or after `graceSeconds`. */
+  /**
+   * A new key with the same scopes and the same expiry; the old one is revoked now, or after
+   * `graceSeconds`. A dead key (revoked or expired) is refused rather than replaced: a rotation
+   * renews the secret, never the key's lifetime, so an expired key stays dead.
+   */
   async rotate(caller: AuthContext, id: string, graceSeconds: number): Promise<ApiKeyView> {
     const accountId = caller.accountId;
     const view = await this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
+      const expiresAt = existing.expires_at;
+      // Checked before the old key is retired: a refused rotation changes nothing.
+      checkWithinIssuer(caller, existing.scopes, expiresAt, 'rotate');
       if (isRevoked(existing.revoked_at)) {
         throw new ApiError('invalid_parameter', {
           param: 'id',
           message: 'This key is already revoked; create a new key instead.',
         });
       }
-      const expiresAt = existing.expires_at && existing.expires_at > new Date() ? existing.expires_at : null;
-      // Checked before the old key is retired: a refused rotation changes nothing.
-      checkWithinIssuer(caller, existing.scopes, expiresAt, 'rotate');
+      if (expiresAt && expiresAt.getTime() <= Date.now()) {
+        throw new ApiError('invalid_parameter', {
+          param: 'id',
+          message: `This key expired at ${expiresAt.toISOString()} and stays dead; create a new key instead.`,
+        });
+      }
       await this.keys.retire(id, graceSeconds, manager);
       return this.create(accountId, existing.scopes, expiresAt, null, manager);
     });

@@ -22,7 +22,8 @@ export {
  * Writes a job's terminal event to the outbox inside the transaction that ends the job: the event
  * exists exactly when the job ended (no lost event, none invented by a rolled-back transaction).
  * `data.error` is the very object stored on the job, so the two are identical. Once it commits, the
- * event is published to the account's open event streams (event-channel.ts).
+ * event is published to the account's open event streams (event-channel.ts), as is every other event
+ * written to the outbox (announce).
  */
 @Injectable()
 export class OutboxWriter {
@@ -48,14 +49,18 @@ export class OutboxWriter {
        ON CONFLICT (job_id, event) DO NOTHING RETURNING id`,
       [payload.id, event.accountId, event.jobId, event.event, payload, payload.created_at],
     )) as unknown[];
-    if (inserted.length) {
-      afterCommit(manager, () => {
-        publishEvents(this.redis, this.config.redisPrefix, [{ accountId: event.accountId, payload }]).catch(
-          (error: unknown) =>
-            this.logger.warn({ err: error, event_id: payload.id }, 'event not published; the relay publishes it again'),
-        );
-      });
-    }
+    if (inserted.length) afterCommit(manager, () => this.announce(event.accountId, payload));
     return payload;
+  }
+
+  /**
+   * Publishes a committed event to the account's open event streams; best effort. A job event is
+   * published again by the relay; an event the relay skips (`webhook.test`, written with its one
+   * delivery) reaches a stream that missed it when the stream resumes with Last-Event-ID.
+   */
+  announce(accountId: string, payload: EventPayload): void {
+    publishEvents(this.redis, this.config.redisPrefix, [{ accountId, payload }]).catch((error: unknown) =>
+      this.logger.warn({ err: error, event_id: payload.id }, 'event not published to the open event streams'),
+    );
   }
 }

@@ -16,8 +16,9 @@ export class WebhooksModule {}
 
 /** API process: endpoint registry, events, delivery log and redelivery (scope `webhooks`). */
 @Module({
-  // The event stream judges its credential again every second by the access guard's rules.
-  imports: [AuthModule],
+  // The event stream judges its credential again every second by the access guard's rules; a test
+  // event is announced to the streams by the outbox's owner.
+  imports: [AuthModule, WebhooksModule],
   controllers: [WebhookEndpointsController, EventsController],
   providers: [WebhooksService, WebhooksRepository, WebhooksMetrics, EventStream, EventFeed, StreamSlots],
 })

@@ -4,7 +4,14 @@ import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { checkUrl } from '../common/net/safe-url';
 import { toList, type ListResponse } from '../common/pagination';
-import { JOB_EVENTS, TEST_EVENT, type EventPayload, type EventType, type JobEvent } from './outbox.writer';
+import {
+  JOB_EVENTS,
+  OutboxWriter,
+  TEST_EVENT,
+  type EventPayload,
+  type EventType,
+  type JobEvent,
+} from './outbox.writer';
 import { generateSecret } from './signature';
 import {
   WebhooksRepository,
@@ -112,6 +119,7 @@ function toDeliveryView(row: DeliveryRow): DeliveryView {
 export class WebhooksService {
   constructor(
     private readonly repository: WebhooksRepository,
+    private readonly outbox: OutboxWriter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -239,7 +247,8 @@ export class WebhooksService {
 
   /**
    * "Send a test event": a `webhook.test` event (no job) delivered to this endpoint alone, signed
-   * and retried like any other, shown in its delivery log.
+   * and retried like any other, shown in its delivery log, and on the account's open event streams
+   * (a listener checks its receiver with it too).
    */
   async sendTestEvent(accountId: string, endpointId: string): Promise<DeliveryView> {
     const endpoint = await this.requireEndpoint(accountId, endpointId);
@@ -250,7 +259,10 @@ export class WebhooksService {
       created_at: new Date().toISOString(),
       data: { job: null, error: null },
     };
-    return toDeliveryView(await this.repository.insertTestEvent(accountId, endpoint.id, payload));
+    const delivery = await this.repository.insertTestEvent(accountId, endpoint.id, payload);
+    // Written as dispatched (its one delivery with it), so the relay never publishes it: this is its only announcement.
+    this.outbox.announce(accountId, payload);
+    return toDeliveryView(delivery);
   }
 
   private async requireEndpoint(accountId: string, id: string): Promise<EndpointRow> {

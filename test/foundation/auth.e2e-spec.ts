@@ -259,6 +259,38 @@ describe('authentication (docs/spec/specification.txt §5)', () => {
       expectError(api, await call(api, 'GET', '/v1/account/credits', { key: old.key }), 'revoked_api_key');
     });
 
+    it('rotating an expired key → 400 invalid_parameter, param id: no replacement, the expired key stays dead', async () => {
+      const account = await createAccount(api);
+      const old = await newKey(account.apiKey, ['account'], new Date(Date.now() + 3_600_000).toISOString());
+      await db.query(`UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1`, [old.id]);
+      await api.app.get(CredentialsVersion).changed();
+      const keysBefore = (await call(api, 'GET', '/v1/account/api-keys', { key: account.apiKey })).body.data.length;
+
+      const response = await call(api, 'POST', `/v1/account/api-keys/${old.id}/rotate`, {
+        key: account.apiKey,
+        body: {},
+      });
+      expectError(api, response, 'invalid_parameter', 'id');
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toContain('expired');
+      expect(response.body).not.toHaveProperty('key');
+      const keysAfter = (await call(api, 'GET', '/v1/account/api-keys', { key: account.apiKey })).body.data;
+      expect(keysAfter).toHaveLength(keysBefore);
+      expectError(api, await call(api, 'GET', '/v1/account/credits', { key: old.key }), 'expired_api_key');
+    });
+
+    it("a rotation keeps the old key's expiry", async () => {
+      const account = await createAccount(api);
+      const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+      const old = await newKey(account.apiKey, ['account'], expiresAt);
+      const rotated = await call(api, 'POST', `/v1/account/api-keys/${old.id}/rotate`, {
+        key: account.apiKey,
+        body: {},
+      });
+      expect(rotated.status).toBe(201);
+      expect(rotated.body.expires_at).toBe(expiresAt);
+    });
+
     it('grace_seconds is validated, with param', async () => {
       const account = await createAccount(api);
       const response = await call(api, 'POST', `/v1/account/api-keys/${account.keyId}/rotate`, {

@@ -1,4 +1,4 @@
-// Issue 12 item 7: a key may create or rotate only keys within its own powers — scopes among its own,
+// Issue 12 item 7 (and issue 36 item 7 for revoke): a key may create, rotate or revoke only keys within its own powers — scopes among its own,
 // an expiry no later than its own — otherwise 403 insufficient_scope and nothing changes. A dashboard
 // session is a member, not a key: an owner may create any key, a viewer none.
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
@@ -93,6 +93,32 @@ describe('keys cannot mint more power than they have', () => {
     });
     expect(rotated.status).toBe(201);
     expect(rotated.body.expires_at).toBe(shortLived.body.expires_at);
+  });
+
+  it('revoking needs the same powers as rotating: a keys-only key cannot revoke the all-scope primary key, which keeps working', async () => {
+    const response = await call(api, 'DELETE', `/v1/account/api-keys/${account.keyId}`, { key: keysOnly.key });
+    expectError(api, response, 'insufficient_scope', 'scopes');
+    expect(response.status).toBe(403);
+    expect((await call(api, 'GET', '/v1/account/credits', { key: account.apiKey })).status).toBe(200);
+    expect((await listKeys()).find((key) => key.id === account.keyId)!.revoked_at).toBeNull();
+  });
+
+  it('an expiring key cannot revoke a never-expiring key of its own scopes, but may revoke one expiring no later', async () => {
+    const permanent = await call(api, 'POST', '/v1/account/api-keys', {
+      key: account.apiKey,
+      body: { scopes: ['keys'] },
+    });
+    const refused = await call(api, 'DELETE', `/v1/account/api-keys/${permanent.body.id}`, { key: keysOnly.key });
+    expectError(api, refused, 'insufficient_scope', 'expires_at');
+    expect((await call(api, 'GET', '/v1/account/api-keys', { key: permanent.body.key })).status).toBe(200);
+
+    const shortLived = await call(api, 'POST', '/v1/account/api-keys', {
+      key: account.apiKey,
+      body: { scopes: ['keys'], expires_at: inHours(0.25) },
+    });
+    const revoked = await call(api, 'DELETE', `/v1/account/api-keys/${shortLived.body.id}`, { key: keysOnly.key });
+    expect(revoked.status).toBe(200);
+    expectError(api, await call(api, 'GET', '/v1/account/api-keys', { key: shortLived.body.key }), 'revoked_api_key');
   });
 
   it('the all-scope primary key (no expiry) may create any key and rotate any key', async () => {

@@ -1,7 +1,9 @@
 // A bad configuration stops the built API before it serves anything: one clear line on stderr naming
 // the variable and what is allowed, exit code 78 (EX_CONFIG), no stack trace — for every variable.
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { ensureBuilt, ROOT } from '../support/dist-build';
+import { loopbackHostName } from '../support/loopback-names';
 
 interface Exit {
   code: number | null;
@@ -59,4 +61,22 @@ describe('configuration errors at start-up', () => {
     },
     60_000,
   );
+
+  it('a production ALLOW_PRIVATE_URLS name without a port that resolves to this host stops the API: exit 78, nothing served', async () => {
+    const name = loopbackHostName();
+    // Everything else production needs is set, so only this entry can stop the start.
+    const licenseKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' });
+    const exit = await startApi({
+      ...PRODUCTION,
+      LICENSE_SIGNING_KEY: licenseKey.toString('base64'),
+      ALLOW_PRIVATE_URLS: name,
+    });
+    expect({ code: exit.code, lines: exit.stderr.trimEnd().split('\n') }).toEqual({
+      code: 78,
+      lines: [
+        expect.stringMatching(new RegExp(`^Configuration error: ALLOW_PRIVATE_URLS: "${name}" resolves to this host`)),
+      ],
+    });
+    expect(exit.stdout).not.toContain('listening');
+  }, 60_000);
 });

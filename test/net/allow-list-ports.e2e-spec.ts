@@ -3,13 +3,14 @@
 // other port is refused as invalid_url before anything connects. In production a loopback entry must name
 // its port (a bare `127.0.0.1` would open every service of the host).
 import { Redis } from 'ioredis';
-import { parseConfig } from '../../src/common/config/config';
+import { checkConfigNames, parseConfig } from '../../src/common/config/config';
 import { workersKey } from '../../src/common/queues';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 import { sdrMp4 } from '../fixtures/media';
 import { readFile } from 'node:fs/promises';
 import { startOrigin, type LocalOrigin } from './local-origin';
+import { loopbackHostName } from '../support/loopback-names';
 
 describe('ALLOW_PRIVATE_URLS with ports', () => {
   let api: TestApi;
@@ -98,5 +99,27 @@ describe('ALLOW_PRIVATE_URLS with ports', () => {
     for (const bare of ['127.0.0.1', '::1', '127.0.0.0/8', 'localhost', '0.0.0.0/0'])
       expect(() => parseConfig({ ...production, ALLOW_PRIVATE_URLS: bare })).toThrow(/ALLOW_PRIVATE_URLS.*port/);
     expect(() => parseConfig({ ...production, ALLOW_PRIVATE_URLS: '127.0.0.1:8080,10.1.0.0/16' })).not.toThrow();
+  });
+
+  it('in production, a port-less name that resolves to loopback stops start-up like 127.0.0.1; with a port it stays', async () => {
+    const production = {
+      ...process.env,
+      NODE_ENV: 'production',
+      ASSET_URL_SECRET: 'allow-list-ports-asset-secret',
+      ADMIN_TOKEN: 'allow-list-ports-admin-token',
+    };
+    // `vm` (the host's own name in /etc/hosts) or `ip6-localhost`: nothing in the text says loopback.
+    const name = loopbackHostName();
+    await expect(
+      checkConfigNames(parseConfig({ ...production, ALLOW_PRIVATE_URLS: `10.1.0.0/16,${name}` })),
+    ).rejects.toThrow(new RegExp(`^ALLOW_PRIVATE_URLS: "${name}" resolves to this host.*name the port`));
+    await expect(
+      checkConfigNames(parseConfig({ ...production, ALLOW_PRIVATE_URLS: `${name}:8080,10.1.0.0/16` })),
+    ).resolves.toBeUndefined();
+    // A name that does not resolve reaches nothing (.invalid never resolves, RFC 6761); outside production names are not checked.
+    await expect(
+      checkConfigNames(parseConfig({ ...production, ALLOW_PRIVATE_URLS: 'media.invalid' })),
+    ).resolves.toBeUndefined();
+    await expect(checkConfigNames(parseConfig({ ...process.env, ALLOW_PRIVATE_URLS: name }))).resolves.toBeUndefined();
   });
 });

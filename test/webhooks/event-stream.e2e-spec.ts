@@ -169,6 +169,32 @@ describe('GET /v1/events/stream', () => {
     });
   });
 
+  it('a test event (POST /v1/webhook-endpoints/{id}/test) arrives on an open stream as the guide says, body and all', async () => {
+    const account = await createAccount(api);
+    const stream = await openStream(keyHeaders(account.apiKey));
+    expect(stream.status).toBe(200);
+    // No worker runs here: nothing is sent to the endpoint; the stream alone must show the event.
+    const endpoint = await call(api, 'POST', '/v1/webhook-endpoints', {
+      key: account.apiKey,
+      body: { url: 'http://127.0.0.1:9/hooks' },
+    });
+    expect(endpoint.status).toBe(201);
+    const test = await call(api, 'POST', `/v1/webhook-endpoints/${endpoint.body.id}/test`, { key: account.apiKey });
+    expect(test.status).toBe(202);
+
+    const arrived = await eventually(
+      () => stream.events.find((event) => event.id === test.body.event_id),
+      5000,
+    ).finally(() => stream.close());
+    expect(arrived.event).toBe('webhook.test');
+    // The webhook body, as the events log shows it (less its `object`).
+    const { object: _object, ...logged } = (
+      await call(api, 'GET', `/v1/events/${test.body.event_id}`, { key: account.apiKey })
+    ).body;
+    expect(JSON.parse(arrived.data)).toEqual(logged);
+    expect(logged).toMatchObject({ event: 'webhook.test', data: { job: null, error: null } });
+  });
+
   describe('resuming with Last-Event-ID', () => {
     it('delivers every event after the one named, however long ago it was (e1, 1 s after e0, reconnecting 14 s later)', async () => {
       const account = await createAccount(api);

@@ -3,7 +3,7 @@
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createAddressPolicy, loopbackEntriesWithoutPort } from '../net/address-policy';
+import { createAddressPolicy, loopbackEntriesWithoutPort, loopbackNamesWithoutPort } from '../net/address-policy';
 import type { S3Settings } from '../storage/s3-client';
 import { parseSigningKey } from '../crypto/ed25519-private-key';
 import { keyPrefix, parseRedisTopology, RedisConfigError, type RedisTopology } from './redis-config';
@@ -414,11 +414,27 @@ function dashboardConfig(
   };
 }
 
+/**
+ * The checks parseConfig cannot make synchronously: in production, a port-less ALLOW_PRIVATE_URLS name
+ * must not resolve to this host (`vm` in /etc/hosts, `ip6-localhost`), refused like a bare 127.0.0.1.
+ */
+export async function checkConfigNames(config: AppConfig): Promise<void> {
+  if (config.nodeEnv !== 'production') return;
+  const [openLoopback] = await loopbackNamesWithoutPort(config.allowPrivateUrls);
+  if (openLoopback) {
+    throw new ConfigError(
+      `ALLOW_PRIVATE_URLS: "${openLoopback}" resolves to this host (loopback) and so opens every port of it (Redis, PostgreSQL); in production name the port, e.g. ${openLoopback}:8080.`,
+    );
+  }
+}
+
 /** Parses the configuration or exits with a clear message: a service must not start half-configured. */
-export function loadConfigOrExit(): AppConfig {
+export async function loadConfigOrExit(): Promise<AppConfig> {
   loadDotEnv();
   try {
-    return parseConfig();
+    const config = parseConfig();
+    await checkConfigNames(config);
+    return config;
   } catch (error) {
     exitOnConfigError(error);
     throw error;

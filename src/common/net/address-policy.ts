@@ -1,5 +1,6 @@
 // Which IP addresses a user-supplied URL may reach (docs/api-decisions.md §4, §6): only public unicast, unless the
 // operator exempts a host, a host's one port, or a network with ALLOW_PRIVATE_URLS (docs/configuration.md).
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -188,6 +189,33 @@ function coversLoopback(entry: Entry): boolean {
 export function loopbackEntriesWithoutPort(allow: readonly string[]): string[] {
   const entries = allow.map((raw) => raw.trim()).filter((entry) => entry !== '');
   return entries.filter((entry) => coversLoopback(parseEntry(entry)));
+}
+
+/**
+ * The port-less host-name entries that resolve, now, to loopback or the unspecified address: `vm` when
+ * /etc/hosts maps the host's own name to 127.0.0.1, `ip6-localhost`. They open every port of this host
+ * exactly like a bare `127.0.0.1` (loopbackEntriesWithoutPort), which sees only the literal forms. A
+ * name that does not resolve reaches nothing now and is not listed.
+ */
+export async function loopbackNamesWithoutPort(allow: readonly string[]): Promise<string[]> {
+  const portlessNames = allow
+    .map((raw) => raw.trim())
+    .filter((raw) => raw !== '')
+    .flatMap((raw) => {
+      const entry = parseEntry(raw);
+      return entry.kind === 'host' && entry.port === null ? [{ raw, host: entry.host }] : [];
+    });
+  const verdicts = await Promise.all(
+    portlessNames.map(async ({ raw, host }) => {
+      const resolved = await lookup(host, { all: true, verbatim: true }).catch(() => []);
+      const reachesThisHost = resolved.some(({ address }) => {
+        const parsed = parseStrict(address);
+        return parsed !== null && coversLoopback({ kind: 'network', network: single(parsed), port: null });
+      });
+      return reachesThisHost ? raw : null;
+    }),
+  );
+  return verdicts.filter((raw): raw is string => raw !== null);
 }
 
 /**
