@@ -231,4 +231,41 @@ describe('what the CLI prints', () => {
     assert.equal(server?.requests.length, 0);
     expectSnapshot('usage-error', result.stderr);
   });
+
+  test('every command and subcommand answers --help and -h with its own usage, exit 0, no request', async () => {
+    const commands = [
+      ['convert', 'mediajobs convert <file|url> --to out.mp4'],
+      ['audio', 'mediajobs audio <file|url> --lufs'],
+      ['estimate', 'mediajobs estimate <sdr2hdr|audio>'],
+      ['jobs get', 'mediajobs jobs get <sdr2hdr|audio> <job_id>'],
+      ['jobs list', 'mediajobs jobs list <sdr2hdr|audio>'],
+      ['jobs cancel', 'mediajobs jobs cancel <sdr2hdr|audio> <job_id>'],
+      ['credits', 'mediajobs credits'],
+      ['ledger', 'mediajobs ledger [--limit 20]'],
+      ['keys list', 'mediajobs keys list'],
+      ['keys create', 'mediajobs keys create --scopes'],
+      ['keys revoke', 'mediajobs keys revoke <key_id>'],
+      ['webhooks list', 'mediajobs webhooks list'],
+      ['webhooks deliveries', 'mediajobs webhooks deliveries <we_id>'],
+      ['listen', 'mediajobs listen --forward-to'],
+    ];
+    for (const [command, usage] of commands) {
+      for (const flag of ['--help', '-h']) {
+        const result = await cli([...command!.split(' '), flag], () => ({ status: 500 }));
+        assert.equal(result.code, 0, `${command} ${flag}: ${result.stderr}`);
+        assert.equal(result.stderr, '');
+        assert.equal(server?.requests.length, 0);
+        assert.match(
+          result.stdout,
+          new RegExp(`^Usage:\\n  ${usage!.replace(/[|[\]]/g, '\\$&')}`),
+          `${command} ${flag}`,
+        );
+      }
+    }
+    const family = await cli(['jobs', '--help'], () => ({ status: 500 }));
+    assert.equal(family.code, 0);
+    assert.match(family.stdout, /mediajobs jobs get .*\n.*mediajobs jobs list .*\n.*mediajobs jobs cancel /);
+    const top = await cli(['--help'], () => ({ status: 500 }));
+    assert.match(top.stdout, /Run 'mediajobs <command> --help' for one command's options\./);
+  });
 });

@@ -100,6 +100,30 @@ describe('mediajobs CLI', () => {
     assert.equal(server?.requests.length, 0);
   });
 
+  test('`convert --help` and `jobs get -h`: that command’s usage on stdout, exit 0, no key needed', async () => {
+    const convert = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--help'], {});
+    assert.equal(convert.code, 0);
+    assert.equal(convert.stderr, '');
+    assert.match(convert.stdout, /^Usage:\n  mediajobs convert <file\|url> --to out\.mp4 /);
+    assert.match(convert.stdout, /--peak-nits +mastering peak in nits/);
+    const get = await run(['jobs', 'get', '-h'], {});
+    assert.equal(get.code, 0);
+    assert.match(get.stdout, /^Usage:\n  mediajobs jobs get <sdr2hdr\|audio> <job_id>\n\nShows one job/);
+  });
+
+  test('an unknown option names itself and the command help, in balanced quotes', async () => {
+    const env = await against(() => ({ status: 200, json: {} }));
+    const result = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--frobnicate'], env);
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      "usage_error: unknown option --frobnicate\nRun 'mediajobs convert --help' for its options.\n",
+    );
+    const missing = await run(['ledger', '--limit'], env);
+    assert.match(missing.stderr, /^usage_error: --limit needs a value\n/);
+    assert.equal(server?.requests.length, 0);
+  });
+
   test('credits prints the balance as JSON', async () => {
     const env = await against(() => ({ status: 200, json: { object: 'credit_balance', available_credits: 42 } }));
     const { code, stdout } = await run(['credits'], env);
