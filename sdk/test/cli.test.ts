@@ -124,6 +124,31 @@ describe('mediajobs CLI', () => {
     assert.equal(server?.requests.length, 0);
   });
 
+  test('convert of a WAV says the file has no video stream and names the audio command, before any request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mediajobs-cli-'));
+    // One second of 8 kHz 16-bit mono PCM: a RIFF/WAVE header, a fmt chunk and a data chunk.
+    const fmt = Buffer.alloc(24);
+    fmt.write('fmt ', 0, 'latin1');
+    fmt.writeUInt32LE(16, 4);
+    fmt.writeUInt16LE(1, 8);
+    fmt.writeUInt16LE(1, 10);
+    fmt.writeUInt32LE(8000, 12);
+    fmt.writeUInt32LE(16000, 16);
+    fmt.writeUInt16LE(2, 20);
+    fmt.writeUInt16LE(16, 22);
+    const data = Buffer.concat([Buffer.from('data', 'latin1'), Buffer.alloc(4), Buffer.alloc(16000)]);
+    data.writeUInt32LE(16000, 4);
+    const riff = Buffer.from('RIFF\0\0\0\0WAVE', 'latin1');
+    riff.writeUInt32LE(4 + fmt.length + data.length, 4);
+    writeFileSync(join(dir, 'speech.wav'), Buffer.concat([riff, fmt, data]));
+    const env = await against(() => ({ status: 500 }));
+    const result = await run(['convert', join(dir, 'speech.wav'), '--to', join(dir, 'out.mp4')], env);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^usage_error: speech\.wav has no video stream; for audio use `mediajobs audio`\n/);
+    assert.doesNotMatch(result.stderr, /missing_parameter|media\.width/);
+    assert.equal(server?.requests.length, 0);
+  });
+
   test('credits prints the balance as JSON', async () => {
     const env = await against(() => ({ status: 200, json: { object: 'credit_balance', available_credits: 42 } }));
     const { code, stdout } = await run(['credits'], env);
