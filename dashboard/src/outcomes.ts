@@ -46,8 +46,12 @@ const CODES: Record<string, Wording> = {
 
 const UNKNOWN: Wording = { title: 'Error', tone: 'danger' };
 
-export function errorWording(error: { type: string; code: string } | null): Wording {
+/** invalid_url naming a field that is not a job's source (a webhook endpoint's `url`): refused when given. */
+const REFUSED_URL: Wording = { title: 'The URL was refused', tone: 'danger' };
+
+export function errorWording(error: { type: string; code: string; param?: string | null } | null): Wording {
   if (!error) return UNKNOWN;
+  if (error.code === 'invalid_url' && error.param && !error.param.includes('source')) return REFUSED_URL;
   return CODES[error.code] ?? FAMILIES[error.type] ?? UNKNOWN;
 }
 

@@ -5,7 +5,8 @@
 import { EXIT_UNKNOWN } from './cli/exit-codes.js';
 import { main } from './cli/main.js';
 
-export { main, DEFAULT_BASE_URL, USAGE, USAGE_HINT } from './cli/main.js';
+export { main } from './cli/main.js';
+export { DEFAULT_BASE_URL, USAGE, USAGE_HINT } from './cli/help.js';
 export { EXIT_CODES, EXIT_UNKNOWN, exitCodeFor, formatError } from './cli/exit-codes.js';
 export { formatBytes, formatDuration, plural } from './cli/format.js';
 export { renderProgress } from './cli/progress.js';

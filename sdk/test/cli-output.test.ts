@@ -88,7 +88,7 @@ describe('what the CLI prints', () => {
   });
 
   test('ledger: a table, and how to get the next page', async () => {
-    const entry = (id: string, kind: string, credits: number, balance: number, job: string | null) => ({
+    const entry = (id: string, kind: string, credits: number, balance: number, held: number, job: string | null) => ({
       object: 'ledger_entry',
       id,
       kind,
@@ -96,12 +96,24 @@ describe('what the CLI prints', () => {
       job_id: job,
       reason: kind === 'grant' ? 'welcome' : null,
       balance_after: balance,
-      reserved_after: 0,
+      reserved_after: held,
       created_at: '2026-01-15T09:30:00.000Z',
     });
-    const result = await cli(['ledger', '--limit', '2'], () =>
-      list([entry('led_0002', 'capture', -24, 4976, 'job_0001'), entry('led_0001', 'grant', 5000, 5000, null)], true),
+    // As the API sends them (credits never negative): a grant, then a job held 24, was charged 20 and released 4.
+    const result = await cli(['ledger', '--limit', '4'], () =>
+      list(
+        [
+          entry('led_0004', 'release', 4, 4980, 0, 'job_0001'),
+          entry('led_0003', 'capture', 20, 4980, 4, 'job_0001'),
+          entry('led_0002', 'authorise', 24, 5000, 24, 'job_0001'),
+          entry('led_0001', 'grant', 5000, 5000, 0, null),
+        ],
+        true,
+      ),
     );
+    // The balance went down by the capture, and the CREDITS column says so.
+    assert.match(result.stdout, /capture +-20 +4980 +4 /);
+    assert.match(result.stdout, /authorise +hold 24 +5000 +24 /);
     expectSnapshot('ledger', result.stdout);
   });
 
@@ -230,5 +242,42 @@ describe('what the CLI prints', () => {
     assert.equal(result.code, 2);
     assert.equal(server?.requests.length, 0);
     expectSnapshot('usage-error', result.stderr);
+  });
+
+  test('every command and subcommand answers --help and -h with its own usage, exit 0, no request', async () => {
+    const commands = [
+      ['convert', 'mediajobs convert <file|url> --to out.mp4'],
+      ['audio', 'mediajobs audio <file|url> --lufs'],
+      ['estimate', 'mediajobs estimate <sdr2hdr|audio>'],
+      ['jobs get', 'mediajobs jobs get <sdr2hdr|audio> <job_id>'],
+      ['jobs list', 'mediajobs jobs list <sdr2hdr|audio>'],
+      ['jobs cancel', 'mediajobs jobs cancel <sdr2hdr|audio> <job_id>'],
+      ['credits', 'mediajobs credits'],
+      ['ledger', 'mediajobs ledger [--limit 20]'],
+      ['keys list', 'mediajobs keys list'],
+      ['keys create', 'mediajobs keys create --scopes'],
+      ['keys revoke', 'mediajobs keys revoke <key_id>'],
+      ['webhooks list', 'mediajobs webhooks list'],
+      ['webhooks deliveries', 'mediajobs webhooks deliveries <we_id>'],
+      ['listen', 'mediajobs listen --forward-to'],
+    ];
+    for (const [command, usage] of commands) {
+      for (const flag of ['--help', '-h']) {
+        const result = await cli([...command!.split(' '), flag], () => ({ status: 500 }));
+        assert.equal(result.code, 0, `${command} ${flag}: ${result.stderr}`);
+        assert.equal(result.stderr, '');
+        assert.equal(server?.requests.length, 0);
+        assert.match(
+          result.stdout,
+          new RegExp(`^Usage:\\n  ${usage!.replace(/[|[\]]/g, '\\$&')}`),
+          `${command} ${flag}`,
+        );
+      }
+    }
+    const family = await cli(['jobs', '--help'], () => ({ status: 500 }));
+    assert.equal(family.code, 0);
+    assert.match(family.stdout, /mediajobs jobs get .*\n.*mediajobs jobs list .*\n.*mediajobs jobs cancel /);
+    const top = await cli(['--help'], () => ({ status: 500 }));
+    assert.match(top.stdout, /Run 'mediajobs <command> --help' for one command's options\./);
   });
 });

@@ -100,6 +100,55 @@ describe('mediajobs CLI', () => {
     assert.equal(server?.requests.length, 0);
   });
 
+  test('`convert --help` and `jobs get -h`: that command’s usage on stdout, exit 0, no key needed', async () => {
+    const convert = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--help'], {});
+    assert.equal(convert.code, 0);
+    assert.equal(convert.stderr, '');
+    assert.match(convert.stdout, /^Usage:\n  mediajobs convert <file\|url> --to out\.mp4 /);
+    assert.match(convert.stdout, /--peak-nits +mastering peak in nits/);
+    const get = await run(['jobs', 'get', '-h'], {});
+    assert.equal(get.code, 0);
+    assert.match(get.stdout, /^Usage:\n  mediajobs jobs get <sdr2hdr\|audio> <job_id>\n\nShows one job/);
+  });
+
+  test('an unknown option names itself and the command help, in balanced quotes', async () => {
+    const env = await against(() => ({ status: 200, json: {} }));
+    const result = await run(['convert', 'in.mp4', '--to', 'out.mp4', '--frobnicate'], env);
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      "usage_error: unknown option --frobnicate\nRun 'mediajobs convert --help' for its options.\n",
+    );
+    const missing = await run(['ledger', '--limit'], env);
+    assert.match(missing.stderr, /^usage_error: --limit needs a value\n/);
+    assert.equal(server?.requests.length, 0);
+  });
+
+  test('convert of a WAV says the file has no video stream and names the audio command, before any request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mediajobs-cli-'));
+    // One second of 8 kHz 16-bit mono PCM: a RIFF/WAVE header, a fmt chunk and a data chunk.
+    const fmt = Buffer.alloc(24);
+    fmt.write('fmt ', 0, 'latin1');
+    fmt.writeUInt32LE(16, 4);
+    fmt.writeUInt16LE(1, 8);
+    fmt.writeUInt16LE(1, 10);
+    fmt.writeUInt32LE(8000, 12);
+    fmt.writeUInt32LE(16000, 16);
+    fmt.writeUInt16LE(2, 20);
+    fmt.writeUInt16LE(16, 22);
+    const data = Buffer.concat([Buffer.from('data', 'latin1'), Buffer.alloc(4), Buffer.alloc(16000)]);
+    data.writeUInt32LE(16000, 4);
+    const riff = Buffer.from('RIFF\0\0\0\0WAVE', 'latin1');
+    riff.writeUInt32LE(4 + fmt.length + data.length, 4);
+    writeFileSync(join(dir, 'speech.wav'), Buffer.concat([riff, fmt, data]));
+    const env = await against(() => ({ status: 500 }));
+    const result = await run(['convert', join(dir, 'speech.wav'), '--to', join(dir, 'out.mp4')], env);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^usage_error: speech\.wav has no video stream; for audio use `mediajobs audio`\n/);
+    assert.doesNotMatch(result.stderr, /missing_parameter|media\.width/);
+    assert.equal(server?.requests.length, 0);
+  });
+
   test('credits prints the balance as JSON', async () => {
     const env = await against(() => ({ status: 200, json: { object: 'credit_balance', available_credits: 42 } }));
     const { code, stdout } = await run(['credits'], env);

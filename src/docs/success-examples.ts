@@ -62,11 +62,24 @@ export function exampleFromSchema(schema: Schema | undefined, schemas: Record<st
   }
 }
 
-/** Gives every 2xx JSON response, and every webhook body, without an example one built from its schema. */
+type Operation = {
+  responses?: Record<string, unknown>;
+  requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown; examples?: unknown }> };
+};
+
+/**
+ * Gives every 2xx JSON response, every JSON request body and every webhook body without an example
+ * one built from its schema. A request body needs its own: without one, Swagger UI's "Try it out"
+ * fills in every property, alternatives together (source_url, upload_id and media in one input),
+ * which the API refuses; this example holds the required properties and those with an example.
+ */
 export function addSuccessExamples(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
   for (const pathItem of Object.values(document.paths)) {
-    for (const operation of Object.values(pathItem as Record<string, { responses?: Record<string, unknown> }>)) {
+    for (const operation of Object.values(pathItem as Record<string, Operation>)) {
+      const request = operation?.requestBody?.content?.['application/json'];
+      if (request?.schema && request.example === undefined && !request.examples)
+        request.example = exampleFromSchema(request.schema, schemas);
       for (const [status, response] of Object.entries(operation?.responses ?? {})) {
         if (!/^2/.test(status) || !response || '$ref' in (response as object)) continue;
         const media = (response as ResponseObject).content?.['application/json'];

@@ -223,6 +223,18 @@ describe('dashboard details a careful user notices', () => {
     expect(field!.width).toBeGreaterThanOrEqual(Math.min(560, form!.width - 60));
   });
 
+  it('a refused webhook endpoint URL reads "The URL was refused", not as a source that could not be read', async () => {
+    await page().goto(`${api.url}/dashboard/webhooks`);
+    await heading('Webhooks').waitFor();
+    // A private address: refused by its literal, before anything is connected to.
+    await page().getByLabel('Endpoint URL').fill('https://10.1.2.3/hooks');
+    await page().getByRole('button', { name: 'Add endpoint' }).click();
+    const notice = page().locator('.notice[role="alert"]');
+    await notice.waitFor();
+    expect(await notice.locator('.notice-title').textContent()).toBe('The URL was refused');
+    expect(await notice.textContent()).toContain('invalid_url');
+  });
+
   it('API keys: every cell of a row, Actions included, is a table cell ending where its row ends', async () => {
     await page().goto(`${api.url}/dashboard/keys`);
     await heading('API keys').waitFor();

@@ -76,6 +76,17 @@ describe('the job page: measured output and checks', () => {
       ['duration', '✓ passed'],
       ['round_trip_ssim', '✓ passed'],
     ]);
+    // The measured duration says its unit, as the expected one does.
+    expect(good.find(([name]) => name === 'duration')?.[3]).toMatch(/^\d+(\.\d+)? s$/);
+    // Each check's name is on one line (one box of an inline element per line), at desktop and phone width.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const lines = await section
+        .locator('table.checks td:first-child code')
+        .evaluateAll((codes: any[]) => codes.map((code) => [code.textContent, code.getClientRects().length]));
+      expect(lines.filter(([, count]) => count !== 1)).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     const spoiled = await rows(1);
     expect(spoiled.find(([name]) => name === 'frame_count')).toEqual(['frame_count', '✗ failed', '30', '29']);
     await expect(section.locator('.measured-item').nth(1).getByText('No output was kept.').count()).resolves.toBe(1);

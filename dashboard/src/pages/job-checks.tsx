@@ -1,5 +1,6 @@
 // The job page's "Measured output and checks": per item, what its output file measured (read by the
 // worker from the file itself) and each check it ran — passed ✓, or failed with expected vs measured.
+import { formatMeasured } from '../../../sdk/src/check-units';
 import type { Job } from '../api';
 import { formatBytes, formatSeconds } from '../format';
 
@@ -46,7 +47,7 @@ function measuredFacts(output: Output): [string, string][] {
 }
 
 function CheckRow({ check }: { check: Check }) {
-  const measured = check.measured === null ? '—' : String(check.measured);
+  const measured = formatMeasured(check);
   return (
     <tr className={check.passed ? 'check-passed' : 'check-failed'}>
       <td data-label="Check">

@@ -56,16 +56,36 @@ export async function credits(client: MediaJobs, args: string[], io: CliIo): Pro
   return 0;
 }
 
-const signed = (credits: number) => (credits > 0 ? `+${credits}` : String(credits));
+/**
+ * What an entry did to the balance: a grant adds (+), a capture takes (-); a hold and its release
+ * move credits in and out of what running jobs hold (the HELD column), not the balance.
+ * (The API's `credits` is never negative: the kind gives the direction.)
+ */
+function movement(entry: LedgerEntry): string {
+  const credits = String(entry.credits);
+  switch (entry.kind) {
+    case 'grant':
+      return `+${credits}`;
+    case 'capture':
+      return `-${credits}`;
+    case 'authorise':
+      return `hold ${credits}`;
+    case 'release':
+      return `release ${credits}`;
+    default:
+      return credits;
+  }
+}
 
 export function ledgerTable(entries: LedgerEntry[]): string {
   return table(
-    ['DATE', 'KIND', 'CREDITS', 'BALANCE', 'JOB', 'REASON'],
+    ['DATE', 'KIND', 'CREDITS', 'BALANCE', 'HELD', 'JOB', 'REASON'],
     entries.map((entry) => [
       formatDate(entry.created_at),
       entry.kind,
-      signed(entry.credits),
+      movement(entry),
       String(entry.balance_after),
+      String(entry.reserved_after),
       entry.job_id ?? '',
       entry.reason ?? '',
     ]),

@@ -39,8 +39,18 @@ export function parse<const T extends Options>(
     });
     return { values: values as Values<T>, positionals };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(usageMessage(error as Error & { code?: string }));
   }
+}
+
+/** parseArgs's messages, said as the rest of the CLI says things (its own hint has unbalanced quotes). */
+function usageMessage(error: Error & { code?: string }): string {
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1];
+  if (!option) return error.message;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
+  if (error.message.endsWith('argument missing')) return `${option} needs a value`;
+  if (error.message.endsWith('does not take an argument')) return `${option} takes no value`;
+  return error.message;
 }
 
 export function apiArg(value: string | undefined): Api {

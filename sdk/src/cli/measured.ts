@@ -1,5 +1,6 @@
 // `jobs get`: what each item's output measured (read from the file by the service) and its checks,
 // as lines a person reads — ✓ for a check passed, ✗ with what was expected and what was measured.
+import { formatMeasured } from '../check-units.js';
 import type { JobItem } from '../types.js';
 import { table } from './format.js';
 
@@ -41,7 +42,7 @@ function measuredLine(item: JobItem): string | null {
 }
 
 function checkRow(check: Check): string[] {
-  const measured = check.measured === null ? '—' : String(check.measured);
+  const measured = formatMeasured(check);
   return check.passed
     ? ['✓', check.name, measured]
     : ['✗', check.name, `expected ${check.expected}, measured ${measured}`];

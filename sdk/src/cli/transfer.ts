@@ -99,6 +99,9 @@ async function priceUploadAndRun<Params extends { inputs: JobInput[] }>(
   const jobs = client[api].jobs as unknown as JobsResource<Params>;
   let input: JobInput | null = source.kind === 'url' ? source.input : null;
   const described = source.kind === 'file' ? await describeMedia(source.file.path) : null;
+  // The API would answer `missing_parameter: … media.width`; the person ran the wrong command.
+  if (api === 'sdr2hdr' && described && described.width === undefined && source.kind === 'file')
+    throw new UsageError(`${basename(source.file.path)} has no video stream; for audio use \`mediajobs audio\``);
   if (!input && !described && source.kind === 'file') input = await upload(client, source.file, io);
   const estimateInput = input ?? { media: described! };
   const estimate = await jobs.estimate({ ...params, inputs: [estimateInput] } as EstimateParams<Params>);

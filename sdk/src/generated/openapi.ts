@@ -1777,6 +1777,13 @@ export interface components {
             quality?: "fast" | "balanced" | "best";
         };
         SubmitSdr2HdrJobDto: {
+            /**
+             * @example [
+             *       {
+             *         "source_url": "https://media.example.com/clip.mp4"
+             *       }
+             *     ]
+             */
             inputs: components["schemas"]["JobInputDto"][];
             /**
              * @example {
@@ -1786,10 +1793,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
-            /**
-             * @description Region whose workers run the job (default: the API's own).
-             * @example local
-             */
+            /** @description Region whose workers run the job (default: the API's own). */
             region?: string;
             output?: components["schemas"]["Sdr2HdrOutputDto"];
         };
@@ -2278,6 +2282,13 @@ export interface components {
             container?: "wav" | "m4a";
         };
         SubmitAudioJobDto: {
+            /**
+             * @example [
+             *       {
+             *         "source_url": "https://media.example.com/clip.mp4"
+             *       }
+             *     ]
+             */
             inputs: components["schemas"]["JobInputDto"][];
             /**
              * @example {
@@ -2287,10 +2298,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
-            /**
-             * @description Region whose workers run the job (default: the API's own).
-             * @example local
-             */
+            /** @description Region whose workers run the job (default: the API's own). */
             region?: string;
             output?: components["schemas"]["AudioOutputDto"];
         };
@@ -3675,6 +3683,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spend_limit_usd": 250
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchOwnAccountDto"];
             };
         };
@@ -4044,6 +4057,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "sdr2hdr",
+                 *         "audio"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -4149,6 +4170,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RotateApiKeyDto"];
             };
         };
@@ -4204,6 +4226,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignInDto"];
             };
         };
@@ -4392,6 +4420,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasswordResetRequestDto"];
             };
         };
@@ -4431,6 +4464,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasswordLinkDto"];
             };
         };
@@ -4473,6 +4511,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RedeemPasswordLinkDto"];
             };
         };
@@ -4582,6 +4626,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": components["schemas"]["InviteMemberDto"];
             };
         };
@@ -4683,6 +4733,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChangeRoleDto"];
             };
         };
@@ -4839,6 +4894,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Studios",
+                 *       "plan": "starter",
+                 *       "owner_email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountDto"];
             };
         };
@@ -4904,6 +4966,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasswordLinkRequestDto"];
             };
         };
@@ -4992,6 +5059,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spend_limit_usd": 250
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchAccountDto"];
             };
         };
@@ -5043,6 +5115,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "credits": 1000,
+                 *       "reason": "October top-up"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GrantCreditsDto"];
             };
         };
@@ -5091,6 +5169,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["MaintenanceDto"];
             };
         };
@@ -5131,6 +5214,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BlockedContentDto"];
             };
         };
@@ -5342,6 +5430,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "source_url": "https://media.example.com/clip.mp4"
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "customer_ref": "A-17"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitSdr2HdrJobDto"];
             };
         };
@@ -5465,6 +5565,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "source_url": "https://media.example.com/clip.mp4"
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "customer_ref": "A-17"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitSdr2HdrJobDto"];
             };
         };
@@ -5909,6 +6021,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "source_url": "https://media.example.com/clip.mp4"
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "customer_ref": "A-17"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitAudioJobDto"];
             };
         };
@@ -6032,6 +6156,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "source_url": "https://media.example.com/clip.mp4"
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "customer_ref": "A-17"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitAudioJobDto"];
             };
         };
@@ -6508,6 +6644,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/webhooks/mediajobs"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpointDto"];
             };
         };
@@ -7086,6 +7227,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "license_key": "mjl_4Vq8ZrT2mXkP9sLwN3bYc7HdJ6fGa1Re5uQo",
+                 *       "device_id": "host-7f3a9c",
+                 *       "device_name": "Studio workstation"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActivateLicenseDto"];
             };
         };
@@ -7136,6 +7284,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "license_key": "mjl_4Vq8ZrT2mXkP9sLwN3bYc7HdJ6fGa1Re5uQo",
+                 *       "device_id": "host-7f3a9c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LicenseDeviceDto"];
             };
         };
@@ -7186,6 +7340,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "license_key": "mjl_4Vq8ZrT2mXkP9sLwN3bYc7HdJ6fGa1Re5uQo",
+                 *       "device_id": "host-7f3a9c"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LicenseDeviceDto"];
             };
         };
@@ -7432,6 +7592,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "account_id": "acct_0Ab3dEfGh1234567890abcd",
+                 *       "max_devices": 3,
+                 *       "expires_at": "2026-01-15T09:30:00.000Z",
+                 *       "plan": "studio"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateLicenseDto"];
             };
         };

@@ -179,7 +179,13 @@ export class AudioOutputDto {
 }
 
 export class SubmitJobBase {
-  @ApiProperty({ type: [JobInputDto], minItems: 1, maxItems: 20 })
+  @ApiProperty({
+    type: [JobInputDto],
+    minItems: 1,
+    maxItems: 20,
+    // One source per input: an example holding every property of JobInputDto would be refused.
+    example: [{ source_url: 'https://media.example.com/clip.mp4' }],
+  })
   @IsDefined()
   @IsArray()
   @ArrayMinSize(1)
@@ -196,7 +202,8 @@ export class SubmitJobBase {
   @Transform(({ obj }: { obj: { metadata?: unknown } }) => obj.metadata, { toClassOnly: true })
   metadata?: Record<string, string>;
 
-  @ApiPropertyOptional({ example: 'local', description: "Region whose workers run the job (default: the API's own)." })
+  // No example: a region name is the deployment's own, and an example sent as is would name a wrong one.
+  @ApiPropertyOptional({ description: "Region whose workers run the job (default: the API's own)." })
   @IsOptional()
   @IsString()
   @Matches(/^[a-z0-9-]{1,32}$/, { message: 'region must be a region name' })
