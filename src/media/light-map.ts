@@ -193,6 +193,11 @@ export async function keyframeNear(
     [
       '-v',
       'error',
+      // Our own output, read by the same rule as every input: local files, the demuxers we accept.
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      ALLOWED_DEMUXERS,
       '-read_intervals',
       `${seconds.toFixed(3)}%+#${KEYFRAME_SCAN_PACKETS}`,
       '-select_streams',
