@@ -57,6 +57,7 @@ export async function benchLightMap(context: BenchContext): Promise<BenchResult>
           width: probed.video!.width,
           height: probed.video!.height,
           durationSeconds: probed.durationSeconds,
+          sourceColour: (await probe(clip)).video!,
         });
         if (run.status !== 'succeeded') throw new Error(`light-map bench: render failed: ${run.stderrTail.join(' ')}`);
         renders.push((performance.now() - rendering) / 1000);

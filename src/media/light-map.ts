@@ -4,7 +4,7 @@
 // band colour), applied by ffmpeg's lut3d; drawbox/drawtext draw the legend.
 import { rm, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { ALLOWED_DEMUXERS } from './ffmpeg-args';
+import { ALLOWED_DEMUXERS, zscaleColour } from './ffmpeg-args';
 import {
   bt2020Luminance,
   hlgInverseOetf,
@@ -13,7 +13,11 @@ import {
   type Rgb,
   type Transfer,
 } from './hdr-mapping';
+import type { VideoStreamInfo } from './media.types';
 import { defaultFfmpegPath, defaultFfprobePath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
+
+/** The source's colour tags as its probe read them (null: untagged). */
+export type SourceColour = Pick<VideoStreamInfo, 'colorTransfer' | 'colorPrimaries' | 'colorSpace' | 'colorRange'>;
 
 /** Upper edges (cd/m²) and colours of the bands; edges sit between the levels the mappings aim at. */
 export const LIGHT_BANDS: { below: number; colour: string; label: string }[] = [
@@ -95,6 +99,8 @@ export interface LightMapArgsInput {
   width: number;
   height: number;
   cubePath: string;
+  /** The source's tags: an untagged source is read as BT.709/limited, as the encode reads it. */
+  sourceColour: SourceColour;
 }
 
 /** ffmpeg: both frames at `atSeconds`, the output false-coloured, side by side over the legend, one PNG. */
@@ -122,6 +128,9 @@ export function buildLightMapArgs(input: LightMapArgsInput): string[] {
   const sourceSeek = ['-ss', at];
   const outputSeek = ['-ss', at];
   const local = ['-protocol_whitelist', 'file', '-format_whitelist', ALLOWED_DEMUXERS];
+  // zscale finds no path from a frame without colour tags: name the source's (as the encode does), and
+  // keep its transfer and primaries on the way out (only the matrix and range change, to full-range RGB).
+  const { tin, pin, min, rin } = zscaleColour(input.sourceColour);
   return [
     '-hide_banner',
     '-nostdin',
@@ -138,7 +147,7 @@ export function buildLightMapArgs(input: LightMapArgsInput): string[] {
     input.output,
     '-filter_complex',
     [
-      `[0:v]zscale=w=${width}:h=${height}:m=gbr:r=pc,format=gbrp,format=rgb24[sdr]`,
+      `[0:v]zscale=tin=${tin}:pin=${pin}:min=${min}:rin=${rin}:t=${tin}:p=${pin}:w=${width}:h=${height}:m=gbr:r=pc,format=gbrp,format=rgb24[sdr]`,
       `[1:v]zscale=m=gbr:r=pc,format=gbrp16le,lut3d=file=${input.cubePath}:interp=nearest,format=rgb24[map]`,
       `[sdr][map]hstack=inputs=2,pad=iw:ih+${LEGEND_HEIGHT}:0:0:color=white,${[...legend, title].join(',')}[out]`,
     ].join(';'),
@@ -158,6 +167,7 @@ export interface RenderLightMapInput {
   width: number;
   height: number;
   durationSeconds: number;
+  sourceColour: SourceColour;
   ffmpegPath?: string;
   ffprobePath?: string;
   signal?: AbortSignal;
@@ -183,6 +193,11 @@ export async function keyframeNear(
     [
       '-v',
       'error',
+      // Our own output, read by the same rule as every input: local files, the demuxers we accept.
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      ALLOWED_DEMUXERS,
       '-read_intervals',
       `${seconds.toFixed(3)}%+#${KEYFRAME_SCAN_PACKETS}`,
       '-select_streams',

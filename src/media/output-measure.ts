@@ -365,11 +365,14 @@ export async function roundTripSsim(request: RoundTripRequest): Promise<number> 
   const sourceChain = `${pick},${sourceAsCompared(request.sourceVideo, request.outputSize)}`;
   try {
     if (lut) await writeInverseLut(lut, request.choice, request.sourceVideo.colour);
-    const sourceInput = request.concat ? ['-f', 'concat', '-safe', '0', '-i', request.source] : ['-i', request.source];
+    // The whitelists are options of the input after them: each input carries its own.
+    const sourceInput = request.concat
+      ? [...localInput(`${ALLOWED_DEMUXERS},concat`), '-f', 'concat', '-safe', '0', '-i', request.source]
+      : [...localInput(ALLOWED_DEMUXERS), '-i', request.source];
     const run = await runMediaProcess(
       request.ffmpegPath ?? defaultFfmpegPath(),
-      ['-hide_banner', '-nostdin', '-nostats', '-protocol_whitelist', 'file']
-        .concat(['-format_whitelist', `${ALLOWED_DEMUXERS},concat`, '-i', request.output, ...sourceInput])
+      ['-hide_banner', '-nostdin', '-nostats']
+        .concat([...localInput(ALLOWED_DEMUXERS), '-i', request.output, ...sourceInput])
         .concat(['-filter_complex', `[0:v]${pick},${back}[a];[1:v]${sourceChain}[b];[a][b]ssim`])
         .concat(['-f', 'null', '-']),
       { signal: request.signal, timeLimitMs: request.timeLimitMs, stderrLines: 20 },
@@ -381,6 +384,11 @@ export async function roundTripSsim(request: RoundTripRequest): Promise<number> 
   } finally {
     if (lut) await rm(lut, { force: true });
   }
+}
+
+/** An input that may read local files only, parsed by `demuxers` only. */
+function localInput(demuxers: string): string[] {
+  return ['-protocol_whitelist', 'file', '-format_whitelist', demuxers];
 }
 
 function round3(value: number): number {

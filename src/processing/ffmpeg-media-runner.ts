@@ -183,10 +183,17 @@ export class FfmpegMediaRunner implements MediaRunner {
     });
   }
 
-  /** The output's picture size and length come from the output itself (a probe, ~0.15 s). */
+  /**
+   * The output's picture size and length come from the output itself, the source's colour tags from
+   * the source (a probe each, ~0.15 s, side by side).
+   */
   async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
-    const probed = await this.probe(request.outputPath, 'sdr2hdr', request.signal);
+    const [probed, source] = await Promise.all([
+      this.probe(request.outputPath, 'sdr2hdr', request.signal),
+      this.probe(request.sourcePath, 'sdr2hdr', request.signal),
+    ]);
     if (!probed.ok || !probed.probe.video) return { ok: false, stderrTail: ['the output does not probe'] };
+    if (!source.ok || !source.probe.video) return { ok: false, stderrTail: ['the source does not probe'] };
     const rendered = await renderLightMap({
       source: request.sourcePath,
       output: request.outputPath,
@@ -195,6 +202,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       width: probed.probe.video.width,
       height: probed.probe.video.height,
       durationSeconds: probed.probe.durationSeconds,
+      sourceColour: source.probe.video,
       ffmpegPath: this.config.ffmpegPath,
       ffprobePath: this.config.ffprobePath,
       signal: request.signal,

@@ -15,6 +15,22 @@ import { pixelBudgetProblem } from '../media/pixel-budget';
 
 export type ItemInputResult = { ok: true; path: string } | MediaFailure;
 
+/** The window a source_url download's rate is judged over (SOURCE_MIN_BYTES_PER_SECOND). */
+export const SOURCE_RATE_WINDOW_MS = 30_000;
+
+/** What bounds the fetch of an item's input. */
+export interface InputBounds {
+  /** A cancel of the job. */
+  signal: AbortSignal;
+  /**
+   * The worker's stop: a source download (which may take up to the job's time limit) is stopped, and
+   * its reason (WorkerStopping) thrown hands the unit back to the queue. A fetch from our own store ends.
+   */
+  stopping: AbortSignal;
+  /** The time the job has left: a download still running then ends the item as `timeout`. */
+  timeLimitMs: number;
+}
+
 @Injectable()
 export class ItemInput {
   constructor(
@@ -25,10 +41,10 @@ export class ItemInput {
   ) {}
 
   /** The input's local path, or why the item cannot run (before any media tool has started). */
-  async prepare(item: JobItemRow, workDir: string, signal: AbortSignal, clock: ItemClock): Promise<ItemInputResult> {
+  async prepare(item: JobItemRow, workDir: string, bounds: InputBounds, clock: ItemClock): Promise<ItemInputResult> {
     const overBudget = pixelBudgetProblem(item.width, item.height, this.config.workerMaxPixels);
     if (overBudget) return { ok: false, code: overBudget.code, message: overBudget.message };
-    const input = await clock.time('input', () => this.fetch(item, join(workDir, `in-${item.index}`), signal));
+    const input = await clock.time('input', () => this.fetch(item, join(workDir, `in-${item.index}`), bounds));
     if (!input.ok) return input;
     // The block list is checked on the bytes themselves: a source_url's are known only now.
     if (await clock.time('check', () => this.repository.isBlocked(input.sha256))) {
@@ -44,7 +60,7 @@ export class ItemInput {
   private async fetch(
     item: JobItemRow,
     path: string,
-    signal: AbortSignal,
+    { signal, stopping, timeLimitMs }: InputBounds,
   ): Promise<{ ok: true; path: string; sha256: string } | MediaFailure> {
     if (item.source.type === 'upload') {
       const upload = await this.repository.storageKeyOfUpload(item.source.upload_id);
@@ -74,9 +90,16 @@ export class ItemInput {
       allow: this.config.allowPrivateUrls,
       maxBytes: this.config.maxSourceBytes,
       timeoutMs: Math.min(this.config.jobTimeLimitSeconds * 1000, 30 * 60 * 1000),
-      signal,
+      // A source that keeps sending a little never falls idle: the job's time bounds the whole download.
+      totalMs: Math.max(1, timeLimitMs),
+      minRate: { bytesPerSecond: this.config.sourceMinBytesPerSecond, windowMs: SOURCE_RATE_WINDOW_MS },
+      signal: AbortSignal.any([signal, stopping]),
     });
-    // invalid_url: the source is gone or refused now; upstream_error: the host failed (retryable).
+    if (!downloaded.ok && downloaded.code === 'timeout') {
+      const message = `The job did not finish within its time limit of ${this.config.jobTimeLimitSeconds} s: the source download was still running.`;
+      return { ok: false, code: 'timeout', message };
+    }
+    // invalid_url: the source is gone or refused now; upstream_error: the host failed or sent too slowly (retryable).
     if (!downloaded.ok) return { ok: false, code: downloaded.code, message: downloaded.reason };
     return { ok: true, path, sha256: downloaded.sha256 };
   }

@@ -17,6 +17,7 @@ import { CancelListener } from './upkeep/cancel-listener';
 import { WorkerHeartbeat } from './upkeep/worker-heartbeat';
 import { EncodeSegment } from './usecases/encode-segment/encode-segment.usecase';
 import { RunItem } from './usecases/run-item/run-item.usecase';
+import { WorkerStopping } from './worker-stopping';
 
 /**
  * The worker process's media queue consumer for its region. A job's unit (process-job) queues its
@@ -29,6 +30,8 @@ import { RunItem } from './usecases/run-item/run-item.usecase';
 export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(MediaWorker.name);
   private worker?: Worker<MediaJobData>;
+  /** Aborted (with WorkerStopping) as the worker stops: a running source download hands its unit back. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly runItem: RunItem,
@@ -55,11 +58,13 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * SIGTERM: stop taking jobs and let running ones finish (BullMQ hands back what it must). Before the
-   * shutdown hooks, so the heartbeat leaves the region and the cancel listener stops only once nothing
-   * runs here any more, and PostgreSQL is still open for the running items' endings.
+   * SIGTERM: stop taking jobs and let running media work finish; a source download still running is
+   * stopped and its unit handed back to the queue (it could hold the worker up to the job's time limit).
+   * Before the shutdown hooks, so the heartbeat leaves the region and the cancel listener stops only once
+   * nothing runs here any more, and PostgreSQL is still open for the running items' endings.
    */
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort(new WorkerStopping());
     if (this.worker) await this.queues.stopWorker(this.worker);
   }
 
@@ -78,6 +83,7 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
         index,
         worker: this.heartbeat.id,
         signal: controller.signal,
+        stopping: this.stopping.signal,
         abort: () => controller.abort(),
       }),
     );
@@ -103,15 +109,20 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * Runs a unit. An attempt that fails because PostgreSQL or Redis is unreachable goes back to BullMQ to
-   * be tried again later (never counted against the work); any other error is the unit's own, and after
-   * MEDIA_JOB_MAX_ERRORS of them its items fail as processing_failed.
+   * Runs a unit. An attempt that fails because PostgreSQL or Redis is unreachable, or that the worker's
+   * stop handed back (WorkerStopping), goes back to BullMQ to be tried again later (never counted
+   * against the work); any other error is the unit's own, and after MEDIA_JOB_MAX_ERRORS of them its
+   * items fail as processing_failed.
    */
   private async unit(job: Job<MediaJobData>, work: () => Promise<void>): Promise<void> {
     const { jobId, index } = job.data;
     try {
       await work();
     } catch (error) {
+      if (error instanceof WorkerStopping) {
+        this.logger.log({ job_id: jobId, item: index }, 'the worker is stopping; the unit goes back to the queue');
+        throw error;
+      }
       if (isUnavailableError(error)) {
         this.logger.warn({ job_id: jobId, item: index, err: error }, 'dependency unavailable; the unit is tried again');
         throw error;

@@ -13,7 +13,7 @@ import { DataSource } from 'typeorm';
 import { LEGEND_HEIGHT, LIGHT_BANDS } from '../../src/media/light-map';
 import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { StorageSweeper } from '../../src/processing/storage-sweeper';
-import { keyframedSdrMp4, LIGHT_PATTERN, lightPatternMp4 } from '../fixtures/media';
+import { keyframedSdrMp4, LIGHT_PATTERN, lightPatternMp4, untaggedMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startStack, type TestWorker } from '../support/worker';
@@ -148,6 +148,12 @@ describe('the light map of an sdr2hdr item', () => {
     expect(objects.filter((name) => name.endsWith('.png'))).toHaveLength(1);
     expect(objects.filter((name) => name.endsWith('.mp4'))).toHaveLength(1);
   }, 480_000);
+
+  it('a source without colour tags gets its light map: read as BT.709, as the encode reads it', async () => {
+    const job = await run(await untaggedMp4({ width: 160, height: 90, seconds: 1, audio: false }), {});
+    const png = await fetchMap(job.items[0], 'untagged');
+    expect(png).toMatchObject({ width: 320, height: 90 + LEGEND_HEIGHT });
+  }, 240_000);
 
   it('retention removes the light map with the output; the sweeper removes one nothing points at', async () => {
     const job = await run(await lightPatternMp4(), {});

@@ -160,6 +160,7 @@ describe('sdr2hdr light (real ffmpeg, HDR test card)', () => {
         width: result.width,
         height: result.height,
         durationSeconds: 1,
+        sourceColour: (await probed(card)).video!,
       });
       expect(run.status).toBe('succeeded');
       const { stdout } = await exec('ffprobe', [

@@ -317,11 +317,23 @@ describe('downloadToFile', () => {
   const body = randomBytes(200_000);
   let origin: LocalOrigin;
   let dir: string;
+  /** When each trickled response's connection closed. */
+  const trickleClosed: number[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'mj-net-dl-'));
     origin = await startOrigin((req, res) => {
       switch (req.url) {
+        case '/trickle': {
+          // One byte every 50 ms: never silent long enough for the idle timeout, never done.
+          res.writeHead(200, { 'content-length': body.length });
+          const drip = setInterval(() => res.write(body.subarray(0, 1)), 50);
+          res.on('close', () => {
+            clearInterval(drip);
+            trickleClosed.push(Date.now());
+          });
+          return;
+        }
         case '/file':
           res.writeHead(200, { 'content-length': body.length }).end(body);
           return;
@@ -356,7 +368,7 @@ describe('downloadToFile', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const options = { allow: ['127.0.0.1'], timeoutMs: 2000 };
+  const options = { allow: ['127.0.0.1'], timeoutMs: 2000, totalMs: 10_000 };
 
   it('streams the body to the file with its size and SHA-256', async () => {
     const dest = join(dir, 'ok.bin');
@@ -398,6 +410,59 @@ describe('downloadToFile', () => {
       maxBytes: body.length,
     });
     expect(result).toMatchObject({ ok: false, code: 'upstream_error', reason: expect.stringMatching(/300 ms/) });
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('stops a body that keeps trickling at the whole download bound as timeout, deleting the partial file', async () => {
+    const dest = join(dir, 'trickle-bound.bin');
+    const started = Date.now();
+    const result = await downloadToFile(`${origin.base}/trickle`, dest, {
+      ...options,
+      totalMs: 600,
+      maxBytes: body.length,
+    });
+    expect(result).toMatchObject({ ok: false, code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('stops a body slower than the minimum rate as upstream_error, naming the rate', async () => {
+    const dest = join(dir, 'trickle-rate.bin');
+    const started = Date.now();
+    const result = await downloadToFile(`${origin.base}/trickle`, dest, {
+      ...options,
+      minRate: { bytesPerSecond: 1000, windowMs: 300 },
+      maxBytes: body.length,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'upstream_error',
+      reason: expect.stringMatching(/1000 bytes a second/),
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it("a caller's abort mid-body throws its reason and closes the source's connection at once", async () => {
+    const dest = join(dir, 'trickle-abort.bin');
+    const controller = new AbortController();
+    const reason = new Error('cancelled by the test');
+    const download = downloadToFile(`${origin.base}/trickle`, dest, {
+      ...options,
+      maxBytes: body.length,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closedBefore = trickleClosed.length;
+    const aborted = Date.now();
+    controller.abort(reason);
+    await expect(download).rejects.toBe(reason);
+    const closedAt = await new Promise<number>((resolve) => {
+      const poll = setInterval(() => {
+        if (trickleClosed.length > closedBefore) resolve((clearInterval(poll), trickleClosed[closedBefore]));
+      }, 10);
+    });
+    expect(closedAt - aborted).toBeLessThan(1000);
     expect(existsSync(dest)).toBe(false);
   });
 

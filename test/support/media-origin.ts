@@ -1,7 +1,7 @@
 // A loopback HTTP origin serving files with Range support, for source_url tests. Paths can be made to
-// fail on demand (to act as a source host that breaks during download).
+// fail on demand (to act as a source host that breaks during download), or to trickle a download.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,6 +12,13 @@ export interface MediaOrigin {
   failWith(name: string, status: number): void;
   /** From now on, every request for this name waits `ms` before it is answered (a slow source). */
   delay(name: string, ms: number): void;
+  /**
+   * From now on, a GET of this name without a Range (a worker's download) sends its headers, then one
+   * byte every `everyMs`; ranged reads (the submit probe) are answered as usual.
+   */
+  trickle(name: string, everyMs: number): void;
+  /** Trickled downloads of this name whose connection is still open. */
+  trickling(name: string): number;
   requests: string[];
   close(): Promise<void>;
 }
@@ -20,7 +27,20 @@ export async function startMediaOrigin(): Promise<MediaOrigin> {
   const files = new Map<string, string>();
   const failures = new Map<string, number>();
   const delays = new Map<string, number>();
+  const trickles = new Map<string, number>();
+  const trickling = new Map<string, number>();
   const requests: string[] = [];
+  const trickle = async (name: string, path: string, everyMs: number, response: ServerResponse): Promise<void> => {
+    const bytes = await readFile(path);
+    response.writeHead(200, { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'content-length': bytes.length });
+    trickling.set(name, (trickling.get(name) ?? 0) + 1);
+    let sent = 0;
+    const drip = setInterval(() => response.write(bytes.subarray(sent, ++sent)), everyMs);
+    response.on('close', () => {
+      clearInterval(drip);
+      trickling.set(name, trickling.get(name)! - 1);
+    });
+  };
   const answer = (name: string, request: IncomingMessage, response: ServerResponse): void => {
     requests.push(`${request.method} ${name} ${request.headers.range ?? ''}`.trim());
     const failure = failures.get(name);
@@ -42,6 +62,8 @@ export async function startMediaOrigin(): Promise<MediaOrigin> {
         if (request.method === 'HEAD') return void response.end();
         return void createReadStream(path, { start, end }).pipe(response);
       }
+      const everyMs = trickles.get(name);
+      if (everyMs && request.method === 'GET') return void trickle(name, path, everyMs, response);
       response.writeHead(200, { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'content-length': size });
       if (request.method === 'HEAD') return void response.end();
       createReadStream(path).pipe(response);
@@ -60,6 +82,8 @@ export async function startMediaOrigin(): Promise<MediaOrigin> {
     serve: (name, path) => void files.set(name, path),
     failWith: (name, status) => void failures.set(name, status),
     delay: (name, ms) => void delays.set(name, ms),
+    trickle: (name, everyMs) => void trickles.set(name, everyMs),
+    trickling: (name) => trickling.get(name) ?? 0,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -47,6 +47,8 @@ export interface AppConfig {
   maxUploadBytes: number;
   /** Largest source_url download: refused at submit when the source announces its size, else in the worker. */
   maxSourceBytes: number;
+  /** Slowest a source_url download may arrive, over each SOURCE_RATE_WINDOW_MS (0: no minimum). */
+  sourceMinBytesPerSecond: number;
   maxJsonBodyBytes: number;
   /** A request body slower than this over a whole window is answered 408 request_timeout and dropped. */
   requestBodyMinBytesPerSecond: number;
@@ -247,6 +249,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     cancelWindowSeconds: int(env, 'CANCEL_WINDOW_SECONDS', 60, 0, 86400),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 ** 3, 1),
     maxSourceBytes: int(env, 'MAX_SOURCE_BYTES', 2 * 1024 ** 3, 1),
+    sourceMinBytesPerSecond: int(env, 'SOURCE_MIN_BYTES_PER_SECOND', 16 * 1024, 0),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     requestBodyMinBytesPerSecond: int(env, 'REQUEST_BODY_MIN_BYTES_PER_SECOND', 1024, 1, 1024 ** 3),
     requestBodyRateWindowSeconds: int(env, 'REQUEST_BODY_RATE_WINDOW_SECONDS', 10, 1, 600),

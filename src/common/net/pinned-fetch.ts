@@ -292,7 +292,16 @@ export interface DownloadOptions {
   allow: AllowList;
   lookup?: LookupFunction;
   maxBytes: number;
+  /** Longest wait for the response headers and longest silence on the socket after (pinnedRequest). */
   timeoutMs: number;
+  /** The whole download's bound, headers and body: past it the download stops as `timeout`. */
+  totalMs: number;
+  /**
+   * The slowest a body may arrive: fewer than `bytesPerSecond` a second in each `windowMs` (counted
+   * from the headers) stops it as `upstream_error`. A source trickling a byte now and then never falls
+   * silent long enough for the idle timeout; without this it would hold a worker up to `totalMs`.
+   */
+  minRate?: { bytesPerSecond: number; windowMs: number };
   maxRedirects?: number;
   signal?: AbortSignal;
   connect?: ConnectFunction;
@@ -300,9 +309,15 @@ export interface DownloadOptions {
 
 export type DownloadResult =
   | { ok: true; sizeBytes: number; sha256: string }
-  | { ok: false; code: PinnedFailureCode | 'file_too_large'; reason: string; status?: number };
+  | { ok: false; code: PinnedFailureCode | 'file_too_large' | 'timeout'; reason: string; status?: number };
 
 class TooLargeError extends Error {}
+/** Why a download was stopped from here (its bound), as opposed to by the caller's signal. */
+class DownloadStopped extends Error {
+  constructor(readonly result: Extract<DownloadResult, { ok: false }>) {
+    super(result.reason);
+  }
+}
 
 const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EACCES', 'EPERM', 'EISDIR', 'ENOENT']);
 
@@ -315,23 +330,77 @@ export async function downloadToFile(
   destPath: string,
   options: DownloadOptions,
 ): Promise<DownloadResult> {
+  // One signal stops everything: the caller's (a cancel, a worker's stop), the whole download's
+  // bound, the minimum rate. Aborting it after the headers still destroys the body (pinnedRequest).
+  const stop = new AbortController();
+  const onCallerAbort = (): void => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted) throw options.signal.reason;
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const bound = setTimeout(() => {
+    const seconds = Math.round(options.totalMs / 1000);
+    stop.abort(
+      new DownloadStopped({
+        ok: false,
+        code: 'timeout',
+        reason: `The source download did not finish within ${seconds} s.`,
+      }),
+    );
+  }, options.totalMs);
+  let rateCheck: NodeJS.Timeout | undefined;
+  try {
+    let result: PinnedResult;
+    try {
+      result = await pinnedRequest(raw, {
+        allow: options.allow,
+        lookup: options.lookup,
+        method: 'GET',
+        headers: { 'accept-encoding': 'identity' },
+        timeoutMs: options.timeoutMs,
+        maxRedirects: options.maxRedirects,
+        signal: stop.signal,
+        connect: options.connect,
+      });
+    } catch (error) {
+      if (stop.signal.reason instanceof DownloadStopped) return stop.signal.reason.result;
+      throw error;
+    }
+    if (!result.ok) return result;
+    const counted = { bytes: 0 };
+    const minRate = options.minRate;
+    if (minRate && minRate.bytesPerSecond > 0) {
+      const least = (minRate.bytesPerSecond * minRate.windowMs) / 1000;
+      let before = 0;
+      rateCheck = setInterval(() => {
+        const arrived = counted.bytes - before;
+        before = counted.bytes;
+        if (arrived >= least) return;
+        const reason =
+          `The URL's server sent ${arrived} bytes in ${minRate.windowMs / 1000} s, slower than the minimum ` +
+          `of ${minRate.bytesPerSecond} bytes a second.`;
+        stop.abort(new DownloadStopped({ ok: false, code: 'upstream_error', reason }));
+      }, minRate.windowMs);
+    }
+    return await writeBody(result.response, destPath, options, stop.signal, counted);
+  } finally {
+    clearTimeout(bound);
+    clearInterval(rateCheck);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+/** The body into `destPath`, counted into `counted` as it arrives; `stop` aborted: the partial file goes. */
+async function writeBody(
+  response: http.IncomingMessage,
+  destPath: string,
+  options: DownloadOptions,
+  stop: AbortSignal,
+  counted: { bytes: number },
+): Promise<DownloadResult> {
   const tooLarge = {
     ok: false,
     code: 'file_too_large',
     reason: `The file is larger than the limit of ${options.maxBytes} bytes.`,
   } as const;
-  const result = await pinnedRequest(raw, {
-    allow: options.allow,
-    lookup: options.lookup,
-    method: 'GET',
-    headers: { 'accept-encoding': 'identity' },
-    timeoutMs: options.timeoutMs,
-    maxRedirects: options.maxRedirects,
-    signal: options.signal,
-    connect: options.connect,
-  });
-  if (!result.ok) return result;
-  const { response } = result;
   const announced = Number(response.headers['content-length'] ?? NaN);
   if (announced > options.maxBytes) {
     response.destroy();
@@ -343,6 +412,7 @@ export async function downloadToFile(
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
+      counted.bytes = size;
       if (size > options.maxBytes) return callback(new TooLargeError());
       hash.update(chunk);
       callback(null, chunk);
@@ -363,7 +433,8 @@ export async function downloadToFile(
   } catch (error) {
     await rm(destPath, { force: true });
     if (error instanceof TooLargeError) return tooLarge;
-    if (options.signal?.aborted) throw options.signal.reason;
+    if (stop.reason instanceof DownloadStopped) return stop.reason.result;
+    if (stop.aborted) throw stop.reason;
     // A local disk problem is ours, not the source's: let it surface as an error.
     if (DISK_ERRORS.has(errorCode(error))) throw error;
     return failureFromError(error, options.timeoutMs);

@@ -75,6 +75,7 @@ function command(controller = new AbortController()): RunItemCommand {
     index: 0,
     worker: 'wkr_spec',
     signal: controller.signal,
+    stopping: new AbortController().signal,
     abort: () => controller.abort(),
   };
 }

@@ -21,6 +21,7 @@ import { ProgressWriter } from '../../progress-writer';
 import { SegmentsRepository } from '../../segments.repository';
 import { pricedSource, recheckSource } from '../../source-recheck';
 import { WorkDirs } from '../../work-dirs';
+import { WorkerStopping } from '../../worker-stopping';
 import { SplitItem, type ItemSplit } from '../split-item/split-item.usecase';
 
 export interface RunItemCommand {
@@ -30,11 +31,13 @@ export interface RunItemCommand {
   worker: string;
   /** Aborted by a cancel of the job. */
   signal: AbortSignal;
+  /** Aborted when the worker stops (SIGTERM): a source download still running is handed back (ItemInput). */
+  stopping: AbortSignal;
   /** Called when the job turns out to be no longer processing at a progress mark (a cancel this worker missed). */
   abort(): void;
 }
 
-type Outcome = 'succeeded' | 'failed' | 'cancelled' | 'split' | 'ended_elsewhere' | 'error';
+type Outcome = 'succeeded' | 'failed' | 'cancelled' | 'split' | 'ended_elsewhere' | 'handed_back' | 'error';
 
 @Injectable()
 export class RunItem {
@@ -93,6 +96,9 @@ export class RunItem {
       };
       ({ outcome, outputBytes } = await this.ending.end(job, item, run, checkAgainst, clock));
       return null;
+    } catch (error) {
+      if (error instanceof WorkerStopping) outcome = 'handed_back';
+      throw error;
     } finally {
       await clock.time('cleanup', () => this.workDirs.remove(workDir));
       this.logTimings(job, index, outcome, clock, outputBytes);
@@ -124,7 +130,12 @@ export class RunItem {
     clock: ItemClock,
     source: { path: string },
   ): Promise<RunItemResult | ItemSplit> {
-    const input = await this.input.prepare(item, workDir, command.signal, clock);
+    const bounds = {
+      signal: command.signal,
+      stopping: command.stopping,
+      timeLimitMs: timeLeftMs(jobDeadline(job, this.config)),
+    };
+    const input = await this.input.prepare(item, workDir, bounds, clock);
     if (!input.ok) return input;
     source.path = input.path;
     const timeLimitMs = timeLeftMs(jobDeadline(job, this.config));
