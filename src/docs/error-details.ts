@@ -259,6 +259,26 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
         description: 'Readiness probe only: the dependencies that do not answer (postgres, redis).',
         optional: true,
       },
+      {
+        name: 'account_probes_running',
+        type: 'integer',
+        description:
+          "A source check that found no probe slot: the account's sources being inspected on this server now.",
+        optional: true,
+      },
+      {
+        name: 'max_probes_per_account',
+        type: 'integer',
+        description: 'A source check that found no probe slot: how many one account may have inspected at once.',
+        optional: true,
+      },
+      {
+        name: 'probe_seconds_limit',
+        type: 'integer',
+        description:
+          "A request whose sources took too long to inspect: the seconds one request's sources may take in all.",
+        optional: true,
+      },
     ],
     example: { down: ['redis'] },
   },

@@ -27,6 +27,7 @@ import {
   type RequestedOutput,
 } from './output-options';
 import { itemCredits } from './pricing';
+import { requestProbeBudget } from './probe-slots';
 import { itemProcessingSeconds } from './processing-time';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { RegionHealth } from './region-health';
@@ -227,12 +228,18 @@ export class JobsService {
     signal?: () => AbortSignal,
   ): Promise<PricedItem[]> {
     const items: PricedItem[] = [];
-    for (const [index, input] of inputs.entries()) {
-      const source: CheckedSource<ItemSource | DeclaredSource> = input.media
-        ? this.sources.declared(job.api, input.media, index)
-        : await this.sources.check(caller.accountId, job.api, input, index, signal);
-      const pixels = job.api === 'sdr2hdr' ? outputPixels(source, job.output.resolution) : 0;
-      items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, pixels) });
+    // All inputs together get PROBE_REQUEST_SECONDS to be inspected (probe-slots.ts).
+    const budget = requestProbeBudget(signal, this.config.probeRequestSeconds);
+    try {
+      for (const [index, input] of inputs.entries()) {
+        const source: CheckedSource<ItemSource | DeclaredSource> = input.media
+          ? this.sources.declared(job.api, input.media, index)
+          : await this.sources.check(caller.accountId, job.api, input, index, budget.signal);
+        const pixels = job.api === 'sdr2hdr' ? outputPixels(source, job.output.resolution) : 0;
+        items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, pixels) });
+      }
+    } finally {
+      budget.end();
     }
     return items;
   }
