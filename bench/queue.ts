@@ -57,6 +57,7 @@ class TrivialRunner implements Pick<MediaRunner, 'run'> {
       ok: true as const,
       path,
       processedSeconds: 1,
+      outputWidth: 320,
       outputHeight: 180,
       container: 'mp4',
       contentType: 'video/mp4',

@@ -29,6 +29,7 @@ const noopRunner: Pick<MediaRunner, 'run' | 'check' | 'lightMap'> & Partial<Medi
       ok: true,
       path,
       processedSeconds: 1,
+      outputWidth: audio ? 0 : 320,
       outputHeight: audio ? 0 : 180,
       container: audio ? 'wav' : 'mp4',
       contentType: audio ? 'audio/wav' : 'video/mp4',

@@ -164,6 +164,21 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
     ],
     example: { width: 7680, height: 4320, max_pixels: 8294400 },
   },
+  // Present when the output picture has more pixels than the plan's largest output (not for an API or a resolution the plan lacks).
+  plan_not_supported: {
+    fields: [
+      { name: 'output_width', type: 'integer', description: 'Width of the output picture.', optional: true },
+      { name: 'output_height', type: 'integer', description: 'Height of the output picture.', optional: true },
+      { name: 'output_pixels', type: 'integer', description: 'Pixels per frame of the output.', optional: true },
+      {
+        name: 'max_output_pixels',
+        type: 'integer',
+        description: "The plan's largest output in pixels: its resolution's 16:9 picture (1080p: 1920×1080).",
+        optional: true,
+      },
+    ],
+    example: { output_width: 11520, output_height: 720, output_pixels: 8294400, max_output_pixels: 2073600 },
+  },
   webhook_endpoint_exists: {
     fields: [{ name: 'endpoint_id', type: 'string', description: 'The endpoint with this URL and these events.' }],
     example: { endpoint_id: 'we_01HZX3Q7W8K2M5N9P4R6T1V3Y5' },
@@ -242,6 +257,26 @@ export const ERROR_DETAILS: Partial<Record<ErrorCode, DetailsShape>> = {
         name: 'down',
         type: 'array',
         description: 'Readiness probe only: the dependencies that do not answer (postgres, redis).',
+        optional: true,
+      },
+      {
+        name: 'account_probes_running',
+        type: 'integer',
+        description:
+          "A source check that found no probe slot: the account's sources being inspected on this server now.",
+        optional: true,
+      },
+      {
+        name: 'max_probes_per_account',
+        type: 'integer',
+        description: 'A source check that found no probe slot: how many one account may have inspected at once.',
+        optional: true,
+      },
+      {
+        name: 'probe_seconds_limit',
+        type: 'integer',
+        description:
+          "A request whose sources took too long to inspect: the seconds one request's sources may take in all.",
         optional: true,
       },
     ],

@@ -18,18 +18,23 @@ import type { ItemSource, JobApi } from './job.types';
 import { JobsRepository, type NewJobItem } from './jobs.repository';
 import { SubmitLimits } from './limits';
 import {
-  outputLines,
   outputPicture,
+  outputPixels,
   RESOLUTIONS,
+  resolutionPixels,
   resolveOutput,
   type JobOutput,
   type RequestedOutput,
 } from './output-options';
 import { itemCredits } from './pricing';
+import { requestProbeBudget } from './probe-slots';
 import { itemProcessingSeconds } from './processing-time';
 import { QUALITY_PRESETS } from '../media/quality-presets';
 import { RegionHealth } from './region-health';
 import { SourcesService, type CheckedSource, type DeclaredSource } from './sources.service';
+
+/** The smallest output a client can ask for (RESOLUTIONS). */
+const SMALLEST_RESOLUTION = '720p';
 
 export type SubmitRequest = RequestedOutput & {
   inputs: JobInputDto[];
@@ -65,8 +70,8 @@ export class JobsService {
    * - step 3's region health: here, not in the guard, because the region is named in the body, and
    *   after step 5 so that a retried submit whose job exists gets its stored 202 even while the
    *   region is down;
-   * - step 6, account state and plan; step 7, each source (probed); step 6's plan check of a source's
-   *   own height, which only the probe can tell;
+   * - step 6, account state and plan; step 7, each source (probed); step 6's plan check of the output's
+   *   pixels, which only the probe can tell;
    * then step 8, limits and money (src/jobs/limits.ts) with the job's insert, in one transaction.
    */
   async submit(caller: AuthContext, request: SubmitRequest): Promise<JobView> {
@@ -184,7 +189,7 @@ export class JobsService {
     this.checkPlan(caller, job);
     checkAccountState(caller.subscriptionStatus);
     const items = await this.checkSources(caller, job, inputs, request.signal);
-    this.checkOutputHeights(caller, job, items);
+    this.checkOutputPictures(caller, job, items);
     return { job, items, region, metadata };
   }
 
@@ -223,27 +228,49 @@ export class JobsService {
     signal?: () => AbortSignal,
   ): Promise<PricedItem[]> {
     const items: PricedItem[] = [];
-    for (const [index, input] of inputs.entries()) {
-      const source: CheckedSource<ItemSource | DeclaredSource> = input.media
-        ? this.sources.declared(job.api, input.media, index)
-        : await this.sources.check(caller.accountId, job.api, input, index, signal);
-      const lines = job.api === 'sdr2hdr' ? outputLines(source, job.output.resolution) : 0;
-      items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, lines) });
+    // All inputs together get PROBE_REQUEST_SECONDS to be inspected (probe-slots.ts).
+    const budget = requestProbeBudget(signal, this.config.probeRequestSeconds);
+    try {
+      for (const [index, input] of inputs.entries()) {
+        const source: CheckedSource<ItemSource | DeclaredSource> = input.media
+          ? this.sources.declared(job.api, input.media, index)
+          : await this.sources.check(caller.accountId, job.api, input, index, budget.signal);
+        const pixels = job.api === 'sdr2hdr' ? outputPixels(source, job.output.resolution) : 0;
+        items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, pixels) });
+      }
+    } finally {
+      budget.end();
     }
     return items;
   }
 
-  /** Step 6 again, for what only the probe knows: a source taller than the plan's largest output. */
-  private checkOutputHeights(caller: AuthContext, job: JobOutput, items: PricedItem[]): void {
+  /**
+   * Step 6 again, for what only the probe knows: an output with more pixels than the plan's largest
+   * (resolutionPixels of its lines: a 1080p plan takes up to 1920×1080's pixels, in any shape). The
+   * param is output.resolution when a smaller resolution makes it fit, else the input (a picture
+   * that no resolution shrinks enough: 11520×720 stays 11520×720 at 720p).
+   */
+  private checkOutputPictures(caller: AuthContext, job: JobOutput, items: PricedItem[]): void {
     if (job.api !== 'sdr2hdr') return;
-    const { resolution } = job.output;
+    const maxPixels = resolutionPixels(caller.plan.maxOutputHeight);
     for (const [index, item] of items.entries()) {
-      if (outputLines(item, resolution) > caller.plan.maxOutputHeight) {
-        throw new ApiError('plan_not_supported', {
-          param: resolution === 'source' ? `inputs[${index}]` : 'output.resolution',
-          message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Request a smaller output.resolution or upgrade.`,
-        });
-      }
+      const pixels = outputPixels(item, job.output.resolution);
+      if (pixels <= maxPixels) continue;
+      const output = outputPicture(job, item);
+      const shrinks = outputPixels(item, SMALLEST_RESOLUTION) <= maxPixels;
+      throw new ApiError('plan_not_supported', {
+        param: shrinks ? 'output.resolution' : `inputs[${index}]`,
+        message:
+          `The output would be ${output.output_width}×${output.output_height} (${pixels} pixels); your plan's largest output ` +
+          `is ${caller.plan.maxOutputHeight}p, ${maxPixels} pixels in any shape. ` +
+          (shrinks ? 'Request a smaller output.resolution or upgrade.' : 'Send a smaller picture or upgrade.'),
+        details: {
+          output_width: output.output_width,
+          output_height: output.output_height,
+          output_pixels: pixels,
+          max_output_pixels: maxPixels,
+        },
+      });
     }
   }
 

@@ -139,13 +139,17 @@ export type OutputPicture =
  * the requested lines on the short side, never upscaling the source; null without a picture (audio).
  */
 export function outputPicture(job: JobOutput, source: { width: number | null; height: number | null }): OutputPicture {
-  if (job.api !== 'sdr2hdr' || !source.width || !source.height) return { output_width: null, output_height: null };
-  const { resolution } = job.output;
-  const size = outputSize(
-    { width: source.width, height: source.height },
-    resolution === 'source' ? undefined : RESOLUTIONS[resolution],
-  );
-  return { output_width: size.width, output_height: size.height };
+  const size = job.api === 'sdr2hdr' ? outputDimensions(source, job.output.resolution) : null;
+  return size ? { output_width: size.width, output_height: size.height } : { output_width: null, output_height: null };
+}
+
+/** The output picture's sides at `resolution` (outputPicture); null without a picture size. */
+export function outputDimensions(
+  source: { width: number | null; height: number | null },
+  resolution: Resolution,
+): { width: number; height: number } | null {
+  if (!source.width || !source.height) return null;
+  return outputSize({ width: source.width, height: source.height }, targetLines(resolution));
 }
 
 /**
@@ -157,12 +161,17 @@ export function targetLines(resolution: Resolution): number | undefined {
 }
 
 /**
- * The lines of the output picture's short side — what 1080p means for landscape and portrait alike:
- * a 1080×1920 portrait is 1080p. Prices and plan limits are judged on this (docs/api-decisions.md §4);
- * 0 without a picture size.
+ * The pixels of a 16:9 picture with `lines` on its short side: what "720p", "1080p" and "2160p" stand for
+ * as an amount of work (1080 → 1920×1080 = 2,073,600). Prices and the plan's largest output are judged
+ * on an output's pixels against these (docs/api-guide.md, "Pictures are priced by their pixels"), so a
+ * picture costs and is allowed what its work is, however it is turned or stretched.
  */
-export function outputLines(source: { width: number | null; height: number | null }, resolution: Resolution): number {
-  if (!source.width || !source.height) return 0;
-  const size = outputSize({ width: source.width, height: source.height }, targetLines(resolution));
-  return Math.min(size.width, size.height);
+export function resolutionPixels(lines: number): number {
+  return Math.round((lines * 16) / 9) * lines;
+}
+
+/** The pixels of the picture an item will produce (outputPicture); 0 without a picture size. */
+export function outputPixels(source: { width: number | null; height: number | null }, resolution: Resolution): number {
+  const size = outputDimensions(source, resolution);
+  return size ? size.width * size.height : 0;
 }

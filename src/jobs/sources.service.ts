@@ -65,7 +65,7 @@ export class SourcesService {
   ): Promise<CheckedSource> {
     if (input.upload_id !== undefined)
       return this.checkUpload(accountId, api, input.upload_id, `inputs[${index}].upload_id`, signal);
-    return this.checkUrl(api, input.source_url!, `inputs[${index}].source_url`, signal);
+    return this.checkUrl(accountId, api, input.source_url!, `inputs[${index}].source_url`, signal);
   }
 
   private async checkUpload(
@@ -86,7 +86,7 @@ export class SourcesService {
     // than an upstream_error in the worker later.
     if ((await this.storage.size(upload.storage_key)) === null)
       throw new ApiError('asset_not_found', { param, message: 'The upload was deleted or expired.' });
-    const outcome = await this.cached(`upload:${upload.sha256}`, api, signal, async (probeSignal) =>
+    const outcome = await this.cached(accountId, `upload:${upload.sha256}`, api, signal, async (probeSignal) =>
       // A path on the local backend, a presigned URL on S3: ffprobe reads only the bytes it needs.
       this.prober.probe(
         await this.storage.mediaLocation(upload.storage_key, STORED_PROBE_URL_SECONDS),
@@ -101,8 +101,14 @@ export class SourcesService {
     return this.accept(outcome, { type: 'upload', upload_id: uploadId }, param);
   }
 
-  private async checkUrl(api: JobApi, url: string, param: string, signal?: () => AbortSignal): Promise<CheckedSource> {
-    const outcome = await this.cached(`url:${url}`, api, signal, async (probeSignal) => {
+  private async checkUrl(
+    accountId: string,
+    api: JobApi,
+    url: string,
+    param: string,
+    signal?: () => AbortSignal,
+  ): Promise<CheckedSource> {
+    const outcome = await this.cached(accountId, `url:${url}`, api, signal, async (probeSignal) => {
       // ffprobe never connects to the source itself: it reads through a loopback proxy whose every
       // connection goes to the addresses checked here (no DNS rebinding, redirects re-checked).
       const proxied = await withPinnedProxy(
@@ -168,11 +174,12 @@ export class SourcesService {
   }
 
   /**
-   * A cached verdict, or a probe through the instance's probe slots (shared by the submits of the
-   * same source at the same time). The cache is read again in the slot: a submit that waited for one
-   * may find the verdict of a probe that just ended.
+   * A cached verdict, or a probe through the instance's probe slots, on the account's share of them
+   * (shared by the account's submits of the same source at the same time). The cache is read again in
+   * the slot: a submit that waited for one may find the verdict of a probe that just ended.
    */
   private async cached(
+    accountId: string,
     key: string,
     api: JobApi,
     signal: (() => AbortSignal) | undefined,
@@ -190,7 +197,7 @@ export class SourcesService {
     };
     const hit = await read();
     if (hit) return local ? this.keep(localKey, hit) : hit;
-    return this.slots.run(cacheKey, signal?.(), async (probeSignal) => {
+    return this.slots.run(accountId, cacheKey, signal?.(), async (probeSignal) => {
       const found = await read();
       if (found) return local ? this.keep(localKey, found) : found;
       const outcome = await probe(probeSignal);

@@ -76,7 +76,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       if (truncated) return truncated;
       const media = sdr2hdrMedia(result.width, result.height, quality, result.light);
       return {
-        ...made(output, container, result.processedSeconds, result.height, media),
+        ...made(output, container, result.processedSeconds, result, media),
         sourceSeconds: probed.probe.durationSeconds,
         ...(result.roundTripSsim !== null
           ? { measuredInRun: { sha256: await fileSha256(output), roundTripSsim: result.roundTripSsim } }
@@ -99,7 +99,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       speech_seconds: round(result.speech.speechSeconds),
     };
     return {
-      ...made(output, container, result.processedSeconds, 0, media),
+      ...made(output, container, result.processedSeconds, null, media),
       sourceSeconds: probed.probe.durationSeconds,
       ...(result.written ? { measuredInRun: { sha256: await fileSha256(output), loudness: result.written } } : {}),
     };
@@ -173,7 +173,13 @@ export class FfmpegMediaRunner implements MediaRunner {
     if (!probed.ok || !probed.probe.video) throw new Error(`the joined output ${output} does not probe`);
     const { width, height } = probed.probe.video;
     const light = await readOutputLight(output, mapping, transfer);
-    return made(output, container, probed.probe.durationSeconds, height, sdr2hdrMedia(width, height, quality, light));
+    return made(
+      output,
+      container,
+      probed.probe.durationSeconds,
+      { width, height },
+      sdr2hdrMedia(width, height, quality, light),
+    );
   }
 
   check(request: CheckRequest): Promise<CheckedOutput> {

@@ -17,6 +17,7 @@ const MADE: RunItemResult = {
   ok: true,
   path: '/work/out-0.mp4',
   processedSeconds: 4,
+  outputWidth: 320,
   outputHeight: 180,
   container: 'mp4',
   contentType: 'video/mp4',

@@ -86,7 +86,7 @@ export class ItemEnding {
               index: item.index,
               ok: true,
               processedSeconds: result.processedSeconds,
-              outputHeight: result.outputHeight,
+              outputPixels: result.outputWidth * result.outputHeight,
             };
     const checks = verified?.checks;
     const { itemsEnded } = await timed('end', () =>

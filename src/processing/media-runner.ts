@@ -56,6 +56,8 @@ export interface MadeOutput {
   ok: true;
   path: string;
   processedSeconds: number;
+  /** The output picture's sides (0 without a picture: audio); the settlement prices its pixels. */
+  outputWidth: number;
   outputHeight: number;
   container: string;
   contentType: string;

@@ -10,14 +10,15 @@ export function made(
   path: string,
   container: string,
   processedSeconds: number,
-  outputHeight: number,
+  picture: { width: number; height: number } | null,
   media: Record<string, unknown>,
 ): MadeOutput {
   return {
     ok: true,
     path,
     processedSeconds,
-    outputHeight,
+    outputWidth: picture?.width ?? 0,
+    outputHeight: picture?.height ?? 0,
     container,
     contentType: OUTPUT_CONTENT_TYPES[container as keyof typeof OUTPUT_CONTENT_TYPES],
     media,

@@ -13,8 +13,8 @@ describe('planSettlement', () => {
       job,
       items,
       [
-        { index: 0, ok: true, processedSeconds: 9.2, outputHeight: 1080 },
-        { index: 1, ok: true, processedSeconds: 30, outputHeight: 1080 },
+        { index: 0, ok: true, processedSeconds: 9.2, outputPixels: 1920 * 1080 },
+        { index: 1, ok: true, processedSeconds: 30, outputPixels: 1920 * 1080 },
       ],
       DOCS,
     );
@@ -29,7 +29,7 @@ describe('planSettlement', () => {
     const plan = planSettlement(
       job,
       [items[0]],
-      [{ index: 0, ok: true, processedSeconds: 4, outputHeight: 720 }],
+      [{ index: 0, ok: true, processedSeconds: 4, outputPixels: 1280 * 720 }],
       DOCS,
     );
     expect(plan.chargedCredits).toBe(4);
@@ -60,7 +60,7 @@ describe('planSettlement', () => {
       job,
       items,
       [
-        { index: 0, ok: true, processedSeconds: 10, outputHeight: 1080 },
+        { index: 0, ok: true, processedSeconds: 10, outputPixels: 1920 * 1080 },
         { index: 1, ok: false, code: 'timeout' },
       ],
       DOCS,

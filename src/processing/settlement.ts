@@ -7,7 +7,7 @@ import { EVENT_AT_END } from '../jobs/job-lifecycle';
 import type { JobEvent } from '../webhooks/outbox.writer';
 
 export type ItemResult =
-  | { index: number; ok: true; processedSeconds: number; outputHeight: number }
+  | { index: number; ok: true; processedSeconds: number; outputPixels: number }
   | { index: number; ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
 
 export interface ItemPlan {
@@ -69,7 +69,7 @@ export function planItem(
     };
   }
   // Actual usage, never more than the estimate that was held.
-  const actual = itemCredits(job.api, result.processedSeconds, result.outputHeight);
+  const actual = itemCredits(job.api, result.processedSeconds, result.outputPixels);
   return {
     index: item.index,
     status: 'succeeded',

@@ -23,7 +23,7 @@ describe('recheckSource', () => {
       ok: false,
       code: 'source_changed',
       message: expect.stringMatching(
-        /^The source changed after submit: it now lasts 4 s at 90p \(priced: 90p\) and would cost 4 credits, but 2 were priced/,
+        /^The source changed after submit: it now lasts 4 s at 160×90 \(priced: 160×90\) and would cost 4 credits, but 2 were priced/,
       ),
     });
   });
@@ -37,7 +37,15 @@ describe('recheckSource', () => {
     expect(recheckSource(at1080, { durationSeconds: 4, width: 1920, height: 1080 }, limits)).toBeNull();
   });
 
-  it('a portrait source is judged on its short side, as the submit priced it', () => {
+  it('a wider output than priced → source_changed although its short side is the same (the plan checked the priced pixels)', () => {
+    const at1080: PricedSource = { ...priced, estimatedCredits: 8, width: 1920, height: 1080 };
+    expect(recheckSource(at1080, { durationSeconds: 1, width: 2560, height: 1080 }, limits)).toMatchObject({
+      code: 'source_changed',
+      message: expect.stringContaining('at 2560×1080 (priced: 1920×1080)'),
+    });
+  });
+
+  it('a portrait source is judged on its pixels, as the submit priced it', () => {
     const portrait: PricedSource = { ...priced, estimatedCredits: 8, width: 1080, height: 1920 };
     expect(recheckSource(portrait, { durationSeconds: 4, width: 1080, height: 1920 }, limits)).toBeNull();
     expect(recheckSource(portrait, { durationSeconds: 4, width: 2160, height: 3840 }, limits)?.code).toBe(

@@ -1,13 +1,13 @@
 // The worker's second look at a source, against what the submit checked and priced (pure, unit-tested).
 // A source_url is fetched twice — probed at submit, downloaded here — and may answer differently the
 // second time. The item is held to the submit's verdict: longer than MAX_DURATION_SECONDS is
-// duration_exceeded; more credits, or a taller output (the plan was checked on the priced height),
+// duration_exceeded; more credits, or a larger output (the plan was checked on the priced pixels),
 // than was priced is source_changed. Either way the item fails and is charged 0: processing only the
 // priced part instead would hand the client a silently cut output, and a source that changed is
 // better submitted again and priced as it is.
 import type { ErrorCode } from '../common/errors';
 import type { JobApi, JobItemRow, JobRow } from '../jobs/job.types';
-import { outputLines, storedOutput, type Resolution } from '../jobs/output-options';
+import { outputDimensions, outputPixels, storedOutput, type Resolution } from '../jobs/output-options';
 import { itemCredits } from '../jobs/pricing';
 
 /** What the submit checked and priced for one item. */
@@ -62,12 +62,13 @@ export function recheckSource(
     };
   }
   const resolution = priced.resolution ?? 'source';
-  // Output lines (the short side), as the submit priced and checked the plan on them.
-  const pricedHeight = priced.api === 'sdr2hdr' ? outputLines(priced, resolution) : 0;
-  const actualHeight = priced.api === 'sdr2hdr' ? outputLines(actual, resolution) : 0;
-  const credits = itemCredits(priced.api, actual.durationSeconds, actualHeight);
-  if (credits > priced.estimatedCredits || actualHeight > pricedHeight) {
-    const picture = priced.api === 'sdr2hdr' ? ` at ${actualHeight}p (priced: ${pricedHeight}p)` : '';
+  // The output's pixels, as the submit priced and checked the plan on them.
+  const pricedPixels = priced.api === 'sdr2hdr' ? outputPixels(priced, resolution) : 0;
+  const actualPixels = priced.api === 'sdr2hdr' ? outputPixels(actual, resolution) : 0;
+  const credits = itemCredits(priced.api, actual.durationSeconds, actualPixels);
+  if (credits > priced.estimatedCredits || actualPixels > pricedPixels) {
+    const picture =
+      priced.api === 'sdr2hdr' ? ` at ${sides(actual, resolution)} (priced: ${sides(priced, resolution)})` : '';
     return {
       ok: false,
       code: 'source_changed',
@@ -75,4 +76,10 @@ export function recheckSource(
     };
   }
   return null;
+}
+
+/** An output picture's sides as a client reads them ("1920×1080"). */
+function sides(source: { width: number | null; height: number | null }, resolution: Resolution): string {
+  const size = outputDimensions(source, resolution);
+  return size ? `${size.width}×${size.height}` : 'an unknown size';
 }

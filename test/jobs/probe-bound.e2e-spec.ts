@@ -66,6 +66,8 @@ describe('submit-time probes', () => {
       REGION,
       STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-probe-')),
       MAX_CONCURRENT_PROBES: String(BOUND),
+      // One account may take every slot here: these tests are about the instance's bound.
+      MAX_PROBES_PER_ACCOUNT: String(BOUND),
     });
     await markRegionHealthy(api, REGION);
     account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
@@ -168,5 +170,106 @@ describe('submit-time probes', () => {
     expect(await waitForNoProbes()).toEqual([]);
     const accepted = await submit(origin.url('good.mp4'), AbortSignal.timeout(20_000));
     expect(accepted.status).toBe(202);
+  });
+});
+
+// Issue 36 item 3: the slots are shared fairly between accounts, and a request's probing is bounded in time.
+describe('probe slots per account', () => {
+  let api: TestApi;
+  let silent: Awaited<ReturnType<typeof startSilentOrigin>>;
+  let origin: MediaOrigin;
+
+  beforeAll(async () => {
+    api = await startApi({
+      REGION,
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-probe-share-')),
+      // The default share: a quarter of the slots, here 1 of 4.
+      MAX_CONCURRENT_PROBES: '4',
+      PROBE_REQUEST_SECONDS: '4',
+    });
+    await markRegionHealthy(api, REGION);
+    silent = await startSilentOrigin();
+    origin = await startMediaOrigin();
+    origin.serve('good.mp4', await sdrMp4({ width: 160, height: 90, seconds: 1 }));
+  });
+  afterAll(async () => {
+    await silent?.close();
+    await origin?.close();
+    api?.app.getHttpServer().closeAllConnections();
+    await api?.close();
+  });
+
+  async function waitForProbes(count: (running: number) => boolean): Promise<number> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const running = (await ffprobeChildren()).length;
+      if (count(running) || Date.now() > deadline) return running;
+      await sleep(100);
+    }
+  }
+
+  function estimate(account: TestAccount, urls: string[], signal?: AbortSignal) {
+    return fetch(`${api.url}/v1/sdr2hdr/jobs/estimate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
+      body: JSON.stringify({ inputs: urls.map((url) => ({ source_url: url })) }),
+      signal,
+    }).then(async (response) => ({
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: (await response.json()) as { accepted?: boolean; error?: any },
+    }));
+  }
+
+  it("one account's slow sources take only its share: another account's estimate succeeds meanwhile", async () => {
+    const [a, b] = await Promise.all([
+      createAccount(api, { plan: 'enterprise', credits: 1000 }),
+      createAccount(api, { plan: 'enterprise', credits: 1000 }),
+    ]);
+    const clientsOfA = new AbortController();
+    const fromA = Array.from({ length: 6 }, (_, i) =>
+      estimate(a, [silent.url(`a-${i}.mp4`)], clientsOfA.signal).catch(() => null),
+    );
+    expect(await waitForProbes((running) => running >= 1)).toBe(1);
+    await sleep(300);
+    // Account A has six sources waiting and one probe (its share) running; three slots stay free.
+    expect((await ffprobeChildren()).length).toBe(1);
+
+    const ofB = await estimate(b, [origin.url('good.mp4')]);
+    expect({ status: ofB.status, accepted: ofB.body.accepted }).toEqual({ status: 200, accepted: true });
+
+    // A's waiting sources are refused after 2 s with the numbers of its share; the one it ran, at its
+    // request's 4 s.
+    const answers = (await Promise.all(fromA)).filter((answer) => answer !== null);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(503));
+    const overShare = answers.filter((answer) => answer.body.error.details?.max_probes_per_account === 1);
+    expect(overShare.length).toBe(5);
+    expect(overShare[0].body.error).toMatchObject({
+      code: 'service_unavailable',
+      retryable: true,
+      details: { account_probes_running: 1, max_probes_per_account: 1 },
+    });
+    expect(overShare[0].body.error.message).toContain('Your account already has 1 sources being inspected');
+    expect(overShare[0].retryAfter).toBe('1');
+    clientsOfA.abort();
+    expect(await waitForProbes((running) => running === 0)).toBe(0);
+  });
+
+  it("a request's sources get PROBE_REQUEST_SECONDS in all: two silent sources are refused after 4 s, not one probe timeout each", async () => {
+    const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+    const started = Date.now();
+    const answer = await estimate(account, [silent.url('slow-1.mp4'), silent.url('slow-2.mp4')]);
+    const seconds = (Date.now() - started) / 1000;
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({
+      code: 'service_unavailable',
+      retryable: true,
+      details: { probe_seconds_limit: 4 },
+    });
+    expect(answer.body.error.message).toContain('longer than 4 s');
+    expect(answer.retryAfter).toBe('1');
+    expect(seconds).toBeGreaterThanOrEqual(3.9);
+    expect(seconds).toBeLessThan(10);
+    expect(await waitForProbes((running) => running === 0)).toBe(0);
   });
 });

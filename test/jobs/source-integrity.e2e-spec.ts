@@ -184,7 +184,7 @@ describe('the worker holds each input to what the submit checked and priced (ite
       'duration_exceeded',
       /^The source changed after submit: it now lasts 6 s; this API accepts at most 5 s/,
     ],
-    ['a taller picture than was priced → source_changed', 'taller', 'source_changed', /at 180p \(priced: 90p\)/],
+    ['a taller picture than was priced → source_changed', 'taller', 'source_changed', /at 320×180 \(priced: 160×90\)/],
   ])('swapped after submit: %s, failed and charged 0', async (_label, name, code, message) => {
     const job = await waitForJob(api, account.apiKey, submitted.get(name)!);
     expect(job).toMatchObject({

@@ -177,6 +177,7 @@ const made = (path: string, container = 'mp4'): RunItemResult => ({
   ok: true,
   path,
   processedSeconds: 4,
+  outputWidth: 320,
   outputHeight: 180,
   container,
   contentType: 'video/mp4',

@@ -1164,7 +1164,7 @@ export interface components {
             /** @example 10 */
             concurrent_jobs: number;
             /**
-             * @description Largest output, in lines of the picture's short side (p): 1080 admits 1920×1080 and a 1080×1920 portrait.
+             * @description Largest output, as the pixels of a 16:9 picture of this many lines: 1080 admits up to 1920×1080's 2,073,600 pixels in any shape (a 1080×1920 portrait, a 1440×1440 square), not 11520×720.
              * @example 2160
              */
             max_output_height: number;
@@ -1742,7 +1742,7 @@ export interface components {
         };
         Sdr2HdrOutputDto: {
             /**
-             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the same short side: a 1080×1920 portrait is 1080p (2 credits a second), not 2160p. Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
+             * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the output's pixels, a resolution standing for its 16:9 picture's (1080p: 1920×1080 = 2,073,600): a 1080×1920 portrait is 1080p (2 credits a second), 11520×720 is 2160p (8, as 3840×2160). Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
              * @default source
              * @enum {string}
              */

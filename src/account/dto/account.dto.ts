@@ -57,7 +57,7 @@ class PlanLimitsResponse {
   @ApiProperty({
     example: 2160,
     description:
-      "Largest output, in lines of the picture's short side (p): 1080 admits 1920×1080 and a 1080×1920 portrait.",
+      "Largest output, as the pixels of a 16:9 picture of this many lines: 1080 admits up to 1920×1080's 2,073,600 pixels in any shape (a 1080×1920 portrait, a 1440×1440 square), not 11520×720.",
   })
   max_output_height: number;
   @ApiProperty({ example: ['sdr2hdr', 'audio'], type: [String] }) apis: string[];

@@ -58,6 +58,10 @@ export interface AppConfig {
   maxDurationSeconds: number;
   /** ffprobe processes one API instance runs at once for submits; a submit that waits too long is a 503. */
   maxConcurrentProbes: number;
+  /** Of those, what one account may run at once (default: a quarter of them, at least 1). */
+  maxProbesPerAccount: number;
+  /** The longest one request's sources may take to inspect, all inputs together (then a 503). */
+  probeRequestSeconds: number;
   jobRetentionDays: number;
   /**
    * The worker's upkeep (retention purge, webhook event purge, storage sweeper) works in batches of
@@ -184,6 +188,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
   const region = env.REGION || 'local';
   if (!/^[a-z0-9-]{1,32}$/.test(region))
     throw new ConfigError(`REGION must be 1-32 characters of a-z, 0-9 and "-"; got "${region}".`);
+  const maxConcurrentProbes = int(env, 'MAX_CONCURRENT_PROBES', 16, 1, 1000);
   const prefix = env.REDIS_PREFIX || 'mj';
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(prefix))
     throw new ConfigError('REDIS_PREFIX must be 1-40 characters of A-Z, a-z, 0-9, _ and -.');
@@ -255,7 +260,15 @@ export function parseConfig(env: Env = process.env): AppConfig {
     requestBodyRateWindowSeconds: int(env, 'REQUEST_BODY_RATE_WINDOW_SECONDS', 10, 1, 600),
     shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 20, 0, 3600),
     maxDurationSeconds: int(env, 'MAX_DURATION_SECONDS', 3600, 1),
-    maxConcurrentProbes: int(env, 'MAX_CONCURRENT_PROBES', 16, 1, 1000),
+    maxConcurrentProbes,
+    maxProbesPerAccount: int(
+      env,
+      'MAX_PROBES_PER_ACCOUNT',
+      Math.max(1, Math.floor(maxConcurrentProbes / 4)),
+      1,
+      maxConcurrentProbes,
+    ),
+    probeRequestSeconds: int(env, 'PROBE_REQUEST_SECONDS', 30, 1, 600),
     jobRetentionDays: int(env, 'JOB_RETENTION_DAYS', 30, 1, 3650),
     upkeepBatchSize: int(env, 'UPKEEP_BATCH_SIZE', 1000, 1, 100_000),
     upkeepBatchPauseMs: int(env, 'UPKEEP_BATCH_PAUSE_MS', 100, 0, 60_000),

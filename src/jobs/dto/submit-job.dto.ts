@@ -93,8 +93,9 @@ const RESOLUTION_DESCRIPTION =
   'What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: ' +
   'a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p ' +
   "source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs " +
-  "them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the same short side: a " +
-  '1080×1920 portrait is 1080p (2 credits a second), not 2160p. Each item of the estimate and of the ' +
+  "them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the output's pixels, a " +
+  "resolution standing for its 16:9 picture's (1080p: 1920×1080 = 2,073,600): a 1080×1920 portrait is 1080p (2 " +
+  'credits a second), 11520×720 is 2160p (8, as 3840×2160). Each item of the estimate and of the ' +
   'job says what it will produce: items[i].output_width and output_height.';
 
 export class Sdr2HdrOutputDto {

@@ -140,6 +140,7 @@ describe('RunItem', () => {
         ok: true,
         path: `${request.outputPath}.mp4`,
         processedSeconds: 3,
+        outputWidth: 320,
         outputHeight: 180,
         container: 'mp4',
         contentType: 'video/mp4',
