@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { StorageUnavailableError } from '../common/storage/storage';
 import { DEPENDENCY_OUTAGE, retryThroughOutage, STORE_OUTAGE, type OutagePolicy } from './outage-retry';
 
@@ -79,5 +80,26 @@ describe('retryThroughOutage', () => {
     expect(DEPENDENCY_OUTAGE.pauseMs(151, 5 * 60_000 + 1)).toBeNull();
     expect(DEPENDENCY_OUTAGE.isOutage(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(DEPENDENCY_OUTAGE.isOutage(new Error('duplicate key value violates unique constraint'))).toBe(false);
+  });
+
+  test('every way TypeORM and pg report a lost connection is an outage', () => {
+    const lost = [
+      // The runner released on the driver's error event (a backend terminated between two statements).
+      new QueryRunnerAlreadyReleasedError(),
+      new QueryRunnerProviderAlreadyReleasedError(),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable'),
+      new Error('Client was closed and is not queryable'),
+      // SQLSTATEs: terminated by an operator, crash shutdown, starting up, idle-session and idle-transaction
+      // timeouts, PgBouncer's "server conn crashed?" (08P01), a wrapped driver error.
+      ...['57P01', '57P02', '57P03', '57P05', '25P03', '08P01', '08006'].map((code) =>
+        Object.assign(new Error(code), { code }),
+      ),
+      Object.assign(new Error('query failed'), { driverError: Object.assign(new Error('x'), { code: '57P01' }) }),
+      ...['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].map((code) => Object.assign(new Error(code), { code })),
+    ];
+    for (const error of lost) expect([error.message, DEPENDENCY_OUTAGE.isOutage(error)]).toEqual([error.message, true]);
+    // A database that was dropped is not coming back by waiting.
+    expect(DEPENDENCY_OUTAGE.isOutage(Object.assign(new Error('gone'), { code: '57P04' }))).toBe(false);
   });
 });

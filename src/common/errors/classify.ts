@@ -21,9 +21,16 @@ const CONNECTION_MESSAGES = [
   'Command timed out',
   'Reached the max retries per request limit',
   'Client has encountered a connection error',
+  'Client was closed and is not queryable',
   'connect ECONNREFUSED',
   'DataSource is not initialized',
 ];
+
+// TypeORM's word for a connection pg dropped while a query runner held it (the backend was terminated
+// or PgBouncer lost its server connection, between two statements of a transaction): the runner is
+// released on the driver's error event, and its next statement (or COMMIT) throws one of these, with
+// nothing of the connection in the message.
+const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 /** True for errors that mean Postgres, Redis or the object store is unreachable: a 503 the client may retry. */
 export function isUnavailableError(error: unknown, depth = 0): boolean {
@@ -33,12 +40,14 @@ export function isUnavailableError(error: unknown, depth = 0): boolean {
   const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (CONNECTION_ERROR_CODES.has(code)) return true;
-    // Postgres SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown),
+    // Postgres SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown,
+    // terminated backend, idle-session timeout), 25P03 (the connection ended for an idle transaction),
     // 53300 too many connections.
-    if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
+    if (/^08/.test(code) || /^57P0[1235]$/.test(code) || code === '25P03' || code === '53300') return true;
   }
   // common/storage's StorageUnavailableError: the object store refused, timed out or answered 5xx.
   if (name === 'MaxRetriesPerRequestError' || name === 'StorageUnavailableError') return true;
+  if (typeof name === 'string' && RELEASED_RUNNER_ERRORS.has(name)) return true;
   if (typeof message === 'string' && CONNECTION_MESSAGES.some((text) => message.includes(text))) return true;
   const nested =
     (error as { driverError?: unknown; cause?: unknown }).driverError ?? (error as { cause?: unknown }).cause;
