@@ -1,8 +1,20 @@
 // Jest runs TypeScript through swc (NestJS 12 is ESM-only; ts-jest cannot load it). Type-checking is
 // `npm run typecheck`, part of `npm test`.
+/**
+ * Jest workers, each running test files one after another in a database and Redis prefix of its own
+ * (test/support/test-env.ts). One unless TEST_WORKERS says more: the suite mostly waits, so 2–4 fit two
+ * cores, but the default stays one until a whole parallel run has been seen green on an idle machine
+ * (docs/development.md, "Parallel runs").
+ */
+function workers() {
+  const asked = Number(process.env.TEST_WORKERS);
+  return Number.isInteger(asked) && asked > 0 ? asked : 1;
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: '.',
+  maxWorkers: workers(),
   testEnvironment: '<rootDir>/test/support/jest-environment.js',
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
   // The chaos suite is its own run: `npm run test:chaos` (jest.chaos.config.js).
@@ -29,7 +41,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
-  // Checks every JSON response of the test APIs against the OpenAPI document (test/support/openapi-validation.ts).
-  setupFilesAfterEnv: ['<rootDir>/test/support/openapi-report.ts'],
+  // Makes the Jest worker's own database on its first file (test/support/worker-database.ts); checks every
+  // JSON response of the test APIs against the OpenAPI document (test/support/openapi-validation.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/worker-database.ts', '<rootDir>/test/support/openapi-report.ts'],
   testTimeout: 60000,
 };

@@ -1,6 +1,6 @@
 // Maintenance mode (docs/api-decisions.md §2, §8). It is global to the database, so this file keeps the switch
-// on for as short a time as it can and always switches it off again: other test files share the
-// test database (and, without --runInBand, run at the same time).
+// on for as short a time as it can and always switches it off again: the next test files of its Jest
+// worker use the same test database (test/support/test-env.ts).
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { expectError, waitUntil } from '../support/error-checks';
@@ -16,6 +16,21 @@ describe('maintenance mode', () => {
   const setMaintenance = (body: Record<string, unknown>) =>
     call(api, 'PUT', '/v1/admin/maintenance', { admin: true, body });
   const credits = (target: TestApi) => call(target, 'GET', '/v1/account/credits', { key: account.apiKey });
+
+  /**
+   * Polls the second instance until it answers `status`: the ms from `since` to when the first request
+   * that did was sent. The time it then took to be answered does not count: on a busy machine (other test
+   * files run beside this one) an answer can take longer than the propagation itself. A switch learnt late
+   * is still caught: the requests sent before it is learnt and handled at once answer the old way.
+   */
+  async function firstSentAnswering(since: number, status: number): Promise<number> {
+    let sentAt = Date.now();
+    await waitUntil(async () => {
+      sentAt = Date.now();
+      return (await credits(second)).status === status;
+    }, 5000);
+    return sentAt - since;
+  }
 
   beforeAll(async () => {
     [api, second] = await Promise.all([startApi(), startApi()]);
@@ -66,8 +81,7 @@ describe('maintenance mode', () => {
     expect((await call(api, 'GET', '/health/ready')).status).toBe(200);
 
     // The other instance learns it from the database within about a second.
-    await waitUntil(async () => (await credits(second)).status === 503, 5000);
-    expect(Date.now() - switchedOnAt).toBeLessThanOrEqual(PROPAGATION_BUDGET_MS);
+    expect(await firstSentAnswering(switchedOnAt, 503)).toBeLessThanOrEqual(PROPAGATION_BUDGET_MS);
     expectError(second, await credits(second), 'maintenance_window');
     expect((await call(second, 'GET', `/v1/admin/accounts/${account.accountId}`, { admin: true })).status).toBe(200);
 
@@ -78,8 +92,7 @@ describe('maintenance mode', () => {
     const back = await credits(api);
     expect(back.status).toBe(200);
     expect(back.body.balance_credits).toBe(10);
-    await waitUntil(async () => (await credits(second)).status === 200, 5000);
-    expect(Date.now() - switchedOffAt).toBeLessThanOrEqual(PROPAGATION_BUDGET_MS);
+    expect(await firstSentAnswering(switchedOffAt, 200)).toBeLessThanOrEqual(PROPAGATION_BUDGET_MS);
   });
 
   it('on without an end time: 503 maintenance_window without Retry-After', async () => {

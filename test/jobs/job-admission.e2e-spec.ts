@@ -17,6 +17,7 @@ import { JobAdmission, type Admission } from '../../src/jobs/job-admission';
 import type { JobView } from '../../src/jobs/job-view';
 import { resolveOutput } from '../../src/jobs/output-options';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
+import { pollUntil } from '../support/processes';
 import { sqlSentDuring } from '../support/sql-sent';
 
 /** Each test's own regions, so no other job in the database is counted in their queues. */
@@ -278,8 +279,16 @@ describe('the submits of one turn, admitted together', () => {
         await new Promise((next) => setTimeout(next, 20));
       }
       expect(answered.sort()).toEqual(['account 1', 'account 2']);
-      // …and the first waits for it, in a transaction of its own, then is admitted.
-      expect(await lockWaiters(holder)).toBe(1);
+      // …and the first waits for it, in a transaction of its own, then is admitted. Its wait may begin a
+      // moment after the others answered (a busy machine), so it is polled for.
+      expect(
+        await pollUntil(
+          'the first account to wait for its row',
+          async () => (await lockWaiters(holder)) || undefined,
+          10_000,
+          20,
+        ),
+      ).toBe(1);
       await holder.query('COMMIT');
       const result = await settled;
       expect(result.map((one) => viewOf(one).status)).toEqual(['queued', 'queued', 'queued']);
@@ -325,6 +334,8 @@ describe('the submits of one turn, admitted together', () => {
 
 /** The transactions waiting, directly or behind another waiter, for a lock `holder` holds. */
 async function lockWaiters(holder: Client): Promise<number> {
+  // Within `holder`'s transaction PostgreSQL shows the activity as first seen there; look again.
+  await holder.query('SELECT pg_stat_clear_snapshot()');
   const { rows } = await holder.query<{ waiting: number }>(
     `WITH RECURSIVE waiting(pid) AS (
        SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { adminQuery } from './global-setup';
+import { dropRunDatabases } from './global-setup';
 import { reportDir, type Mismatch } from './openapi-validation';
 import { stopRunPgBouncer } from './pgbouncer';
 
@@ -29,6 +29,5 @@ function printOpenApiReport(): void {
 export default async function globalTeardown(): Promise<void> {
   printOpenApiReport();
   stopRunPgBouncer();
-  if (process.env.TEST_DATABASE)
-    await adminQuery(`DROP DATABASE IF EXISTS "${process.env.TEST_DATABASE}" WITH (FORCE)`);
+  if (process.env.TEST_RUN_DATABASE) await dropRunDatabases(process.env.TEST_RUN_DATABASE);
 }

@@ -23,7 +23,7 @@ export const VALIDATION_MODE: ValidationMode = ((): ValidationMode => {
 
 /** The folder where each test file leaves its counts, read by global-teardown.ts. One per `jest` run. */
 export function reportDir(): string {
-  return join(tmpdir(), `mediajobs-openapi-${process.env.TEST_DATABASE ?? process.pid}`);
+  return join(tmpdir(), `mediajobs-openapi-${process.env.TEST_RUN_DATABASE ?? process.pid}`);
 }
 
 export interface Mismatch {

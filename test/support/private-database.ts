@@ -1,14 +1,32 @@
 // A database of a test file's own (fresh, migrated), for tests whose assertions count every row or event
 // of the system — e.g. the Prometheus test, whose workers would otherwise also deliver other files'
-// leftover webhooks. Dropped by the returned function.
+// leftover webhooks. A copy of the run's migrated template (global-setup.ts) when there is one, else
+// migrated here. Dropped by the returned function.
+import { Client } from 'pg';
 import { migrateDatabase } from '../../migrations';
 import { adminQuery } from './global-setup';
 
+async function exists(name: string | undefined): Promise<boolean> {
+  if (!name) return false;
+  const admin = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect();
+  try {
+    return !!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount;
+  } finally {
+    await admin.end();
+  }
+}
+
 export async function privateDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${process.env.TEST_DATABASE}_${suffix}`;
+  const template = process.env.TEST_RUN_DATABASE;
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${name}"`);
   const url = `postgres://postgres@127.0.0.1:5432/${name}`;
-  await migrateDatabase(url);
+  if (template !== process.env.TEST_DATABASE && (await exists(template))) {
+    await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } else {
+    await adminQuery(`CREATE DATABASE "${name}"`);
+    await migrateDatabase(url);
+  }
   return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }

@@ -1,7 +1,7 @@
 // `npm test` on a machine set up from the README: its first step checks every system tool the suites
 // run and stops within seconds with the missing list and the install lines; its main step runs the SDK's
 // suite whatever Jest's outcome and fails if either failed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   accessSync,
   chmodSync,
@@ -16,12 +16,18 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { pollUntil } from '../support/processes';
 
 const ROOT = resolve(__dirname, '../..');
 const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain CommonJS script, also run by .ci/run
 const { TOOLS } = require('../../scripts/preflight.js') as {
   TOOLS: { name: string; commands?: string[]; debian: string; brew: string | null }[];
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain CommonJS script, npm's pretest
+const { CHECKS } = require('../../scripts/checks.js') as { CHECKS: [string, string][] };
+const dashboardPackageJson = JSON.parse(readFileSync(join(ROOT, 'dashboard/package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
 };
 
 /** Where a command lives on this machine's PATH (or sbin, where Debian keeps pgbouncer). */
@@ -49,7 +55,30 @@ describe('npm test checks the system tools first', () => {
 
   it('runs the preflight before the type-check, lint and build', () => {
     expect(preflight).toBe('node scripts/preflight.js');
-    expect(packageJson.scripts.pretest).toBe(`${preflight} && npm run typecheck && npm run lint && npm run build`);
+    expect(packageJson.scripts.pretest).toBe(`${preflight} && node scripts/checks.js`);
+    // scripts/checks.js runs the three at once; the dashboard's type-check is the start of its build.
+    const commands = CHECKS.map(([, command]) => command);
+    expect(commands).toEqual(['tsc -p tsconfig.json --noEmit', 'npm run lint', 'npm run build']);
+    expect(packageJson.scripts.typecheck).toBe(`${commands[0]} && tsc -p dashboard/tsconfig.json --noEmit`);
+    expect(packageJson.scripts.build).toContain('npm run build -w dashboard');
+    expect(dashboardPackageJson.scripts.build).toMatch(/^tsc -p tsconfig.json --noEmit && /);
+  });
+
+  it('fails the checks when one of them fails, after every one has ended', () => {
+    // A copy of scripts/checks.js whose build fails at once and whose type-check takes a moment.
+    mkdirSync(join(work, 'scripts'));
+    const source = readFileSync(join(ROOT, 'scripts/checks.js'), 'utf8');
+    const checks = source.replace(
+      /const CHECKS = \[[\s\S]*?\n\];/,
+      "const CHECKS = [['type-check', 'sleep 1 && echo typed'], ['lint', 'echo linted'], ['build', 'echo broken >&2; exit 3']];",
+    );
+    expect(checks).not.toBe(source);
+    writeFileSync(join(work, 'scripts/checks.js'), checks);
+    const result = spawnSync(process.execPath, [join(work, 'scripts/checks.js')], { cwd: work, encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/> build: echo broken >&2; exit 3 \(failed, exit 3, [\d.]+ s\)\nbroken/);
+    expect(result.stdout).toMatch(/> lint: echo linted \(ok, [\d.]+ s\)\nlinted/);
+    expect(result.stdout).toMatch(/> type-check: sleep 1 && echo typed \(ok, [\d.]+ s\)\ntyped/);
   });
 
   it('passes on this machine, set up as the Prerequisites say', () => {
@@ -108,9 +137,13 @@ describe("npm test's main step", () => {
   afterEach(() => rmSync(work, { recursive: true, force: true }));
 
   /** scripts/test.js in a copy of the repository's shape whose jest and npm exit as told and log their calls. */
-  function runWith(jestExit: number, sdkExit: number) {
+  function runWith(jestExit: number, sdkExit: number, jestLeavesBehind = '', env: Record<string, string> = {}) {
     mkdirSync(join(work, 'scripts'));
     copyFileSync(join(ROOT, 'scripts/test.js'), join(work, 'scripts/test.js'));
+    // At its end it removes what the run left (scripts/leftovers.js), through the real PostgreSQL.
+    copyFileSync(join(ROOT, 'scripts/leftovers.js'), join(work, 'scripts/leftovers.js'));
+    mkdirSync(join(work, 'node_modules'));
+    symlinkSync(join(ROOT, 'node_modules/pg'), join(work, 'node_modules/pg'), 'dir');
     const calls = join(work, 'calls.log');
     const stub = (file: string, name: string, exit: number) => {
       mkdirSync(dirname(file), { recursive: true });
@@ -124,13 +157,13 @@ describe("npm test's main step", () => {
       jestBin,
       `require('node:fs').appendFileSync(${JSON.stringify(calls)}, ` +
         "'jest ' + process.argv.slice(2).join(' ') + ' (node ' + process.execArgv.join(' ') + ')\\n');" +
-        `process.exit(${jestExit});`,
+        `${jestLeavesBehind};process.exit(${jestExit});`,
     );
     stub(join(work, 'bin/npm'), 'npm', sdkExit);
     const result = spawnSync(process.execPath, [join(work, 'scripts/test.js')], {
       cwd: work,
       encoding: 'utf8',
-      env: { ...process.env, PATH: `${join(work, 'bin')}${delimiter}${process.env.PATH}` },
+      env: { ...process.env, TEST_WORKERS: '', ...env, PATH: `${join(work, 'bin')}${delimiter}${process.env.PATH}` },
     });
     return { status: result.status, stdout: result.stdout, calls: readFileSync(calls, 'utf8').trim().split('\n') };
   }
@@ -153,4 +186,43 @@ describe("npm test's main step", () => {
     expect(passing.stdout).toContain('npm test: jest exited 0, sdk exited 0');
     expect(passing.status).toBe(0);
   });
+
+  it('runs the files in TEST_WORKERS workers, each replaced once it holds 1.5 GB', () => {
+    const { status, calls } = runWith(0, 0, '', { TEST_WORKERS: '4' });
+    expect(status).toBe(0);
+    expect(calls[0]).toBe(
+      'jest --maxWorkers=4 --workerIdleMemoryLimit=1.5GB --json --outputFile=.jest-results.json (node --max-old-space-size=8192)',
+    );
+  });
+
+  it('ends what a test file left running, and only that', async () => {
+    // A Jest whose test file started a worker in a process group of its own and never killed it.
+    const pidFile = join(work, 'leftover.pid');
+    const other = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    try {
+      const { status, stdout } = runWith(
+        0,
+        0,
+        "const c = require('node:child_process').spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });" +
+          `c.unref(); require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid))`,
+      );
+      expect(status).toBe(0);
+      expect(stdout).toContain('npm test: ended 1 leftover processes');
+      const leftover = Number(readFileSync(pidFile, 'utf8'));
+      await pollUntil('the leftover to be gone', async () => !isRunning(leftover) || undefined, 5000, 50);
+      // A process of no test run (no TEST_RUN_PID of this one in its environment) is left alone.
+      expect(isRunning(other.pid!)).toBe(true);
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
 });
+
+/** Alive and not a zombie waiting to be reaped. */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

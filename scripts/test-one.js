@@ -1,0 +1,58 @@
+// `npm run test:one -- <file or folder>…`: the inner loop. Jest on the given files in one process, with
+// the services they need (the run's own database and Redis prefix, made by Jest's global set-up) but
+// without `npm test`'s preflight, type-check, lint, build and SDK suite. dist/ — which tests that spawn
+// workers or the CLI run — is rebuilt first, only when a source under src/ or migrations/ is newer
+// (tsc over the old output, no clean), and the dashboard only when it was never built. Anything after
+// `--` goes to Jest (e.g. `-t 'a test name'`). Ends whatever the run left running.
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const { existsSync, readdirSync, statSync } = require('node:fs');
+const path = require('node:path');
+const { dropLeftoverDatabases, killLeftoverProcesses } = require('./leftovers.js');
+
+const root = path.resolve(__dirname, '..');
+process.env.TEST_RUN_PID = String(process.pid);
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(file));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts'))
+      newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+const run = (command, args) => {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.error) console.error(`${command}: ${result.error.message}`);
+  return result.status ?? 1;
+};
+
+const args = process.argv.slice(2);
+if (args.length === 0) {
+  console.error('usage: npm run test:one -- <test file or folder>… [jest options]');
+  process.exit(2);
+}
+
+const built = path.join(root, 'dist/src/worker.js');
+const sources = Math.max(newestSource(path.join(root, 'src')), newestSource(path.join(root, 'migrations')));
+if (!existsSync(built) || statSync(built).mtimeMs < sources) {
+  console.log('test:one: src/ changed since the last build: building dist/ (tsc -p tsconfig.build.json)');
+  // Type errors do not stop tsc from emitting; `npm run typecheck` reports them.
+  run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json']);
+}
+if (!existsSync(path.join(root, 'dashboard/dist/index.html'))) {
+  console.log('test:one: the dashboard was never built: npm run build -w dashboard');
+  run('npm', ['run', 'build', '-w', 'dashboard']);
+}
+
+const status = run(process.execPath, [path.join(root, 'node_modules/jest/bin/jest.js'), '--runInBand', ...args]);
+killLeftoverProcesses(process.pid);
+dropLeftoverDatabases(process.pid)
+  .catch(() => [])
+  .then(() => {
+    process.exitCode = status;
+  });
