@@ -144,4 +144,17 @@ describe('the Billing page', () => {
     expect(lines.slice(1).map((line) => line.split(',')[2])).toEqual(Array(GRANTS).fill('grant'));
     expect(lines[lines.length - 1]).toMatch(/,grant,100,100,0,,top-up 1$/);
   });
+
+  it('a new account lists only the months it existed (this month), not six rows of $0, at 390 px too', async () => {
+    const fresh = await ownerAccount(api);
+    await signInWithBrowser(browser, api, fresh.email);
+    await page().setViewportSize({ width: 390, height: 844 });
+    await page().goto(`${api.url}/dashboard/billing`);
+    await heading('Billing').waitFor();
+    const rows = page().locator('section[aria-labelledby="spend-heading"] tbody tr');
+    await rows.first().getByText('(this month)').waitFor();
+    await checkPage(browser, 'billing-new-account-390');
+    expect(await rows.count()).toBe(1);
+    await page().setViewportSize({ width: 1280, height: 900 });
+  });
 });

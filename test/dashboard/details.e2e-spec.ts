@@ -254,6 +254,28 @@ describe('dashboard details a careful user notices', () => {
     for (const cells of rows) for (const cell of cells) expect(cell).toEqual({ display: 'table-cell', bottom: 0 });
   });
 
+  it('the only owner is offered no Remove (nor another role) and is told why; with a second owner, Remove is back', async () => {
+    await page().goto(`${api.url}/dashboard/settings`);
+    await heading('Settings').waitFor();
+    const row = page().locator('tr', { hasText: account.email });
+    await row.getByText('The only owner: make another member owner to remove or demote them.').waitFor();
+    expect(
+      await page()
+        .getByRole('button', { name: `Remove ${account.email}` })
+        .count(),
+    ).toBe(0);
+    expect(await page().getByLabel(`Role of ${account.email}`).isDisabled()).toBe(true);
+
+    await page().getByLabel('Email', { exact: true }).fill(uniqueEmail('co-owner'));
+    await page().locator('#invite-role-owner').check();
+    await page().getByRole('button', { name: 'Send invitation' }).click();
+    await page()
+      .getByRole('button', { name: `Remove ${account.email}` })
+      .waitFor();
+    expect(await page().getByLabel(`Role of ${account.email}`).isDisabled()).toBe(false);
+    expect(await row.getByText('The only owner').count()).toBe(0);
+  });
+
   it('the invitation link panel is padded like every other card', async () => {
     await page().goto(`${api.url}/dashboard/settings`);
     await heading('Settings').waitFor();

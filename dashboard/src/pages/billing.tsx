@@ -1,6 +1,7 @@
 import {
   api,
   LEDGER_KINDS,
+  type Account,
   type Credits,
   type LedgerEntry,
   type LedgerKind,
@@ -29,7 +30,7 @@ function bounds(from: string, to: string): { created_gte?: string; created_lt?: 
 /**
  * Where credits come from and where they went: the balance and the top-up link, charges per month
  * against the spend cap, and the ledger (filter, pages, CSV export of everything the filter keeps).
- * Three API calls.
+ * Four API calls (the account's own, for the month it was opened).
  */
 export function BillingPage() {
   const { search } = useLocation();
@@ -42,6 +43,7 @@ export function BillingPage() {
     Promise.all([
       api<Credits>('GET', '/v1/account/credits'),
       api<MonthlySpend>('GET', '/v1/account/monthly-spend', { query: { months: 6 } }),
+      api<Account>('GET', '/v1/account'),
     ]),
   );
   const ledger = useLoad(`billing:ledger:${kind}:${from}:${to}:${after}`, () =>
@@ -67,7 +69,7 @@ export function BillingPage() {
       ) : (
         <>
           <Balance credits={summary.data[0]} />
-          <SpendPerMonth spend={summary.data[1]} />
+          <SpendPerMonth spend={summary.data[1]} opened={summary.data[2].created_at} />
         </>
       )}
 
@@ -186,9 +188,11 @@ function monthName(month: string): string {
   );
 }
 
-function SpendPerMonth({ spend }: { spend: MonthlySpend }) {
+/** The months the account existed, newest first: a new account has no empty rows for months before it. */
+function SpendPerMonth({ spend, opened }: { spend: MonthlySpend; opened: string }) {
   const cap = spend.spend_limit_usd;
-  const months = [...spend.months].reverse();
+  const firstMonth = opened.slice(0, 7);
+  const months = spend.months.filter((month) => month.month >= firstMonth || month.charged_credits > 0).reverse();
   return (
     <section className="card" aria-labelledby="spend-heading">
       <h2 id="spend-heading">Spend per month</h2>

@@ -67,6 +67,7 @@ function OwnerSettings() {
     loaded.reload();
   });
   const failure = changeRole.error ?? resend.error ?? remove.error;
+  const owners = loaded.data?.[1].data.filter((member) => member.role === 'owner').length ?? 0;
 
   return (
     <>
@@ -92,64 +93,75 @@ function OwnerSettings() {
                 </tr>
               </thead>
               <tbody>
-                {loaded.data[1].data.map((member) => (
-                  <tr key={member.id}>
-                    <td data-label="Email">
-                      {member.email}
-                      {member.id === session.member.id && <span className="hint"> (you)</span>}
-                    </td>
-                    <td data-label="Role">
-                      <label className="visually-hidden" htmlFor={`role-${member.id}`}>
-                        Role of {member.email}
-                      </label>
-                      <select
-                        id={`role-${member.id}`}
-                        value={member.role}
-                        disabled={changeRole.busy}
-                        onChange={(event) => void changeRole.run(member, event.target.value as Role)}
-                      >
-                        <option value="owner">owner</option>
-                        <option value="developer">developer</option>
-                        <option value="viewer">viewer</option>
-                      </select>
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge status={member.status} />
-                      {member.status === 'invited' && member.invitation_expires_at && (
-                        <span className="hint">
-                          {' '}
-                          {Date.parse(member.invitation_expires_at) > Date.now()
-                            ? `link valid until ${formatTime(member.invitation_expires_at)}`
-                            : 'link expired'}
-                        </span>
-                      )}
-                    </td>
-                    <td data-label="Last sign-in">
-                      {member.last_sign_in_at ? formatTime(member.last_sign_in_at) : 'never'}
-                    </td>
-                    <td data-label="Actions">
-                      <div className="actions">
-                        {member.status === 'invited' && (
-                          <button
-                            type="button"
-                            onClick={() => void resend.run(member)}
-                            aria-label={`Resend invitation to ${member.email}`}
-                          >
-                            Resend invitation
-                          </button>
-                        )}
-                        <button
-                          type="button"
-                          className="danger"
-                          onClick={() => setRemoving(member)}
-                          aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
+                {loaded.data[1].data.map((member) => {
+                  // The API refuses to remove or demote an account's last owner: not offered, and said why.
+                  const onlyOwner = member.role === 'owner' && owners === 1;
+                  return (
+                    <tr key={member.id}>
+                      <td data-label="Email">
+                        {member.email}
+                        {member.id === session.member.id && <span className="hint"> (you)</span>}
+                      </td>
+                      <td data-label="Role">
+                        <label className="visually-hidden" htmlFor={`role-${member.id}`}>
+                          Role of {member.email}
+                        </label>
+                        <select
+                          id={`role-${member.id}`}
+                          value={member.role}
+                          disabled={changeRole.busy || onlyOwner}
+                          aria-describedby={onlyOwner ? `only-owner-${member.id}` : undefined}
+                          onChange={(event) => void changeRole.run(member, event.target.value as Role)}
                         >
-                          {member.status === 'invited' ? 'Withdraw' : 'Remove'}
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
+                          <option value="owner">owner</option>
+                          <option value="developer">developer</option>
+                          <option value="viewer">viewer</option>
+                        </select>
+                      </td>
+                      <td data-label="Status">
+                        <StatusBadge status={member.status} />
+                        {member.status === 'invited' && member.invitation_expires_at && (
+                          <span className="hint">
+                            {' '}
+                            {Date.parse(member.invitation_expires_at) > Date.now()
+                              ? `link valid until ${formatTime(member.invitation_expires_at)}`
+                              : 'link expired'}
+                          </span>
+                        )}
+                      </td>
+                      <td data-label="Last sign-in">
+                        {member.last_sign_in_at ? formatTime(member.last_sign_in_at) : 'never'}
+                      </td>
+                      <td data-label="Actions">
+                        <div className="actions">
+                          {member.status === 'invited' && (
+                            <button
+                              type="button"
+                              onClick={() => void resend.run(member)}
+                              aria-label={`Resend invitation to ${member.email}`}
+                            >
+                              Resend invitation
+                            </button>
+                          )}
+                          {onlyOwner ? (
+                            <span className="hint" id={`only-owner-${member.id}`}>
+                              The only owner: make another member owner to remove or demote them.
+                            </span>
+                          ) : (
+                            <button
+                              type="button"
+                              className="danger"
+                              onClick={() => setRemoving(member)}
+                              aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
+                            >
+                              {member.status === 'invited' ? 'Withdraw' : 'Remove'}
+                            </button>
+                          )}
+                        </div>
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
             <form
