@@ -3,7 +3,15 @@
 // options, and one error policy for their connection events. Producers (the API's submit, the queue
 // board) and consumers (the worker's media and webhook consumers) ask it for what they need; it closes
 // whatever is left at shutdown.
-import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { Queue, Worker, type ConnectionOptions, type WorkerOptions } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from './config/config';
 import { disconnectConsumer } from './redis/redis.module';
@@ -51,7 +59,7 @@ function workerOptions(kind: QueueKind, config: AppConfig): Omit<WorkerOptions, 
 }
 
 @Injectable()
-export class QueueOwner implements OnApplicationShutdown {
+export class QueueOwner implements OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(QueueOwner.name);
   private readonly queues = new Map<string, Queue>();
   /** Each consumer with the connection it was given (on a cluster, closed with it: disconnectConsumer). */
@@ -110,6 +118,18 @@ export class QueueOwner implements OnApplicationShutdown {
   async closeQueue(queue: Queue): Promise<void> {
     for (const [key, known] of this.queues) if (known === queue) this.queues.delete(key);
     await closeQueue(queue);
+  }
+
+  /**
+   * The first step of a stop (SIGTERM): every consumer stops taking jobs at once; its owner's own
+   * shutdown hook (MediaWorker, WebhookDispatcher) then waits for its running jobs (stopWorker: the same
+   * close). Nest runs the modules' hooks one module after another, so a consumer stopped only by its
+   * owner's hook kept taking jobs for as long as an earlier module's hook waited (e.g. on Redis).
+   */
+  onModuleDestroy(): void {
+    for (const worker of this.workers.keys()) {
+      worker.close().catch((error: unknown) => this.logger.warn({ err: error }, 'a consumer did not close'));
+    }
   }
 
   /** Whatever its users did not close: consumers first (their running jobs still use the queues). */

@@ -18,6 +18,9 @@ interface Server {
   port: number;
   child: ChildProcess;
   exited: Promise<void>;
+  /** How it was started, for restart(). */
+  binary: 'redis-server' | 'redis-sentinel';
+  conf: string;
 }
 
 /** What every private server shares: its folder, start and kill. */
@@ -46,12 +49,18 @@ abstract class PrivateDeployment {
         .map((line) => line.replaceAll('$PORT', String(port)))
         .join('\n') + '\n',
     );
-    const child = spawn(binary, [conf], { stdio: 'ignore' });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const server = { port, child, exited };
+    const server: Server = { port, binary, conf, ...spawnServer(binary, conf) };
     this.servers.push(server);
     await pollUntil(`${binary} ${name} on ${port} to answer`, () => ping(port), 10_000, 50);
     return server;
+  }
+
+  /** Starts a killed server again, with its config (a cluster node keeps its nodes.conf: it rejoins). */
+  async restart(port: number): Promise<void> {
+    const server = this.servers.find((candidate) => candidate.port === port);
+    if (!server) throw new Error(`no private server on port ${port}`);
+    Object.assign(server, spawnServer(server.binary, server.conf));
+    await pollUntil(`${server.binary} on ${port} to answer again`, () => ping(port), 10_000, 50);
   }
 
   /** SIGKILL of the server on `port`, as a machine lost: no shutdown, no last write. */
@@ -67,6 +76,11 @@ abstract class PrivateDeployment {
     await Promise.all(this.servers.map((server) => server.exited));
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+function spawnServer(binary: string, conf: string): { child: ChildProcess; exited: Promise<void> } {
+  const child = spawn(binary, [conf], { stdio: 'ignore' });
+  return { child, exited: new Promise<void>((resolve) => child.once('exit', () => resolve())) };
 }
 
 async function ping(port: number): Promise<boolean> {

@@ -26,6 +26,7 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
   readonly id = newId('wkr');
   private readonly task = new PeriodicTask('heartbeat', this.logger, () => this.beat());
   private commands?: RedisClient;
+  private stopped = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -34,6 +35,8 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
     // Reconnected (e.g. Redis restarted and lost every key): announce this worker at once rather than
     // at the next beat, so the region does not answer region_unavailable for up to HEARTBEAT_MS.
     this.commands.on('ready', () => {
+      // Not once stopping: a reconnect (a Redis failover) would announce a worker that takes no more work.
+      if (this.stopped) return;
       this.beat().catch((error: unknown) => this.logger.warn({ err: error }, 'heartbeat after reconnect failed'));
     });
     await this.beat();
@@ -41,6 +44,7 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   beforeApplicationShutdown(): void {
+    this.stopped = true;
     this.task.stop();
   }
 
