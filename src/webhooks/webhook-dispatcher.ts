@@ -139,9 +139,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
 
+    // Logged before it is sent: a request the outcome of which is lost (with the worker, or its database
+    // connection) still counts in the delivery log when the delivery is sent again after the lease.
+    const attemptsMade = await this.repository.startAttempt(deliveryId, token, new Date());
+    if (attemptsMade === null) return;
     const controller = new AbortController();
     this.inflight.add(controller);
-    const attemptedAt = new Date();
     let result: AttemptResult;
     try {
       result = await sendWebhook(
@@ -162,7 +165,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.inflight.delete(controller);
     }
 
-    const attemptsMade = claimed.attempts + 1;
     let outcome: AttemptOutcome;
     if (result.verdict === 'delivered') {
       outcome = { state: 'delivered' };
@@ -177,7 +179,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const recorded = await this.repository.recordAttempt(
       deliveryId,
       token,
-      { attemptedAt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
+      { attempt: attemptsMade, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
       outcome,
       result.verdict === 'gone' ? 'The endpoint answered HTTP 410 Gone.' : undefined,
     );

@@ -72,8 +72,13 @@ export interface DueDelivery {
 
 export type AttemptOutcome = { state: 'delivered' } | { state: 'failed' } | { state: 'pending'; delayMs: number };
 
+/** An attempt's error in the log until its outcome is written (and for good when it never is). */
+export const UNRECORDED_OUTCOME =
+  'No outcome recorded: the attempt is in flight, or its worker stopped or lost its database during it (the endpoint may have received it).';
+
+/** The outcome of attempt number `attempt` (its number from startAttempt). */
 export interface AttemptRecord {
-  attemptedAt: Date;
+  attempt: number;
   statusCode: number | null;
   durationMs: number;
   error: string | null;
@@ -400,9 +405,30 @@ export class WebhooksRepository {
   }
 
   /**
-   * Logs one attempt and moves the delivery on, in one transaction, only while this worker still
-   * holds the lease (false otherwise: the lease expired and the attempt is left to its new holder).
-   * `disableEndpoint` (410 Gone) also disables the endpoint.
+   * Logs an attempt as begun, before its request goes out, while this worker holds the lease: the
+   * delivery log then counts every request a receiver may have got, even one whose outcome is never
+   * written (the worker died, or lost PostgreSQL, after sending). Its outcome reads UNRECORDED_OUTCOME
+   * until recordAttempt writes it. The attempt's number; null when the lease was lost meanwhile.
+   */
+  async startAttempt(id: string, token: string, attemptedAt: Date): Promise<number | null> {
+    const started = await row<{ attempt: number }>(
+      this.db,
+      `WITH started AS (
+         UPDATE webhook_deliveries SET attempts = attempts + 1
+          WHERE id = $1 AND lease_token = $2 AND state = 'pending'
+          RETURNING id, attempts)
+       INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error)
+       SELECT id, attempts, $3, NULL, 0, $4 FROM started
+       RETURNING attempt`,
+      [id, token, attemptedAt, UNRECORDED_OUTCOME],
+    );
+    return started?.attempt ?? null;
+  }
+
+  /**
+   * Writes the outcome of an attempt begun by startAttempt and moves the delivery on, in one
+   * transaction; the delivery only while this worker still holds the lease (false otherwise: the lease
+   * expired and the delivery is left to its new holder). `disableEndpoint` (410 Gone) also disables the endpoint.
    */
   recordAttempt(
     id: string,
@@ -412,21 +438,21 @@ export class WebhooksRepository {
     disableEndpoint?: string,
   ): Promise<boolean> {
     return this.db.transaction(async (manager: EntityManager) => {
-      const updated = await row<{ endpoint_id: string; attempts: number }>(
+      await manager.query(
+        `UPDATE webhook_attempts SET status_code = $3, duration_ms = $4, error = $5 WHERE delivery_id = $1 AND attempt = $2`,
+        [id, attempt.attempt, attempt.statusCode, attempt.durationMs, attempt.error],
+      );
+      const updated = await row<{ endpoint_id: string }>(
         manager,
         `UPDATE webhook_deliveries
-            SET attempts = attempts + 1, state = $3, last_error = $4, lease_token = NULL, lease_until = NULL,
+            SET state = $3, last_error = $4, lease_token = NULL, lease_until = NULL,
                 next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + $5::double precision * interval '1 millisecond' END,
                 finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
           WHERE id = $1 AND lease_token = $2 AND state = 'pending'
-          RETURNING endpoint_id, attempts`,
+          RETURNING endpoint_id`,
         [id, token, outcome.state, attempt.error, outcome.state === 'pending' ? outcome.delayMs : 0],
       );
       if (!updated) return false;
-      await manager.query(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [id, updated.attempts, attempt.attemptedAt, attempt.statusCode, attempt.durationMs, attempt.error],
-      );
       if (disableEndpoint) {
         await manager.query(
           `UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2 WHERE id = $1 AND disabled_at IS NULL`,

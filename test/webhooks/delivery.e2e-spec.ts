@@ -7,6 +7,7 @@ import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startStack } from '../support/worker';
+import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhooks.repository';
 import {
   deleteRegisteredEndpoints,
   emitEvent,
@@ -137,7 +138,10 @@ describe('webhook delivery', () => {
     const endpoint = await registerEndpoint(api, account.apiKey, hook.url());
     await hook.stop();
     const event = await emitEvent(api, account.accountId);
-    await waitForDelivery(api, account.apiKey, endpoint.id, event.id, (delivery) => delivery.attempt_count >= 1);
+    // An attempt ended (refused), not just begun: the log holds an attempt from before it is sent.
+    await waitForDelivery(api, account.apiKey, endpoint.id, event.id, (delivery) =>
+      delivery.attempts.some((attempt) => attempt.error !== UNRECORDED_OUTCOME),
+    );
     await hook.listen();
     const [request] = await hook.waitFor(1);
     expect(verify(endpoint.secret, request)).toEqual(event);
