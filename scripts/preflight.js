@@ -117,7 +117,7 @@ function report(missing) {
   lines.push(
     '',
     'Install on Debian or Ubuntu:',
-    `  sudo apt-get install ${unique(missing.map((t) => t.debian)).join(' ')}`,
+    `  $(command -v sudo) apt-get install ${unique(missing.map((t) => t.debian)).join(' ')}`,
   );
   const brew = unique(missing.map((t) => t.brew).filter(Boolean));
   const noBrew = missing.filter((t) => !t.brew).map((t) => t.name);

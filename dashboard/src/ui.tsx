@@ -259,10 +259,14 @@ export function useAction<A extends unknown[], R>(action: (...args: A) => Promis
 /** Moves focus to the page's heading when the page changes, so screen readers announce it. */
 export function PageTitle({ children }: { children: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  // "Job {id}" arrives as ['Job ', id]: its text is the tab's title too. Keyed by the text, not by
+  // the children array (new at every render), so a page that re-renders keeps the focus where it is.
+  const parts = Array.isArray(children) ? children : [children];
+  const text = parts.every((part) => typeof part === 'string' || typeof part === 'number') ? parts.join('') : null;
   useEffect(() => {
     heading.current?.focus();
-    if (typeof children === 'string') document.title = `${children} · mediajobs dashboard`;
-  }, [children]);
+    if (text !== null) document.title = `${text} · mediajobs dashboard`;
+  }, [text]);
   return (
     <h1 ref={heading} tabIndex={-1}>
       {children}

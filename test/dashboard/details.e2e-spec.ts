@@ -159,6 +159,13 @@ describe('dashboard details a careful user notices', () => {
     expect(await page().getByText('This can work if you try again.').count()).toBe(0);
   });
 
+  it('the job page’s tab is titled with the job, not only "mediajobs dashboard"', async () => {
+    const jobId = await submit({ inputs: [{ upload_id: await upload(api, key(), await encryptedMp4()) }] });
+    await openJob(jobId);
+    await page().waitForFunction((id: string) => (globalThis as any).document.title.startsWith(`Job ${id}`), jobId);
+    expect(await page().title()).toBe(`Job ${jobId} · mediajobs dashboard`);
+  });
+
   it('a file dropped on New job shows in the file input (not "No file chosen")', async () => {
     const clip = await sdrMp4({ width: 320, height: 180, seconds: 1 });
     await page().goto(`${api.url}/dashboard/jobs/new`);

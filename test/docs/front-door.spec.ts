@@ -2,8 +2,10 @@
 // relative link in the documentation lands on a file (and heading) that exists, every page under docs/
 // is reachable from the README, and no file points outside the repository (a clone has no ../shared).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, normalize, relative, resolve } from 'node:path';
+import { ROUND_TRIP_SSIM_FLOORS } from '../../src/media/output-checks';
 
 const ROOT = resolve(__dirname, '../..');
 const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
@@ -105,6 +107,28 @@ describe('the README is a front door and the repository documents itself', () =>
     expect(prerequisites).toBeLessThan(readme.indexOf('## Run it, test it'));
     expect(readme).toContain('npm ci && npm run dev');
     expect(readme).toContain('npm ci && npm test');
+  });
+
+  it('gives an apt line that works as root on a machine without sudo, and with sudo elsewhere', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const line = /^ *(.*apt-get install .*)$/m.exec(readme)?.[1];
+    expect(line).toBeDefined();
+    // Stand-ins that only say how they were called: no package is installed.
+    const bin = mkdtempSync(join(tmpdir(), 'mj-apt-'));
+    writeFileSync(join(bin, 'apt-get'), '#!/bin/sh\necho "apt-get $1"\n', { mode: 0o755 });
+    const run = (path: string) =>
+      execFileSync('/bin/sh', ['-c', line!], { env: { PATH: path }, encoding: 'utf8' }).trim();
+    expect(run(bin)).toBe('apt-get install');
+    writeFileSync(join(bin, 'sudo'), '#!/bin/sh\necho "sudo $1 $2"\n', { mode: 0o755 });
+    expect(run(bin)).toBe('sudo apt-get install');
+  });
+
+  it('says why Swagger UI shows OAS 3.0, and quotes the round_trip_ssim floors the service applies', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toMatch(/badge says OAS 3\.0: the page draws a\s+3\.0\.3 rendition/);
+    const guide = readFileSync(join(ROOT, 'docs/api-guide.md'), 'utf8');
+    const floors = Object.entries(ROUND_TRIP_SSIM_FLOORS).map(([quality, floor]) => `\`≥ ${floor}\` (${quality})`);
+    for (const floor of floors) expect(guide).toContain(floor);
   });
 
   it('resolves every relative link of the documentation, anchors included', () => {

@@ -110,14 +110,14 @@ describe('npm test checks the system tools first', () => {
     expect(seconds).toBeLessThan(5);
     expect(result.stderr).toContain('npm test: 1 system tool the tests need is missing:');
     expect(result.stderr).toContain('- prometheus (prometheus, promtool)');
-    expect(result.stderr).toContain('Install on Debian or Ubuntu:\n  sudo apt-get install prometheus\n');
+    expect(result.stderr).toContain('Install on Debian or Ubuntu:\n  $(command -v sudo) apt-get install prometheus\n');
     expect(result.stderr).toContain('Install on macOS:\n  brew install prometheus\n');
     expect(result.stderr).not.toMatch(/- (ffmpeg|mediainfo|swift|redis|pgbouncer)/);
   });
 
   it('names every package of the preflight in the README and lets .ci/run install from the same list', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const aptLine = /sudo apt-get install ([^\n`]+)/.exec(readme)?.[1].split(' ') ?? [];
+    const aptLine = /apt-get install ([^\n`]+)/.exec(readme)?.[1].split(' ') ?? [];
     expect(TOOLS.map((tool) => tool.debian).filter((pkg) => !aptLine.includes(pkg))).toEqual([]);
     const brewLine = /brew install ([^\n`]+?)(?: &&|\n|`)/.exec(readme)?.[1].split(/\s+/) ?? [];
     const formulae = TOOLS.map((tool) => tool.brew).filter((brew): brew is string => !!brew && !brew.startsWith('--'));
