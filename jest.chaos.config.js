@@ -12,4 +12,6 @@ module.exports = {
   testTimeout: 180000,
   // Responses are checked against the OpenAPI document in report mode here (test/chaos/openapi-report-mode.ts).
   setupFiles: [...base.setupFiles, '<rootDir>/test/chaos/openapi-report-mode.ts'],
+  // The operators' money audit over the run's database, before it is dropped (test/chaos/global-teardown.ts).
+  globalTeardown: '<rootDir>/test/chaos/global-teardown.ts',
 };

@@ -5,34 +5,63 @@ import type { LicenseAdminService } from '../license/license-admin.service';
 import type { AdminService } from './admin.service';
 import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.dto';
 
-export const USAGE = `Usage: npm run admin -- <command> [options]
-
-  create-account --name <name> [--plan free|starter|pro|enterprise] [--owner-email <email>] [--credits <n>]
+/** Each command's usage lines, by its name (`<command> --help` prints its own). */
+const COMMANDS: Record<string, string> = {
+  'create-account': `  create-account --name <name> [--plan free|starter|pro|enterprise] [--owner-email <email>] [--credits <n>]
                                   prints the account and its first API key, and with --owner-email
-                                  owner_invite_url: the owner's one-time link to the dashboard (24 h)
-  password-link <email>           prints a member's one-time set-password link (24 h)
-  list-accounts
-  show-account <account_id>
-  grant-credits <account_id> --credits <n> [--reason <text>]
-  set-plan <account_id> <plan>
-  suspend <account_id>            unsuspend <account_id>
-  set-subscription <account_id> active|payment_failed|inactive
-  set-spend-limit <account_id> <usd|none>
-  maintenance on [--until <ISO time>] | off
-  block-content <sha256> [--reason <text>]        unblock-content <sha256>
-  create-license <account_id> --max-devices <n> --expires-at <ISO time> [--grace-seconds <n>] [--plan <name>]
-                                  prints the licence and its mjl_ key (shown once)
-  revoke-license <license_id>
-  rebuild-usage-days [<account_id>]
+                                  owner_invite_url: the owner's one-time link to the dashboard (24 h)`,
+  'password-link': `  password-link <email>           prints a member's one-time set-password link (24 h)`,
+  'list-accounts': `  list-accounts`,
+  'show-account': `  show-account <account_id>`,
+  'grant-credits': `  grant-credits <account_id> --credits <n> [--reason <text>]`,
+  'set-plan': `  set-plan <account_id> <plan>`,
+  suspend: `  suspend <account_id>            unsuspend <account_id>`,
+  'set-subscription': `  set-subscription <account_id> active|payment_failed|inactive`,
+  'set-spend-limit': `  set-spend-limit <account_id> <usd|none>`,
+  maintenance: `  maintenance on [--until <ISO time>] | off`,
+  'block-content': `  block-content <sha256> [--reason <text>]        unblock-content <sha256>`,
+  'create-license': `  create-license <account_id> --max-devices <n> --expires-at <ISO time> [--grace-seconds <n>] [--plan <name>]
+                                  prints the licence and its mjl_ key (shown once)`,
+  'revoke-license': `  revoke-license <license_id>`,
+  'rebuild-usage-days': `  rebuild-usage-days [<account_id>]
                                   sums the per-day usage (balance, chart, quota, spend cap) again from
-                                  the ledger and the jobs: after an upgrade, once the old version stopped
-  recount-open-jobs [<account_id>]
+                                  the ledger and the jobs: after an upgrade, once the old version stopped`,
+  'recount-open-jobs': `  recount-open-jobs [<account_id>]
                                   counts each account's open jobs (concurrency limit, running_jobs) again
-                                  from the jobs: after an upgrade, once the old version stopped
-`;
+                                  from the jobs: after an upgrade, once the old version stopped`,
+  'audit-money': `  audit-money [<account_id>]      checks the money invariants in the database (balance = grants −
+                                  captures, reserved = open holds, open_jobs, one authorise and one
+                                  settlement per job, charge = sum of items); prints each account or job
+                                  that breaks one and exits 1, or exits 0 when the money is exact`,
+};
+/** Commands whose usage line is another's (the pairs written on one line). */
+const USAGE_OF: Record<string, string> = { unsuspend: 'suspend', 'unblock-content': 'block-content' };
+
+const HEADER = "Usage: npm run admin -- <command> [options]      (<command> --help: that command's usage)\n\n";
+
+export const USAGE = `${HEADER}${Object.values(COMMANDS).join('\n')}\n`;
+
+/**
+ * The usage to print when `argv` asks for help (`--help` or `-h` anywhere, exit 0): the command's own,
+ * or the whole one (no command, or one it does not know); null when it does not ask. Asked for help,
+ * the usage is the answer even if the rest of the line would not parse.
+ */
+export function helpFor(argv: string[]): string | null {
+  if (!argv.some((arg) => arg === '--help' || arg === '-h')) return null;
+  const command = argv.find((arg) => !arg.startsWith('-'));
+  const lines = command ? COMMANDS[USAGE_OF[command] ?? command] : undefined;
+  return lines ? `Usage: npm run admin -- ${lines.trimStart()}\n` : USAGE;
+}
 
 /** A command line that does not say what to do: exit 2 with the usage text. */
 export class UsageError extends Error {}
+
+/** A command that ran and found something wrong (audit-money): its result is printed, and the exit is 1. */
+export class CommandFailed extends Error {
+  constructor(readonly result: unknown) {
+    super('the command found problems');
+  }
+}
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T {
   if (!value || !allowed.includes(value as T)) throw new UsageError(`${what} must be one of ${allowed.join(', ')}`);
@@ -154,6 +183,11 @@ export async function runAdminCommand(
       return admin.rebuildUsageDays(first);
     case 'recount-open-jobs':
       return admin.recountOpenJobs(first);
+    case 'audit-money': {
+      const audit = await admin.auditMoney(first);
+      if (!audit.ok) throw new CommandFailed(audit);
+      return audit;
+    }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }

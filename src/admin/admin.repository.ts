@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { backfillAccountUsageDaysOn } from '../../migrations/1765520000000-account-usage-days';
 import { recountOpenJobsOn } from '../../migrations/1765530000000-account-open-jobs';
 import { ACCOUNT_COLUMNS, type AccountRow } from '../account/account-view';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { auditMoneyAt, type MoneyProblem } from '../billing/money-audit';
+import { openJobStatuses } from '../jobs/job-lifecycle';
 
 export interface AccountPatch {
   plan_id?: string;
@@ -13,7 +16,10 @@ export interface AccountPatch {
 
 @Injectable()
 export class AdminRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * account_usage_days summed again from credit_ledger and jobs (the migration's backfill, batch by
@@ -29,6 +35,11 @@ export class AdminRepository {
    */
   countOpenJobsAgain(accountId?: string): Promise<number> {
     return recountOpenJobsOn(this.db, { accounts: accountId ? [accountId] : undefined });
+  }
+
+  /** The money invariants' breaks (src/billing/money-audit.ts), of every account or of one. */
+  moneyProblems(accountId?: string): Promise<MoneyProblem[]> {
+    return auditMoneyAt(this.config.databaseUrl, openJobStatuses(), accountId ? [accountId] : undefined);
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -3,6 +3,7 @@ import { SCOPES } from '../auth/auth-context';
 import { ApiKeysService, type ApiKeyView } from '../auth/api-keys.service';
 import { CredentialsVersion } from '../auth/credentials-version';
 import { BillingService, type LedgerEntry } from '../billing/billing.service';
+import type { MoneyProblem } from '../billing/money-audit';
 import { ApiError } from '../common/errors';
 import { newId } from '../common/ids';
 import { MaintenanceService, type MaintenanceState } from '../common/maintenance/maintenance.service';
@@ -54,6 +55,15 @@ export class AdminService {
    */
   async rebuildUsageDays(accountId?: string): Promise<{ object: 'usage_days_rebuilt'; accounts: number }> {
     return { object: 'usage_days_rebuilt', accounts: await this.repository.sumUsageDaysAgain(accountId) };
+  }
+
+  /**
+   * The money invariants checked against the database (src/billing/money-audit.ts): every account and
+   * job, or one account's. `problems` names each account or job that breaks one; empty when exact.
+   */
+  async auditMoney(accountId?: string): Promise<{ object: 'money_audit'; ok: boolean; problems: MoneyProblem[] }> {
+    const problems = await this.repository.moneyProblems(accountId);
+    return { object: 'money_audit', ok: problems.length === 0, problems };
   }
 
   /**

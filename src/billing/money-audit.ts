@@ -11,7 +11,7 @@
 // jobs, never a statement per row, so it reads each table once whatever their size (docs/operations.md
 // shows its plan and time on a seeded database). A job removed by the retention purge takes its items
 // with it and is no longer checked; its ledger rows stay and still count in its account's balance.
-import { rows } from '../common/database/sql';
+import type { ClientBase } from 'pg';
 
 /** A rule an account or a job breaks, with the numbers that show it. */
 export interface MoneyProblem {
@@ -125,16 +125,43 @@ function problemsOf<Rules extends Record<string, string>>(
 
 /**
  * Every broken rule of every account and job (or of the given accounts only), accounts first, each in
- * id order; empty when the money is exact. `openStatuses`: the job statuses that hold credits (the
- * lifecycle's openJobStatuses(), passed in so this file spells none out).
+ * id order; empty when the money is exact. Both statements read one snapshot (a read-only repeatable-read
+ * transaction), so a job ending meanwhile is seen before or after, never half. `client`: a connection of
+ * its own, without the service pools' 10 s query timeout (the whole audit reads every table).
+ * `openStatuses`: the job statuses that hold credits (the lifecycle's openJobStatuses(), passed in so
+ * this file spells none out).
  */
 export async function moneyProblems(
-  db: Parameters<typeof rows>[0],
+  client: ClientBase,
   openStatuses: readonly string[],
   accountIds?: readonly string[],
 ): Promise<MoneyProblem[]> {
   const scope = accountIds ? [...accountIds] : null;
-  const accounts = await rows<Ruled<typeof ACCOUNT_RULES>>(db, accountsSql, [scope, [...openStatuses]]);
-  const jobs = await rows<Ruled<typeof JOB_RULES>>(db, jobsSql, [scope]);
-  return [...problemsOf('account', ACCOUNT_RULES, accounts), ...problemsOf('job', JOB_RULES, jobs)];
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  try {
+    const accounts = await client.query<Ruled<typeof ACCOUNT_RULES>>(accountsSql, [scope, [...openStatuses]]);
+    const jobs = await client.query<Ruled<typeof JOB_RULES>>(jobsSql, [scope]);
+    return [...problemsOf('account', ACCOUNT_RULES, accounts.rows), ...problemsOf('job', JOB_RULES, jobs.rows)];
+  } finally {
+    await client.query('COMMIT');
+  }
 }
+
+/** moneyProblems on a connection of its own to `databaseUrl`, closed after. */
+export async function auditMoneyAt(
+  databaseUrl: string,
+  openStatuses: readonly string[],
+  accountIds?: readonly string[],
+): Promise<MoneyProblem[]> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: databaseUrl, application_name: 'mediajobs audit-money' });
+  await client.connect();
+  try {
+    return await moneyProblems(client, openStatuses, accountIds);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The two statements, for EXPLAIN (docs/explain-10m.md#money-audit); $1 the accounts or null, $2 the open statuses. */
+export const MONEY_AUDIT_STATEMENTS = { accounts: accountsSql, jobs: jobsSql } as const;

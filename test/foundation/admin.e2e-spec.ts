@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { newId } from '../../src/common/ids';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { ensureBuilt, ROOT, runScript } from '../support/dist-build';
 import { expectError } from '../support/error-checks';
@@ -309,6 +310,53 @@ describe('operator API and CLI', () => {
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ object: 'account', id: account.accountId });
     });
+
+    it("--help and -h print the usage and exit 0: the whole of it, or one command's", async () => {
+      for (const args of [['--help'], ['-h']]) {
+        const result = await runCli(args);
+        expect(result).toMatchObject({ code: 0, stderr: '' });
+        expect(result.stdout).toContain('Usage: npm run admin -- <command>');
+        expect(result.stdout).toContain('audit-money');
+      }
+      // A command's own usage, also when the rest of the line would not parse.
+      for (const [args, line] of [
+        [['grant-credits', '--help'], 'Usage: npm run admin -- grant-credits <account_id> --credits <n>'],
+        [['unsuspend', '-h', '--colour'], 'Usage: npm run admin -- suspend <account_id>            unsuspend'],
+      ] as const) {
+        const result = await runCli([...args]);
+        expect(result).toMatchObject({ code: 0, stderr: '' });
+        expect(result.stdout).toContain(line);
+        expect(result.stdout).not.toContain('create-license');
+      }
+    }, 180_000);
+
+    it('audit-money exits 0 when the money is exact, and 1 naming each account and job that breaks a rule', async () => {
+      const account = await createAccount(api, { credits: 50 });
+      const exact = await runCli(['audit-money', account.accountId]);
+      expect(exact).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(exact.stdout)).toEqual({ object: 'money_audit', ok: true, problems: [] });
+
+      // A balance moved without a ledger row, and a job whose hold was never authorised in the ledger.
+      const db = api.app.get(DataSource);
+      await db.query(`UPDATE accounts SET balance_credits = balance_credits + 7 WHERE id = $1`, [account.accountId]);
+      const jobId = newId('job');
+      await db.query(
+        `INSERT INTO jobs (id, account_id, api, status, region, output_options, estimated_credits, billing_state, request_id)
+         VALUES ($1, $2, 'sdr2hdr', 'failed', 'audit', '{}', 3, 'released', 'req_audit')`,
+        [jobId, account.accountId],
+      );
+      const broken = await runCli(['audit-money', account.accountId]);
+      expect(broken.code).toBe(1);
+      const report = JSON.parse(broken.stdout);
+      expect(report.ok).toBe(false);
+      expect(report.problems.map((problem: any) => [problem.subject, problem.id, problem.rule])).toEqual([
+        ['account', account.accountId, 'balance = grants − captures'],
+        ['job', jobId, 'one authorise per job, for its hold'],
+        ['job', jobId, 'no settlement while open, one capture and/or one release once ended'],
+        ['job', jobId, 'captured = charged, captured + released = held'],
+      ]);
+      expect(report.problems[0].numbers).toMatchObject({ balance_credits: '57', grants: '50', captures: '0' });
+    }, 120_000);
 
     it('an operation the service refuses exits 1 with the error code', async () => {
       const result = await runCli(['grant-credits', 'acct_doesnotexist0000000', '--credits', '5']);

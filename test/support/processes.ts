@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { migrateDatabase } from '../../migrations';
-import { moneyProblems } from '../../src/billing/money-audit';
+import { auditMoneyAt } from '../../src/billing/money-audit';
 import { openJobStatuses } from '../../src/jobs/job-lifecycle';
 import { ensureBuilt, ROOT } from './dist-build';
 import { freePort, type TestApi } from './app';
@@ -698,7 +698,7 @@ export async function auditMoney(api: TestApi, key: string, jobs: any[], granted
     const db = api.app.get(DataSource);
     const [owner] = await db.query(`SELECT account_id FROM jobs WHERE id = $1`, [jobs[0].job_id]);
     // The invariants, as the operators' audit checks them (one owner of the rules).
-    for (const problem of await moneyProblems(db, openJobStatuses(), [owner.account_id]))
+    for (const problem of await auditMoneyAt(api.config.databaseUrl, openJobStatuses(), [owner.account_id]))
       problems.push(`${problem.subject} ${problem.id}: ${problem.rule} ${JSON.stringify(problem.numbers)}`);
     // The per-day usage the balance, the chart and the limits read (account_usage_days) is the rows' own sum.
     const since = new Date(Date.now() - 40 * 86_400_000);
