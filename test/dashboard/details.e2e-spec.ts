@@ -130,6 +130,31 @@ describe('dashboard details a careful user notices', () => {
   });
   let cancelledBackground: Rgb;
 
+  it('a job cancelled after an input was delivered shows that input charged: settled, not refunded', async () => {
+    const short = await upload(api, key(), await sdrMp4({ width: 160, height: 90, seconds: 2, audio: false }));
+    origin.serve('held-after-one.mp4', await sdrMp4({ width: 160, height: 90, seconds: 2, audio: false }));
+    const jobId = await submit({ inputs: [{ upload_id: short }, { source_url: origin.url('held-after-one.mp4') }] });
+    // The worker takes the inputs in order: the first is delivered, the second's download then waits.
+    origin.delay('held-after-one.mp4', 30_000);
+    const path = `/v1/sdr2hdr/jobs/${jobId}`;
+    const deadline = Date.now() + 25_000;
+    while ((await call(api, 'GET', path, { key: key() })).body.items[0].status !== 'succeeded') {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const cancelled = await call(api, 'POST', `${path}/cancel`, { key: key() });
+    expect(cancelled.body.billing).toMatchObject({ state: 'settled', refunded: false });
+    const charged = cancelled.body.billing.charged_credits as number;
+    expect(charged).toBeGreaterThan(0);
+
+    await openJob(jobId);
+    const billing = page().locator('section[aria-labelledby="billing-heading"]');
+    await billing.getByText('Settled: charged for the outputs delivered before the cancel').waitFor();
+    const facts = await billing.locator('dd').allInnerTexts();
+    expect(facts[1]).toBe(`${charged} credit${charged === 1 ? '' : 's'}`);
+    expect(facts[3]).toBe('No');
+  });
+
   it('a source host failing during the download reads as a host failure worth retrying, not as "Check the request"', async () => {
     origin.serve('flaky.mp4', await sdrMp4({ width: 160, height: 90 }));
     const jobId = await submit({ inputs: [{ source_url: origin.url('flaky.mp4') }] });
