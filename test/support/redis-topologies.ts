@@ -21,6 +21,7 @@ interface Server {
   /** How it was started, for restart(). */
   binary: 'redis-server' | 'redis-sentinel';
   conf: string;
+  password?: string;
 }
 
 /** What every private server shares: its folder, start and kill. */
@@ -28,11 +29,12 @@ abstract class PrivateDeployment {
   protected readonly servers: Server[] = [];
   protected constructor(readonly dir: string) {}
 
-  /** Starts `binary` with a config file written to the folder; resolves once it answers PING. */
+  /** Starts `binary` with a config file written to the folder; resolves once it answers PING (as `password`). */
   protected async startServer(
     binary: 'redis-server' | 'redis-sentinel',
     name: string,
     lines: string[],
+    password?: string,
   ): Promise<Server> {
     const port = await freePort();
     const conf = join(this.dir, `${name}.conf`);
@@ -49,9 +51,9 @@ abstract class PrivateDeployment {
         .map((line) => line.replaceAll('$PORT', String(port)))
         .join('\n') + '\n',
     );
-    const server: Server = { port, binary, conf, ...spawnServer(binary, conf) };
+    const server: Server = { port, binary, conf, password, ...spawnServer(binary, conf) };
     this.servers.push(server);
-    await pollUntil(`${binary} ${name} on ${port} to answer`, () => ping(port), 10_000, 50);
+    await pollUntil(`${binary} ${name} on ${port} to answer`, () => ping(port, password), 10_000, 50);
     return server;
   }
 
@@ -60,7 +62,7 @@ abstract class PrivateDeployment {
     const server = this.servers.find((candidate) => candidate.port === port);
     if (!server) throw new Error(`no private server on port ${port}`);
     Object.assign(server, spawnServer(server.binary, server.conf));
-    await pollUntil(`${server.binary} on ${port} to answer again`, () => ping(port), 10_000, 50);
+    await pollUntil(`${server.binary} on ${port} to answer again`, () => ping(port, server.password), 10_000, 50);
   }
 
   /** SIGKILL of the server on `port`, as a machine lost: no shutdown, no last write. */
@@ -83,10 +85,11 @@ function spawnServer(binary: string, conf: string): { child: ChildProcess; exite
   return { child, exited: new Promise<void>((resolve) => child.once('exit', () => resolve())) };
 }
 
-async function ping(port: number): Promise<boolean> {
+async function ping(port: number, password?: string): Promise<boolean> {
   const client = new Redis({
     port,
     host: '127.0.0.1',
+    password,
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -104,7 +107,16 @@ async function ping(port: number): Promise<boolean> {
 
 /** redis-cli against a private server: its reply, trimmed. */
 export async function redisCli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await exec('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 30_000 });
+  return redisCliAs(undefined, port, args);
+}
+
+/** redis-cli authenticated with `password` (through REDISCLI_AUTH, so it is on no command line). */
+async function redisCliAs(password: string | undefined, port: number, args: string[]): Promise<string> {
+  const env = password === undefined ? process.env : { ...process.env, REDISCLI_AUTH: password };
+  const { stdout } = await exec('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+    timeout: 30_000,
+    env,
+  });
   return stdout.trim();
 }
 
@@ -187,15 +199,22 @@ export class PrivateRedisCluster extends PrivateDeployment {
   }
 }
 
-/** A master, its replica, and three sentinels (quorum 2) that judge it down after 1 s. */
+/**
+ * A master, its replica, and three sentinels (quorum 2) that judge it down after 1 s. With
+ * `sentinelPassword` the sentinels require it (`requirepass`) of every client, one another included
+ * (`sentinel sentinel-pass`).
+ */
 export class PrivateSentinels extends PrivateDeployment {
   static readonly MASTER_NAME = 'mjtestmaster';
   master = 0;
   replica = 0;
   sentinels: number[] = [];
+  private sentinelPassword: string | undefined;
 
-  static async start(): Promise<PrivateSentinels> {
+  static async start(options: { sentinelPassword?: string } = {}): Promise<PrivateSentinels> {
     const deployment = new PrivateSentinels(await mkdtemp(join(tmpdir(), 'mj-redis-sentinel-')));
+    const password = options.sentinelPassword;
+    deployment.sentinelPassword = password;
     try {
       const plain = ['save ""', 'appendonly no'];
       deployment.master = (await deployment.startServer('redis-server', 'master', plain)).port;
@@ -209,12 +228,18 @@ export class PrivateSentinels extends PrivateDeployment {
         100,
       );
       for (let i = 0; i < 3; i++) {
-        const sentinel = await deployment.startServer('redis-sentinel', `sentinel${i}`, [
-          `sentinel monitor ${PrivateSentinels.MASTER_NAME} 127.0.0.1 ${deployment.master} 2`,
-          `sentinel down-after-milliseconds ${PrivateSentinels.MASTER_NAME} 1000`,
-          `sentinel failover-timeout ${PrivateSentinels.MASTER_NAME} 5000`,
-          `sentinel parallel-syncs ${PrivateSentinels.MASTER_NAME} 1`,
-        ]);
+        const sentinel = await deployment.startServer(
+          'redis-sentinel',
+          `sentinel${i}`,
+          [
+            `sentinel monitor ${PrivateSentinels.MASTER_NAME} 127.0.0.1 ${deployment.master} 2`,
+            `sentinel down-after-milliseconds ${PrivateSentinels.MASTER_NAME} 1000`,
+            `sentinel failover-timeout ${PrivateSentinels.MASTER_NAME} 5000`,
+            `sentinel parallel-syncs ${PrivateSentinels.MASTER_NAME} 1`,
+            ...(password === undefined ? [] : [`requirepass "${password}"`, `sentinel sentinel-pass "${password}"`]),
+          ],
+          password,
+        );
         deployment.sentinels.push(sentinel.port);
       }
       // Each sentinel has found the replica and the other sentinels (through the master's hello channel).
@@ -222,7 +247,7 @@ export class PrivateSentinels extends PrivateDeployment {
         'the sentinels to know each other and the replica',
         async () => {
           for (const port of deployment.sentinels) {
-            const info = await redisCli(port, 'sentinel', 'master', PrivateSentinels.MASTER_NAME);
+            const info = await deployment.sentinelCli(port, 'sentinel', 'master', PrivateSentinels.MASTER_NAME);
             const lines = info.split('\n');
             const field = (name: string) => Number(lines[lines.indexOf(name) + 1]);
             if (field('num-other-sentinels') !== 2 || field('num-slaves') !== 1) return false;
@@ -246,12 +271,17 @@ export class PrivateSentinels extends PrivateDeployment {
 
   /** The master's port as the first live sentinel names it. */
   async currentMaster(): Promise<number> {
-    const reply = await redisCli(
+    const reply = await this.sentinelCli(
       this.sentinels[0],
       'sentinel',
       'get-master-addr-by-name',
       PrivateSentinels.MASTER_NAME,
     );
     return Number(reply.split('\n')[1]);
+  }
+
+  /** redis-cli against the sentinel on `port`, with the sentinels' password if they require one. */
+  sentinelCli(port: number, ...args: string[]): Promise<string> {
+    return redisCliAs(this.sentinelPassword, port, args);
   }
 }

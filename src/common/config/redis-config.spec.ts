@@ -1,3 +1,5 @@
+import { redisOptions } from '../redis/redis.module';
+import { redactSecrets } from '../secret-names';
 import { ConfigError, parseConfig } from './config';
 
 describe('Redis topology: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS', () => {
@@ -32,8 +34,20 @@ describe('Redis topology: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS', ()
         { host: '10.0.0.2', port: 26379 },
       ],
       name: 'mymaster',
+      password: undefined,
     });
     expect(config.redisPrefix).toBe('mj');
+  });
+
+  test("REDIS_SENTINEL_PASSWORD is the sentinels' password, and a log line never shows it", () => {
+    const config = parseConfig({
+      REDIS_SENTINELS: '10.0.0.1:26379',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_SENTINEL_PASSWORD: 'sentinel-secret',
+    });
+    expect(config.redisTopology).toMatchObject({ kind: 'sentinel', password: 'sentinel-secret' });
+    expect(JSON.stringify(redactSecrets(config))).not.toContain('sentinel-secret');
+    expect(JSON.stringify(redactSecrets(redisOptions(config, 'api')))).not.toContain('sentinel-secret');
   });
 
   test('bad combinations and values stop start-up naming the variable', () => {
@@ -49,6 +63,10 @@ describe('Redis topology: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS', ()
       [
         { REDIS_SENTINEL_NAME: 'mymaster' },
         'REDIS_SENTINEL_NAME is set without REDIS_SENTINELS (comma-separated host:port).',
+      ],
+      [
+        { REDIS_SENTINEL_PASSWORD: 'sentinel-secret' },
+        'REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS (comma-separated host:port).',
       ],
       [
         { REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_NAME: 'my master' },

@@ -1,7 +1,8 @@
 // Where Redis is (docs/configuration.md "Redis"): one node (REDIS_URL), a Redis Cluster
-// (REDIS_CLUSTER_NODES) or a master found through Redis Sentinel (REDIS_SENTINELS + REDIS_SENTINEL_NAME).
-// REDIS_URL's user, password and scheme (rediss: = TLS) apply to the Redis nodes in every form; with
-// a cluster or sentinels its host and port are not used.
+// (REDIS_CLUSTER_NODES) or a master found through Redis Sentinel (REDIS_SENTINELS + REDIS_SENTINEL_NAME,
+// and REDIS_SENTINEL_PASSWORD for sentinels that require one). REDIS_URL's user, password and scheme
+// (rediss: = TLS) apply to the Redis nodes in every form; with a cluster or sentinels its host and port
+// are not used.
 
 export interface RedisAddress {
   host: string;
@@ -11,7 +12,13 @@ export interface RedisAddress {
 export type RedisTopology =
   | { kind: 'single' }
   | { kind: 'cluster'; nodes: RedisAddress[] }
-  | { kind: 'sentinel'; sentinels: RedisAddress[]; name: string };
+  | {
+      kind: 'sentinel';
+      sentinels: RedisAddress[];
+      name: string;
+      /** The sentinels' own `requirepass` (not the master's, which is REDIS_URL's); redacted by name in logs. */
+      password: string | undefined;
+    };
 
 type Env = Record<string, string | undefined>;
 
@@ -52,6 +59,10 @@ export function parseRedisTopology(env: Env, redisUrl: string): RedisTopology {
   if (name && !sentinels.length) {
     throw new RedisConfigError('REDIS_SENTINEL_NAME is set without REDIS_SENTINELS (comma-separated host:port).');
   }
+  const password = env.REDIS_SENTINEL_PASSWORD || undefined;
+  if (password && !sentinels.length) {
+    throw new RedisConfigError('REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS (comma-separated host:port).');
+  }
   if (name && !/^[A-Za-z0-9._-]{1,64}$/.test(name)) {
     throw new RedisConfigError(
       `REDIS_SENTINEL_NAME must be 1-64 characters of A-Z, a-z, 0-9, ., _ and -; got "${name}".`,
@@ -65,7 +76,7 @@ export function parseRedisTopology(env: Env, redisUrl: string): RedisTopology {
     }
     return { kind: 'cluster', nodes };
   }
-  if (sentinels.length) return { kind: 'sentinel', sentinels, name };
+  if (sentinels.length) return { kind: 'sentinel', sentinels, name, password };
   return { kind: 'single' };
 }
 

@@ -69,8 +69,10 @@ function nodeAuth(config: AppConfig): Pick<RedisOptions, 'username' | 'password'
  *
  * Sentinel: ioredis asks the sentinels for the master of REDIS_SENTINEL_NAME on every (re)connect
  * (a killed, restarted or demoted master drops its connections, so clients find the new one). The
- * sentinels themselves are reached in plain TCP without a password; REDIS_URL's user, password and
- * TLS apply to the master. See createRedis for the failover detector.
+ * sentinels themselves are reached in plain TCP, with REDIS_SENTINEL_PASSWORD when set (for the
+ * lookups and the failover detector alike: a sentinel that anyone may talk to lets anyone re-point the
+ * master and receive our AUTH and traffic); REDIS_URL's user, password and TLS apply to the master.
+ * See createRedis for the failover detector.
  */
 export function redisOptions(config: AppConfig, role: RedisRole): RetryingOptions {
   const topology = config.redisTopology;
@@ -80,6 +82,7 @@ export function redisOptions(config: AppConfig, role: RedisRole): RetryingOption
       ? {
           sentinels: topology.sentinels,
           name: topology.name,
+          sentinelPassword: topology.password,
           role: 'master',
           enableTLSForSentinelMode: auth.tls !== undefined,
           sentinelRetryStrategy: reconnectDelay,
