@@ -204,6 +204,9 @@ describe('what the CLI prints', () => {
       ],
     });
     const measured = await cli(['jobs', 'get', 'sdr2hdr', 'job_0002'], () => ({ status: 200, json: checked }));
+    // On a terminal too: the mapping, the mastering peak and the link to download the output.
+    assert.match(measured.stdout, /mapping reference, mastering peak 1000 cd\/m²/);
+    assert.match(measured.stdout, /^Download: https:\/\/x$/m);
     expectSnapshot('jobs-get-checks', measured.stdout);
     const listed = await cli(['jobs', 'list', 'sdr2hdr'], () => list([job]));
     expectSnapshot('jobs-list', listed.stdout);

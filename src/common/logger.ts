@@ -37,16 +37,26 @@ export function redactUrl(url: string): string {
 /** How long a log line may wait in the buffer at low traffic before it is written. */
 const FLUSH_INTERVAL_MS = 250;
 
+/** A request's line (registerRequestLog) as a person reads it: `GET /v1/… 200 12 ms`, on one line. */
+function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const req = log.req as { method?: string; url?: string } | undefined;
+  const res = log.res as { statusCode?: number } | undefined;
+  if (req?.method && res?.statusCode !== undefined)
+    return `${req.method} ${req.url} ${res.statusCode} ${String(log.responseTime)} ms`;
+  return `${typeof log.context === 'string' ? `[${log.context}] ` : ''}${String(log[messageKey])}`;
+}
+
 /**
  * Readable lines for a person at a terminal (`LOG_FORMAT=pretty`, the default on a TTY outside
- * production): time, level, name, message, then the fields. Synchronous, so nothing is lost on exit.
+ * production): time, level, name, message, then the fields; a request is one line (its fields are in
+ * the message). Synchronous, so nothing is lost on exit.
  */
 function prettyStream(): NodeJS.WritableStream {
   return pretty({
     colorize: Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR),
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname',
-    messageFormat: '{if context}[{context}] {end}{msg}',
+    ignore: 'pid,hostname,req,res,responseTime',
+    messageFormat: prettyMessage,
     sync: true,
   });
 }

@@ -148,6 +148,22 @@ describe('log format', () => {
     );
   });
 
+  it('a request is one pretty line: method, URL (credentials redacted), status and time', async () => {
+    ensureBuilt('dist/src/common/logger.js');
+    const script = `const { createLogger, registerRequestLog } = require('./dist/src/common/logger');
+      const fastify = require('fastify')();
+      registerRequestLog(fastify, createLogger({ logLevel: 'info', logFormat: 'pretty' }, 'api'));
+      fastify.get('/v1/things', async () => ({ ok: true }));
+      fastify.inject({ method: 'GET', url: '/v1/things?api_key=mjk_secret' }).then(() => fastify.close());`;
+    const { stdout } = await exec(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, FORCE_COLOR: '' },
+    });
+    expect(stdout).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(api\): GET \/v1\/things\?api_key=\[redacted\] 200 \d+ ms\n$/,
+    );
+  });
+
   it('`npm run dev` (scripts/dev-run.js) asks for readable logs on a terminal and through a pipe; LOG_FORMAT set by hand wins', async () => {
     // `env` as the one command concurrently runs: it prints the environment the API and worker would get.
     const probe = ['--raw', 'env'];

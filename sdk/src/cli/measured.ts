@@ -22,6 +22,8 @@ function measuredLine(item: JobItem): string | null {
       video.frames !== undefined ? `${video.frames} frames` : null,
       video.duration_seconds !== undefined ? `${num(video.duration_seconds)} s` : null,
       [video.primaries, video.transfer, video.matrix].filter(Boolean).join('/'),
+      video.light ? `mapping ${video.light.mapping}` : null,
+      video.light?.mastering_peak_nits ? `mastering peak ${video.light.mastering_peak_nits} cd/m²` : null,
       video.light?.max_cll ? `MaxCLL ${video.light.max_cll} / MaxFALL ${video.light.max_fall} cd/m²` : null,
       video.audio_streams?.length ? `audio ${video.audio_streams.map((stream) => stream.codec).join(', ')}` : null,
     ];
@@ -56,7 +58,9 @@ export function measuredSummary(items: JobItem[]): string {
     .filter((item) => measuredLine(item) || checksOf(item).length)
     .map((item) => {
       const line = measuredLine(item) ?? (item.output ? 'not measured' : 'no output');
-      const head = `Item ${item.index}: ${line}\n`;
+      // The signed link, so a person can fetch the file (it expires: `jobs get` again for a fresh one).
+      const download = item.output?.url ? `Download: ${item.output.url}\n` : '';
+      const head = `Item ${item.index}: ${line}\n${download}`;
       const checks = checksOf(item);
       return checks.length ? head + table(['', 'CHECK', 'RESULT'], checks.map(checkRow)) : head;
     });
