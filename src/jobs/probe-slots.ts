@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 
-/** How long a submit waits for a free probe slot before it is told to retry. */
+/** How long a submit waits for a slot held by other accounts' probes before it is told to retry. */
 export const PROBE_SLOT_WAIT_MS = 2000;
 
 interface SharedRun {
@@ -25,10 +25,13 @@ interface Waiter {
  * - A freed slot goes to the waiting account that runs the fewest probes (the earliest of those first).
  * - Submits of the same source from one account at the same time share one probe (a burst of one upload
  *   probes once); another account's submit of it probes on its own share, never waiting on this one.
- * - A new probe waits at most PROBE_SLOT_WAIT_MS for a slot, then the submit gets a retryable 503 with
- *   Retry-After, and details saying whose limit it met (the account's share, or the instance's).
- * - A caller whose client went away, or whose request used up its probing time (requestProbeBudget),
- *   stops waiting at once; a probe nobody waits for any more is aborted (which kills its ffprobe).
+ * - A probe held back by its own account's probes (its share is taken, or the instance would have a
+ *   free slot without them) waits its turn within its request's probing time (requestProbeBudget): the
+ *   account's own work delays its other sources, it does not refuse them.
+ * - A probe held back by other accounts' probes (they fill the instance) waits PROBE_SLOT_WAIT_MS, then
+ *   the submit gets a retryable 503 with Retry-After: a 503 means the instance itself is busy.
+ * - A caller whose client went away, or whose request used up its probing time, stops waiting at once;
+ *   a probe nobody waits for any more is aborted (which kills its ffprobe).
  */
 @Injectable()
 export class ProbeSlots {
@@ -102,7 +105,12 @@ export class ProbeSlots {
       };
       const waiter: Waiter = { accountId, grant: () => settle(null) };
       const onAbort = (): void => settle(clientGone());
-      const timer = setTimeout(() => settle(this.noSlot(accountId)), PROBE_SLOT_WAIT_MS);
+      // Each PROBE_SLOT_WAIT_MS: refused when other accounts fill the instance, else waiting on.
+      const check = (): void => {
+        if (this.othersFillInstance(accountId)) settle(this.noSlot(accountId));
+        else timer = setTimeout(check, PROBE_SLOT_WAIT_MS);
+      };
+      let timer = setTimeout(check, PROBE_SLOT_WAIT_MS);
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
     });
@@ -136,6 +144,11 @@ export class ProbeSlots {
     );
   }
 
+  /** Whether other accounts' probes alone take every slot of the instance (not this account's own). */
+  private othersFillInstance(accountId: string): boolean {
+    return this.running - this.runningOf(accountId) >= this.config.maxConcurrentProbes;
+  }
+
   private take(accountId: string): void {
     this.running++;
     this.runningByAccount.set(accountId, this.runningOf(accountId) + 1);
@@ -145,22 +158,15 @@ export class ProbeSlots {
     return this.runningByAccount.get(accountId) ?? 0;
   }
 
-  /** The refusal of a probe that found no slot in time: the account's own share, or the instance's. */
+  /** The refusal of a probe that found no slot in time because other accounts' probes fill the instance. */
   private noSlot(accountId: string): ApiError {
-    const share = this.config.maxProbesPerAccount;
-    const mine = this.runningOf(accountId);
-    const details = { account_probes_running: mine, max_probes_per_account: share };
-    if (mine >= share) {
-      return new ApiError('service_unavailable', {
-        message: `Your account already has ${mine} sources being inspected on this server, the most it may have at once (${share}). Retry when they are done, or send fewer new sources at once.`,
-        retryAfterSeconds: 1,
-        details,
-      });
-    }
     return new ApiError('service_unavailable', {
       message: 'Too many sources are being inspected on this server right now. Retry in a moment.',
       retryAfterSeconds: 1,
-      details,
+      details: {
+        account_probes_running: this.runningOf(accountId),
+        max_probes_per_account: this.config.maxProbesPerAccount,
+      },
     });
   }
 }

@@ -99,10 +99,10 @@ describe('submit-time probes', () => {
     }
   }
 
-  function submit(url: string, signal: AbortSignal): Promise<Response> {
+  function submit(url: string, signal: AbortSignal, key = account.apiKey): Promise<Response> {
     return fetch(`${api.url}/v1/sdr2hdr/jobs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ inputs: [{ source_url: url }] }),
       signal,
     });
@@ -129,7 +129,7 @@ describe('submit-time probes', () => {
     const outcomes = await Promise.allSettled(pending);
     sampling = false;
     await sampler;
-    // Each was abandoned, or (waiting longer than 2 s for a slot) told to retry.
+    // Each was abandoned (one account's probes wait their turn), or told to retry.
     const answered = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     expect(answered.filter((answer) => answer.status !== 503 || !answer.body.error.retryable)).toEqual([]);
     expect(await waitForNoProbes()).toEqual([]);
@@ -151,7 +151,8 @@ describe('submit-time probes', () => {
     expect(await waitForNoProbes()).toEqual([]);
   });
 
-  it('a submit that finds every slot taken gets a retryable 503 with Retry-After; a freed slot serves the next', async () => {
+  it("a submit that finds every slot taken by other accounts' probes gets a retryable 503 with Retry-After; a freed slot serves the next", async () => {
+    const other = await createAccount(api, { plan: 'enterprise', credits: 1000 });
     const holders = new AbortController();
     const held = Array.from({ length: BOUND }, (_, i) =>
       submit(silent.url(`hold-${i}.mp4`), holders.signal).catch(() => null),
@@ -159,7 +160,7 @@ describe('submit-time probes', () => {
     for (let i = 0; i < 100 && (await ffprobeChildren()).length < BOUND; i++) await sleep(100);
     expect((await ffprobeChildren()).length).toBe(BOUND);
 
-    const refused = await submit(origin.url('good.mp4'), AbortSignal.timeout(20_000));
+    const refused = await submit(origin.url('good.mp4'), AbortSignal.timeout(20_000), other.apiKey);
     const body = (await refused.json()) as { error: unknown };
     expect(refused.status).toBe(503);
     expect(body.error).toMatchObject({ code: 'service_unavailable', retryable: true, type: 'server_error' });
@@ -168,7 +169,7 @@ describe('submit-time probes', () => {
     holders.abort();
     await Promise.all(held);
     expect(await waitForNoProbes()).toEqual([]);
-    const accepted = await submit(origin.url('good.mp4'), AbortSignal.timeout(20_000));
+    const accepted = await submit(origin.url('good.mp4'), AbortSignal.timeout(20_000), other.apiKey);
     expect(accepted.status).toBe(202);
   });
 });
@@ -236,21 +237,24 @@ describe('probe slots per account', () => {
     expect((await ffprobeChildren()).length).toBe(1);
 
     const ofB = await estimate(b, [origin.url('good.mp4')]);
-    expect({ status: ofB.status, accepted: ofB.body.accepted }).toEqual({ status: 200, accepted: true });
+    expect({ status: ofB.status, accepted: ofB.body.accepted, error: ofB.body.error }).toEqual({
+      status: 200,
+      accepted: true,
+      error: null,
+    });
 
-    // A's waiting sources are refused after 2 s with the numbers of its share; the one it ran, at its
-    // request's 4 s.
+    // A's waiting sources wait their turn (not refused after 2 s for its share): each request gets the
+    // 503 of its own 4 s probing time, as the silent source never answers.
     const answers = (await Promise.all(fromA)).filter((answer) => answer !== null);
     expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(503));
-    const overShare = answers.filter((answer) => answer.body.error.details?.max_probes_per_account === 1);
-    expect(overShare.length).toBe(5);
-    expect(overShare[0].body.error).toMatchObject({
-      code: 'service_unavailable',
-      retryable: true,
-      details: { account_probes_running: 1, max_probes_per_account: 1 },
-    });
-    expect(overShare[0].body.error.message).toContain('Your account already has 1 sources being inspected');
-    expect(overShare[0].retryAfter).toBe('1');
+    for (const answer of answers) {
+      expect(answer.body.error).toMatchObject({
+        code: 'service_unavailable',
+        retryable: true,
+        details: { probe_seconds_limit: 4 },
+      });
+      expect(answer.retryAfter).toBe('1');
+    }
     clientsOfA.abort();
     expect(await waitForProbes((running) => running === 0)).toBe(0);
   });
@@ -271,5 +275,51 @@ describe('probe slots per account', () => {
     expect(seconds).toBeGreaterThanOrEqual(3.9);
     expect(seconds).toBeLessThan(10);
     expect(await waitForProbes((running) => running === 0)).toBe(0);
+  });
+});
+
+// An account's own probes delay its further sources within their request's probing time; they do not
+// refuse them (the 2 s wait-then-503 is for an instance full of other accounts' probes).
+describe("probe slots: an account's own share", () => {
+  let api: TestApi;
+  let origin: MediaOrigin;
+
+  beforeAll(async () => {
+    api = await startApi({
+      REGION,
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-probe-own-')),
+      // The default share: 1 of 4; the default PROBE_REQUEST_SECONDS (30).
+      MAX_CONCURRENT_PROBES: '4',
+    });
+    await markRegionHealthy(api, REGION);
+    origin = await startMediaOrigin();
+    const clip = await sdrMp4({ width: 160, height: 90, seconds: 1 });
+    for (let i = 0; i < 3; i++) {
+      origin.serve(`slow-${i}.mp4`, clip);
+      // Slow but answering: a probe reads it in 4 requests, so it takes over 1.2 s.
+      origin.delay(`slow-${i}.mp4`, 300);
+    }
+  });
+  afterAll(async () => {
+    await origin?.close();
+    await api?.close();
+  });
+
+  it("three estimates of one account at once, each of a slow source, all succeed: the last waits for the account's share past 2 s", async () => {
+    const account = await createAccount(api, { plan: 'enterprise', credits: 1000 });
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        fetch(`${api.url}/v1/sdr2hdr/jobs/estimate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
+          body: JSON.stringify({ inputs: [{ source_url: origin.url(`slow-${i}.mp4`) }] }),
+        }).then(async (response) => ({ status: response.status, body: (await response.json()) as unknown })),
+      ),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    expect(answers).toEqual(Array(3).fill({ status: 200, body: expect.objectContaining({ accepted: true }) }));
+    // One at a time (the share is 1): the last waited for two probes of over 1.2 s each, then ran its own.
+    expect(seconds).toBeGreaterThan(3.6);
   });
 });
