@@ -300,7 +300,7 @@ describe('dashboard details a careful user notices', () => {
 
     await page().getByLabel('Email', { exact: true }).fill(uniqueEmail('co-owner'));
     await page().locator('#invite-role-owner').check();
-    await page().getByRole('button', { name: 'Send invitation' }).click();
+    await page().getByRole('button', { name: 'Send invitation', exact: true }).click();
     await page()
       .getByRole('button', { name: `Remove ${account.email}` })
       .waitFor();
@@ -313,7 +313,7 @@ describe('dashboard details a careful user notices', () => {
     await heading('Settings').waitFor();
     await page().getByLabel('Email', { exact: true }).fill(uniqueEmail('viewer'));
     await page().getByLabel('viewer').check();
-    await page().getByRole('button', { name: 'Send invitation' }).click();
+    await page().getByRole('button', { name: 'Send invitation', exact: true }).click();
     const link = page().getByLabel('Invitation link');
     await link.waitFor();
     // The panel is the nearest framed box (a border or a ring) around the link: its content keeps off the frame.

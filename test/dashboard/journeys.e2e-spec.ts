@@ -343,7 +343,7 @@ describe('the dashboard in a browser', () => {
     const email = uniqueEmail('developer');
     await page().getByLabel('Email').fill(email);
     await page().getByLabel('developer').check();
-    await page().getByRole('button', { name: 'Send invitation' }).click();
+    await page().getByRole('button', { name: 'Send invitation', exact: true }).click();
     await page().getByText(`Invitation for ${email} (developer) created`).waitFor();
     await page().getByRole('row').filter({ hasText: email }).getByText('Invited').waitFor();
     await checkPage(browser, 'settings');
