@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors';
+import { closeAfterDraining } from '../common/http/refused-body';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ApiSuccess } from '../docs/api-success';
 import { UploadResponse } from './dto/job.response';
@@ -55,8 +56,9 @@ export class UploadsController {
       );
     } catch (error) {
       // The body may be only partly read (over the limit, store down): close the connection after the
-      // answer, or the paused socket would stay open until Node's request timeout.
-      if (!body.readableEnded) void reply.header('Connection', 'close');
+      // answer, or the paused socket would stay open until Node's request timeout; drained first, so a
+      // client still sending reads its answer rather than a reset.
+      if (!body.readableEnded) closeAfterDraining(reply);
       throw error;
     }
   }
