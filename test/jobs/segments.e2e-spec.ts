@@ -132,7 +132,7 @@ describe('segment-parallel sdr2hdr', () => {
   it('a 10 s clip is encoded in segments on both workers and joined: same frames, HDR10, audio once, SSIM ≥ 0.995 against one pass, billed once', async () => {
     const region = 'seg-two';
     const { ids } = await twoWorkers(region);
-    const source = await keyframedSdrMp4({ width: 640, height: 360, seconds: 10 });
+    const source = await keyframedSdrMp4({ width: 320, height: 180, seconds: 10 });
     const jobId = await submit(region, await upload(api, account.apiKey, source));
 
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, undefined, 240_000);
@@ -188,7 +188,7 @@ describe('segment-parallel sdr2hdr', () => {
     async (label, output, transferTag) => {
       const region = `seg-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
       await twoWorkers(region);
-      const source = await keyframedSdrMp4({ width: 640, height: 360, seconds: 6, audio: false });
+      const source = await keyframedSdrMp4({ width: 320, height: 180, seconds: 6, audio: false });
       const jobId = await submit(region, await upload(api, account.apiKey, source), output);
       const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, undefined, 240_000);
       expect(job).toMatchObject({ status: 'succeeded' });
@@ -222,7 +222,7 @@ describe('segment-parallel sdr2hdr', () => {
         return;
       }
       // The whole item's levels (the brightest segment's), in the view, the boxes and the SEI alike.
-      const decoded = await decodedLightLevels(file, 640, 360);
+      const decoded = await decodedLightLevels(file, 320, 180);
       expect(Math.abs(light.max_cll / decoded.maxCll - 1)).toBeLessThan(0.05);
       expect(Math.abs(light.max_fall / decoded.maxFall - 1)).toBeLessThan(0.05);
       expect(await readHdrMetadata(file)).toEqual({
