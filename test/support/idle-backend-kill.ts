@@ -40,6 +40,9 @@ export class IdleBackendKiller {
     const victim = await pollUntil(
       'a statement to wait behind the held lock',
       async () => {
+        // Inside the holder's transaction pg_stat_activity is the snapshot first read there: a backend that
+        // connected after it (a worker's pool opening one more connection) would never show without a new one.
+        await this.holder.query('SELECT pg_stat_clear_snapshot()');
         const { rows } = await this.holder.query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))`,
           [holderPid],
