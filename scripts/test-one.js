@@ -7,23 +7,13 @@
 'use strict';
 
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync } = require('node:fs');
+const { existsSync } = require('node:fs');
 const path = require('node:path');
+const { isStale } = require('./dist-freshness.js');
 const { dropLeftoverDatabases, killLeftoverProcesses } = require('./leftovers.js');
 
 const root = path.resolve(__dirname, '..');
 process.env.TEST_RUN_PID = String(process.pid);
-
-function newestSource(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(file));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts'))
-      newest = Math.max(newest, statSync(file).mtimeMs);
-  }
-  return newest;
-}
 
 const run = (command, args) => {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
@@ -37,9 +27,7 @@ if (args.length === 0) {
   process.exit(2);
 }
 
-const built = path.join(root, 'dist/src/worker.js');
-const sources = Math.max(newestSource(path.join(root, 'src')), newestSource(path.join(root, 'migrations')));
-if (!existsSync(built) || statSync(built).mtimeMs < sources) {
+if (isStale(root, path.join(root, 'dist/src/worker.js'))) {
   console.log('test:one: src/ changed since the last build: building dist/ (tsc -p tsconfig.build.json)');
   // Type errors do not stop tsc from emitting; `npm run typecheck` reports them.
   run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json']);

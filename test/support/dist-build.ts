@@ -1,20 +1,13 @@
 // The compiled service in dist/, for tests that run it as an operator would (CLI, `node dist/src/main.js`).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../..');
 
-function newestSourceMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts'))
-      newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain CommonJS script, also run by scripts/test-one.js
+const { isStale } = require('../../scripts/dist-freshness.js') as {
+  isStale: (root: string, builtFile: string) => boolean;
+};
 
 /**
  * `npm test` builds dist/ first (pretest); when jest is run directly, rebuild it here if any source
@@ -24,13 +17,12 @@ function newestSourceMtime(dir: string): number {
  */
 export function ensureBuilt(entry: string): string {
   const file = join(ROOT, entry);
-  const sourcesChanged = Math.max(newestSourceMtime(join(ROOT, 'src')), newestSourceMtime(join(ROOT, 'migrations')));
-  if (existsSync(file) && statSync(file).mtimeMs >= sourcesChanged) return file;
+  if (!isStale(ROOT, file)) return file;
   const build = spawnSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], {
     cwd: ROOT,
     encoding: 'utf8',
   });
-  if (!existsSync(file) || statSync(file).mtimeMs < sourcesChanged) {
+  if (isStale(ROOT, file)) {
     throw new Error(`building dist/ did not produce ${entry}:\n${build.stdout}${build.stderr}`);
   }
   return file;
