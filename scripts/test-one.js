@@ -2,14 +2,14 @@
 // the services they need (the run's own database and Redis prefix, made by Jest's global set-up) but
 // without `npm test`'s preflight, type-check, lint, build and SDK suite. dist/ — which tests that spawn
 // workers or the CLI run — is rebuilt first, only when a source under src/ or migrations/ is newer
-// (tsc over the old output, no clean), and the dashboard only when it was never built. Anything after
+// (tsc over the old output, no clean), and the dashboard only when it was never built or a source of it
+// is newer than its build (the API serves dashboard/dist; the browser tests drive it). Anything after
 // `--` goes to Jest (e.g. `-t 'a test name'`). Ends whatever the run left running.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
-const { existsSync } = require('node:fs');
 const path = require('node:path');
-const { isStale } = require('./dist-freshness.js');
+const { isDashboardStale, isStale } = require('./dist-freshness.js');
 const { dropLeftoverDatabases, killLeftoverProcesses } = require('./leftovers.js');
 
 const root = path.resolve(__dirname, '..');
@@ -32,8 +32,8 @@ if (isStale(root, path.join(root, 'dist/src/worker.js'))) {
   // Type errors do not stop tsc from emitting; `npm run typecheck` reports them.
   run(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json']);
 }
-if (!existsSync(path.join(root, 'dashboard/dist/index.html'))) {
-  console.log('test:one: the dashboard was never built: npm run build -w dashboard');
+if (isDashboardStale(root)) {
+  console.log('test:one: dashboard/ changed since its last build (or was never built): npm run build -w dashboard');
   run('npm', ['run', 'build', '-w', 'dashboard']);
 }
 
