@@ -1,20 +1,19 @@
 #!/usr/bin/env node
 // `npm run swift`: a private Swift (s3api) on loopback until Ctrl-C, for trying STORAGE_BACKEND=s3 by
-// hand. Runs test/support/swift.ts through swc (the compiler the tests use), so there is one helper.
+// hand. Runs test/support/swift.ts through swc (the compiler the tests use), so there is one helper: every
+// .ts file it requires (./ports, …) is compiled the same way as Node loads it.
 const { transformFileSync } = require('@swc/core');
-const Module = require('node:module');
 const { join } = require('node:path');
 
-const file = join(__dirname, '..', 'test', 'support', 'swift.ts');
-const { code } = transformFileSync(file, {
-  jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-  module: { type: 'commonjs' },
-});
-const helper = new Module(file, module);
-helper.filename = file;
-helper.paths = Module._nodeModulePaths(join(__dirname, '..'));
-helper._compile(code, file);
-helper.exports
+require.extensions['.ts'] = (module, filename) => {
+  const { code } = transformFileSync(filename, {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+
+require(join(__dirname, '..', 'test', 'support', 'swift.ts'))
   .startSwift()
   .then((swift) => {
     const env = swift.env(process.env.S3_BUCKET || 'mediajobs');
