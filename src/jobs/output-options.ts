@@ -136,7 +136,7 @@ export type OutputPicture =
   { output_width: number; output_height: number } | { output_width: null; output_height: null };
 
 /**
- * The picture an item will produce, as the worker encodes it (src/media/ffmpeg-args.ts outputSize):
+ * The picture an item will produce, as the worker encodes it (src/media/output-geometry.ts outputSize):
  * the requested lines on the short side, never upscaling the source; null without a picture (audio).
  */
 export function outputPicture(job: JobOutput, source: { width: number | null; height: number | null }): OutputPicture {

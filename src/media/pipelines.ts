@@ -208,7 +208,7 @@ export interface SpeechLoudnessRequest extends PipelineRunOptions {
   container: AudioOutputContainer;
   vad?: VadOptions;
   /**
-   * Meter the samples pass 2 writes, in the same run (WAV only: ffmpeg-args.ts metersWritten); the
+   * Meter the samples pass 2 writes, in the same run (WAV only: loudness-args.ts metersWritten); the
    * result's `written`. Off, the output is made alone (the checks bench's "checks off").
    */
   meterWritten?: boolean;
