@@ -89,6 +89,31 @@ describe('dashboard: names instead of ids', () => {
     await checkPage(browser, 'names-job-page');
   });
 
+  it('a file dropped on the New job page is uploaded under its name', async () => {
+    await page().goto(`${api.url}/dashboard/jobs/new`);
+    await page().getByRole('heading', { level: 1, name: 'New job' }).waitFor();
+    const bytes = (await readFile(await sdrMp4({ width: 320, height: 180, seconds: 1, audio: false }))).toString(
+      'base64',
+    );
+    const transfer = await page().evaluateHandle((base64) => {
+      // In the page (no DOM types in the tests' TypeScript program).
+      const scope = globalThis as any;
+      const data = Uint8Array.from(scope.atob(base64) as string, (char) => char.charCodeAt(0));
+      const dataTransfer = new scope.DataTransfer();
+      dataTransfer.items.add(new scope.File([data], 'Sunset – take 3.mp4', { type: 'video/mp4' }));
+      return dataTransfer;
+    }, bytes);
+    const uploadResponse = page().waitForResponse((response) => new URL(response.url()).pathname === '/v1/uploads');
+    await page().locator('.dropzone').dispatchEvent('drop', { dataTransfer: transfer });
+    const uploaded = await uploadResponse;
+    expect(uploaded.status()).toBe(201);
+    expect(new URL(uploaded.url()).searchParams.get('filename')).toBe('Sunset – take 3.mp4');
+    expect(((await uploaded.json()) as { filename: string }).filename).toBe('Sunset – take 3.mp4');
+    await page()
+      .getByText(/^Uploaded Sunset – take 3\.mp4/)
+      .waitFor();
+  });
+
   it("a ledger row's job id links to that job's page", async () => {
     await page().goto(`${api.url}/dashboard/billing`);
     await page().getByRole('heading', { level: 2, name: 'Ledger' }).waitFor();

@@ -55,17 +55,19 @@ export function LightMaps({ items, describe }: { items: Item[]; describe: (item:
         const described = describe(item);
         return (
           <figure key={item.index} className="light-map">
-            <div className="light-map-halves" aria-hidden="true">
-              <span>Source (SDR)</span>
-              <span>Output, false colour</span>
+            <div className="light-map-frame">
+              <div className="light-map-halves" aria-hidden="true">
+                <span>Source (SDR)</span>
+                <span>Output, false colour</span>
+              </div>
+              <a href={url} target="_blank" rel="noreferrer" className="light-map-image">
+                <img
+                  src={url}
+                  alt={`Item ${item.index}: the source frame beside the output frame as a false-colour map of its light in cd/m²`}
+                  loading="lazy"
+                />
+              </a>
             </div>
-            <a href={url} target="_blank" rel="noreferrer" className="light-map-image">
-              <img
-                src={url}
-                alt={`Item ${item.index}: the source frame beside the output frame as a false-colour map of its light in cd/m²`}
-                loading="lazy"
-              />
-            </a>
             <LightMapLegend id={`light-legend-${item.index}`} />
             <figcaption>
               Item {item.index}: {frameWhere(item)}
