@@ -39,7 +39,7 @@ const noopRunner: Pick<MediaRunner, 'run' | 'check' | 'lightMap'> & Partial<Medi
   },
   async lightMap(request) {
     await writeFile(request.pngPath, 'x');
-    return { ok: true, path: request.pngPath };
+    return { ok: true, path: request.pngPath, frameSeconds: 0.5 };
   },
   async check() {
     return { ok: true, measured: {}, checks: [] };

@@ -94,7 +94,10 @@ export function uploadFile(
 ): { done: Promise<UploadResult>; abort: () => void } {
   const xhr = new XMLHttpRequest();
   const done = new Promise<UploadResult>((resolve, reject) => {
-    xhr.open('POST', '/v1/uploads');
+    // Named after the file, so the jobs list and the job page show its name (a name the API would refuse,
+    // longer than 255 characters, is left out rather than failing the upload).
+    const named = file.name && file.name.length <= 255 ? `?filename=${encodeURIComponent(file.name)}` : '';
+    xhr.open('POST', `/v1/uploads${named}`);
     xhr.withCredentials = true;
     xhr.setRequestHeader('content-type', file.type || 'application/octet-stream');
     if (csrfToken) xhr.setRequestHeader('x-csrf-token', csrfToken);

@@ -3,7 +3,7 @@ import { api, ApiFailure, onSessionEnded, setCsrfToken, type Session } from './a
 import { Layout } from './layout';
 import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/auth';
 import { BillingPage } from './pages/billing';
-import { JobPage } from './pages/job';
+import { JobLookup, JobPage } from './pages/job';
 import { JobsPage } from './pages/jobs';
 import { KeysPage } from './pages/keys';
 import { LicensesPage } from './pages/licenses';
@@ -30,6 +30,9 @@ function signedInPage(path: string): ReactNode {
   if (path === '/jobs/new') return <NewJobPage />;
   const job = match('/jobs/:api/:id', path);
   if (job && (job.api === 'sdr2hdr' || job.api === 'audio')) return <JobPage api={job.api} id={job.id} />;
+  // A job known only by its id (the ledger's links): found under either API, then shown at its address.
+  const anyJob = match('/jobs/:id', path);
+  if (anyJob?.id.startsWith('job_')) return <JobLookup id={anyJob.id} />;
   if (path === '/webhooks') return <WebhooksPage />;
   const endpoint = match('/webhooks/:id', path);
   if (endpoint) return <WebhookPage id={endpoint.id} />;

@@ -1,6 +1,7 @@
 // Resource namespaces: each method is one endpoint of docs/api-decisions.md, nothing more.
 
 import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { ApiPromise, type PagePromise } from './api-promise.js';
 import { LicenseError } from './errors.js';
@@ -87,20 +88,34 @@ export class UploadsResource {
 
   /**
    * Uploads raw media (POST /v1/uploads, 201). `contentType` is the media's type (video/*, audio/*);
-   * without it the body goes as application/octet-stream. Bytes and stream factories are retried
+   * without it the body goes as application/octet-stream. `filename` names the upload (the job view's
+   * `items[i].source.filename` and the dashboard show it instead of the upload id). Bytes and stream factories are retried
    * like any call; a stream passed as is can be read only once, so that call is never retried.
    */
-  create(body: UploadBody, params: { contentType?: string } = {}, options?: RequestOptions): ApiPromise<Upload> {
-    return this.http.request({ method: 'POST', path: '/v1/uploads', body, contentType: params.contentType, options });
+  create(
+    body: UploadBody,
+    params: { contentType?: string; filename?: string } = {},
+    options?: RequestOptions,
+  ): ApiPromise<Upload> {
+    const query = params.filename === undefined ? undefined : { filename: params.filename };
+    return this.http.request({
+      method: 'POST',
+      path: '/v1/uploads',
+      body,
+      contentType: params.contentType,
+      query,
+      options,
+    });
   }
 
   /**
    * Uploads a file from disk; each retry reopens it, so the upload is retried like any call.
    * `onProgress(sentBytes)` is called as the file is read into the request (from 0 again on a retry).
+   * The upload is named after the file (its base name) unless `filename` says otherwise.
    */
   createFromFile(
     path: string,
-    params: { contentType?: string; onProgress?: (sentBytes: number) => void } = {},
+    params: { contentType?: string; filename?: string; onProgress?: (sentBytes: number) => void } = {},
     options?: RequestOptions,
   ): ApiPromise<Upload> {
     const { onProgress, ...rest } = params;
@@ -118,7 +133,7 @@ export class UploadsResource {
         }),
       );
     };
-    return this.create(open, rest, options);
+    return this.create(open, { filename: basename(path), ...rest }, options);
   }
 }
 

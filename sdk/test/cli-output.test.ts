@@ -129,7 +129,7 @@ describe('what the CLI prints', () => {
         {
           index: 0,
           status: 'succeeded',
-          source: { type: 'url', url: 'https://media.example.com/clip.mp4' },
+          source: { type: 'url', url: 'https://media.example.com/clip.mp4', filename: null },
           output: { asset_id: 'ast_0001', container: 'mp4', size_bytes: 5242880, url: 'https://x', expires_at: '' },
           checks: [],
           error: null,
@@ -153,7 +153,7 @@ describe('what the CLI prints', () => {
         {
           index: 0,
           status: 'succeeded',
-          source: { type: 'upload', upload_id: 'upl_0001' },
+          source: { type: 'upload', upload_id: 'upl_0001', filename: 'sunset-trailer.mp4' },
           output: {
             asset_id: 'ast_0002',
             container: 'mp4',
@@ -192,7 +192,7 @@ describe('what the CLI prints', () => {
         {
           index: 1,
           status: 'failed',
-          source: { type: 'upload', upload_id: 'upl_0002' },
+          source: { type: 'upload', upload_id: 'upl_0002', filename: null },
           output: null,
           checks: [{ name: 'frame_count', passed: false, expected: '300', measured: 299 }],
           error: {
@@ -207,6 +207,9 @@ describe('what the CLI prints', () => {
     // On a terminal too: the mapping, the mastering peak and the link to download the output.
     assert.match(measured.stdout, /mapping reference, mastering peak 1000 cd\/m²/);
     assert.match(measured.stdout, /^Download: https:\/\/x$/m);
+    // An uploaded file is shown by its name; an upload made without one by its id.
+    assert.match(measured.stdout, /^0 +succeeded +sunset-trailer\.mp4 /m);
+    assert.match(measured.stdout, /^1 +failed +upl_0002 /m);
     expectSnapshot('jobs-get-checks', measured.stdout);
     const listed = await cli(['jobs', 'list', 'sdr2hdr'], () => list([job]));
     expectSnapshot('jobs-list', listed.stdout);
@@ -218,6 +221,7 @@ describe('what the CLI prints', () => {
     const key = {
       object: 'api_key',
       id: 'key_0001',
+      name: 'Render farm',
       prefix: 'mjk_live_ab',
       scopes: ['sdr2hdr', 'audio'],
       expires_at: null,
@@ -225,7 +229,9 @@ describe('what the CLI prints', () => {
       last_used_at: '2026-01-16T10:00:00.000Z',
       created_at: '2026-01-15T09:30:00.000Z',
     };
-    expectSnapshot('keys-list', (await cli(['keys', 'list'], () => list([key]))).stdout);
+    const keys = (await cli(['keys', 'list'], () => list([key, { ...key, id: 'key_0002', name: null }]))).stdout;
+    assert.match(keys, /^key_0001 +Render farm +mjk_live_ab… /m);
+    expectSnapshot('keys-list', keys);
     const endpoint = {
       object: 'webhook_endpoint',
       id: 'we_0001',

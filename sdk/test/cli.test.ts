@@ -194,7 +194,7 @@ describe('mediajobs CLI', () => {
     };
     let polls = 0;
     const env = await against((request): Action => {
-      if (request.method === 'POST' && request.path === '/v1/uploads') {
+      if (request.method === 'POST' && request.path.startsWith('/v1/uploads?')) {
         return { status: 201, json: { upload_id: 'upl_1', size_bytes: 16, sha256: 'x', expires_at: 'y' } };
       }
       if (request.method === 'POST' && request.path === '/v1/sdr2hdr/jobs/estimate')
@@ -237,6 +237,8 @@ describe('mediajobs CLI', () => {
     // Headers that say nothing about the media: uploaded first, then priced by its upload, then submitted.
     const [upload, estimated, submit] = server?.requests ?? [];
     assert.equal(upload?.headers['content-type'], 'video/mp4');
+    // Named after the file, so the job view and the dashboard show "in.mp4", not the upload id.
+    assert.equal(upload?.path, '/v1/uploads?filename=in.mp4');
     assert.equal(upload?.body.toString(), 'fake video bytes');
     assert.equal(estimated?.path, '/v1/sdr2hdr/jobs/estimate');
     assert.deepEqual(JSON.parse(String(estimated?.body)).inputs, [{ upload_id: 'upl_1' }]);

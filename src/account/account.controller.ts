@@ -138,7 +138,8 @@ export class AccountController {
   @ApiSuccess(201, ApiKeyWithSecretResponse, 'The new key, with its secret (shown only here)')
   @ApiErrorResponses('auth', 'rate', 'invalid')
   createKey(@Caller() caller: AuthContext, @Body() body: CreateApiKeyDto): Promise<ApiKeyView> {
-    return this.keys.create(caller.accountId, body.scopes, body.expires_at ? new Date(body.expires_at) : null, caller);
+    const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+    return this.keys.create(caller.accountId, body.scopes, expiresAt, caller, undefined, body.name ?? null);
   }
 
   @Get('api-keys')
@@ -172,6 +173,6 @@ export class AccountController {
     @Param('id') id: string,
     @Body() body: RotateApiKeyDto,
   ): Promise<ApiKeyView> {
-    return this.keys.rotate(caller, id, body.grace_seconds ?? 0);
+    return this.keys.rotate(caller, id, body.grace_seconds ?? 0, body.name);
   }
 }

@@ -18,6 +18,7 @@ export interface KeyWithAccount {
 
 export interface ApiKeyRow {
   id: string;
+  name: string | null;
   prefix: string;
   scopes: Scope[];
   expires_at: Date | null;
@@ -26,7 +27,7 @@ export interface ApiKeyRow {
   created_at: Date;
 }
 
-const KEY_COLUMNS = 'id, prefix, scopes, expires_at, revoked_at, last_used_at, created_at';
+const KEY_COLUMNS = 'id, name, prefix, scopes, expires_at, revoked_at, last_used_at, created_at';
 
 @Injectable()
 export class ApiKeysRepository {
@@ -57,13 +58,21 @@ export class ApiKeysRepository {
   }
 
   async insert(
-    key: { id: string; accountId: string; prefix: string; hash: Buffer; scopes: Scope[]; expiresAt: Date | null },
+    key: {
+      id: string;
+      accountId: string;
+      name: string | null;
+      prefix: string;
+      hash: Buffer;
+      scopes: Scope[];
+      expiresAt: Date | null;
+    },
     manager: EntityManager = this.db.manager,
   ): Promise<ApiKeyRow> {
     const rows: ApiKeyRow[] = await manager.query(
-      `INSERT INTO api_keys (id, account_id, prefix, key_hash, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
-       RETURNING ${KEY_COLUMNS}`,
-      [key.id, key.accountId, key.prefix, key.hash, key.scopes, key.expiresAt],
+      `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
+      [key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes, key.expiresAt],
     );
     return rows[0];
   }

@@ -11,6 +11,8 @@ import { ApiKeysRepository, type ApiKeyRow } from './api-keys.repository';
 export interface ApiKeyView {
   object: 'api_key';
   id: string;
+  /** What the account calls the key; null when it was given none. */
+  name: string | null;
   prefix: string;
   scopes: Scope[];
   expires_at: string | null;
@@ -57,6 +59,7 @@ function toView(row: ApiKeyRow, key?: string): ApiKeyView {
   const view: ApiKeyView = {
     object: 'api_key',
     id: row.id,
+    name: row.name,
     prefix: row.prefix,
     scopes: row.scopes,
     expires_at: iso(row.expires_at),
@@ -82,6 +85,7 @@ export class ApiKeysService {
     expiresAt: Date | null,
     issuer: KeyIssuer | null,
     manager?: EntityManager,
+    name: string | null = null,
   ): Promise<ApiKeyView> {
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw new ApiError('invalid_parameter', { param: 'expires_at', message: 'expires_at must be in the future.' });
@@ -92,6 +96,7 @@ export class ApiKeysService {
       {
         id: newId('key'),
         accountId,
+        name,
         prefix: generated.prefix,
         hash: generated.hash,
         scopes: [...new Set(scopes)],
@@ -123,11 +128,11 @@ export class ApiKeysService {
   }
 
   /**
-   * A new key with the same scopes and the same expiry; the old one is revoked now, or after
+   * A new key with the same scopes, the same expiry and the same name (unless `name` gives another); the old one is revoked now, or after
    * `graceSeconds`. A dead key (revoked or expired) is refused rather than replaced: a rotation
    * renews the secret, never the key's lifetime, so an expired key stays dead.
    */
-  async rotate(caller: AuthContext, id: string, graceSeconds: number): Promise<ApiKeyView> {
+  async rotate(caller: AuthContext, id: string, graceSeconds: number, name?: string): Promise<ApiKeyView> {
     const accountId = caller.accountId;
     const view = await this.db.transaction(async (manager) => {
       const existing = await this.requireKey(accountId, id, manager);
@@ -147,7 +152,7 @@ export class ApiKeysService {
         });
       }
       await this.keys.retire(id, graceSeconds, manager);
-      return this.create(accountId, existing.scopes, expiresAt, null, manager);
+      return this.create(accountId, existing.scopes, expiresAt, null, manager, name ?? existing.name);
     });
     await this.credentials.changed();
     return view;

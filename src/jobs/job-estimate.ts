@@ -2,6 +2,7 @@
 import { usd } from '../billing/billing.service';
 import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
+import { sourceView, type ItemSourceView } from './job-view';
 import type { NewJobItem } from './jobs.repository';
 import type { OutputPicture } from './output-options';
 import { itemWork, jobProcessingSeconds } from './processing-time';
@@ -10,7 +11,7 @@ import type { DeclaredSource } from './sources.service';
 export interface JobEstimateItem {
   index: number;
   /** `{type: 'declared'}` for an input given as `media` (described, not sent). */
-  source: ItemSource | DeclaredSource;
+  source: ItemSourceView | DeclaredSource;
   duration_seconds: number;
   width: number | null;
   height: number | null;
@@ -83,7 +84,7 @@ export function toJobEstimate(
     duration_seconds: estimate.items.reduce((sum, item) => sum + item.durationSeconds, 0),
     items: estimate.items.map((item, index) => ({
       index,
-      source: item.source,
+      source: item.source.type === 'declared' ? item.source : sourceView(item.source),
       duration_seconds: item.durationSeconds,
       width: item.width,
       height: item.height,

@@ -55,7 +55,7 @@ export interface NewAsset {
   media: Record<string, unknown>;
   retentionDays: number;
   /** The output's light map (sdr2hdr), stored beside it: an asset of its own, expiring with it. */
-  lightMap?: { storageKey: string; sizeBytes: number } | null;
+  lightMap?: { storageKey: string; sizeBytes: number; frameSeconds?: number | null } | null;
 }
 
 /**

@@ -235,7 +235,9 @@ export class JobLifecycle {
             size_bytes: item.asset.sizeBytes,
             container: item.asset.container,
             ...(job.api === 'audio' ? { audio: item.asset.media } : { video: item.asset.media }),
-            ...(lightMapId ? { light_map_asset_id: lightMapId } : {}),
+            ...(lightMapId
+              ? { light_map_asset_id: lightMapId, light_map_frame_seconds: lightMap?.frameSeconds ?? null }
+              : {}),
           };
           await this.repository.setItemOutput(manager, job.id, item.index, output);
         }

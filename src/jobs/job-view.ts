@@ -15,10 +15,14 @@ import type {
   JobStatus,
 } from './job.types';
 
+/** An item's source as shown: `filename` is the upload's name (null when it had none, and for a URL). */
+export type ItemSourceView =
+  { type: 'url'; url: string; filename: null } | { type: 'upload'; upload_id: string; filename: string | null };
+
 export interface JobItemView {
   index: number;
   status: string;
-  source: ItemSource;
+  source: ItemSourceView;
   duration_seconds: number;
   /** What the source decoded to (its encoded length); null until the item succeeded. */
   decoded_duration_seconds: number | null;
@@ -112,10 +116,7 @@ function itemView(
   return {
     index: item.index,
     status: item.status,
-    source:
-      item.source.type === 'url'
-        ? { type: 'url', url: item.source.url }
-        : { type: 'upload', upload_id: item.source.upload_id },
+    source: sourceView(item.source),
     duration_seconds: Number(item.duration_seconds),
     decoded_duration_seconds: decoded,
     warnings: decodedLengthWarnings(Number(item.duration_seconds), decoded),
@@ -142,15 +143,26 @@ function outputView(
   links: { baseUrl: string; secret: string },
   expiresAt: Date,
 ): NonNullable<JobItemView['output']> {
-  const { light_map_asset_id: lightMapId, ...stored } = output;
+  const { light_map_asset_id: lightMapId, light_map_frame_seconds: frameSeconds, ...stored } = output;
   const sign = (assetId: string) => signAssetUrl(links.baseUrl, assetId, links.secret, expiresAt);
   const lightMap = lightMapId
-    ? { light_map_url: sign(lightMapId), light_map_expires_at: expiresAt.toISOString() }
-    : { light_map_url: null, light_map_expires_at: null };
+    ? {
+        light_map_url: sign(lightMapId),
+        light_map_expires_at: expiresAt.toISOString(),
+        light_map_frame_seconds: frameSeconds ?? null,
+      }
+    : { light_map_url: null, light_map_expires_at: null, light_map_frame_seconds: null };
   return {
     ...stored,
     url: sign(output.asset_id),
     expires_at: expiresAt.toISOString(),
     ...(output.video ? lightMap : {}),
   };
+}
+
+/** An item's source as the job view and the estimate show it: `filename` is the upload's name, null for a URL. */
+export function sourceView(source: ItemSource): ItemSourceView {
+  return source.type === 'url'
+    ? { type: 'url', url: source.url, filename: null }
+    : { type: 'upload', upload_id: source.upload_id, filename: source.filename ?? null };
 }

@@ -15,7 +15,8 @@ export const ITEM_PHASES = ['encoding', 'joining', 'storing'] as const;
 export type ItemPhase = (typeof ITEM_PHASES)[number];
 export type BillingState = 'authorised' | 'settled' | 'released';
 
-export type ItemSource = { type: 'url'; url: string } | { type: 'upload'; upload_id: string };
+/** An item's source; an upload's `filename` is copied from the upload at submit (absent on items older than it). */
+export type ItemSource = { type: 'url'; url: string } | { type: 'upload'; upload_id: string; filename?: string | null };
 
 export interface ItemOutput {
   asset_id: string;
@@ -25,6 +26,8 @@ export interface ItemOutput {
   audio?: Record<string, unknown>;
   /** The light map's asset (sdr2hdr): signed into `light_map_url` by the job view, never shown itself. */
   light_map_asset_id?: string;
+  /** The time of the frame the light map shows (seconds from the item's start); null when not recorded. */
+  light_map_frame_seconds?: number | null;
 }
 
 /** One check of an item's output: what was expected, what the output file measured, and whether it passed. */

@@ -98,7 +98,7 @@ export class SourcesService {
     // ffprobe could not read the stored file over the network: the store failed, not the client.
     if (!outcome.ok && outcome.code === 'invalid_url')
       throw new StorageUnavailableError(outcome.message ?? 'probe failed');
-    return this.accept(outcome, { type: 'upload', upload_id: uploadId }, param);
+    return this.accept(outcome, { type: 'upload', upload_id: uploadId, filename: upload.filename }, param);
   }
 
   private async checkUrl(

@@ -1,5 +1,5 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth/auth-context';
@@ -9,7 +9,7 @@ import { closeAfterDraining } from '../common/http/refused-body';
 import { ApiErrorResponses } from '../docs/api-error-responses';
 import { ApiSuccess } from '../docs/api-success';
 import { UploadResponse } from './dto/job.response';
-import { UploadsService, type UploadView } from './uploads.service';
+import { uploadFilename, UploadsService, type UploadView } from './uploads.service';
 
 export const UPLOAD_CONTENT_TYPES = ['application/octet-stream', 'video/*', 'audio/*'];
 
@@ -23,6 +23,14 @@ export class UploadsController {
   // Uploads feed either API; a key with either scope may upload.
   @RequireScope('sdr2hdr', 'audio')
   @ApiConsumes(...UPLOAD_CONTENT_TYPES)
+  @ApiQuery({
+    name: 'filename',
+    required: false,
+    example: 'sunset-trailer.mp4',
+    description:
+      "The file's name as you know it (1–255 characters, no control characters): the upload, its jobs' " +
+      'items[i].source.filename and the dashboard show it instead of the upload id.',
+  })
   @ApiBody({ description: 'The raw media file', schema: { type: 'string', format: 'binary' } })
   @ApiOperation({
     summary: 'Upload a media file as the raw request body (streamed; returns upload_id and SHA-256)',
@@ -53,6 +61,7 @@ export class UploadsController {
         body,
         request.headers['content-type'] ?? null,
         length ? Number(length) : null,
+        uploadFilename((request.query as Record<string, unknown>).filename),
       );
     } catch (error) {
       // The body may be only partly read (over the limit, store down): close the connection after the

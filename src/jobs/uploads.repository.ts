@@ -15,6 +15,7 @@ export interface UploadRow {
   size_bytes: string;
   sha256: string;
   content_type: string | null;
+  filename: string | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -48,6 +49,7 @@ export class UploadsRepository {
     sizeBytes: number;
     sha256: string;
     contentType: string | null;
+    filename: string | null;
     ttlHours: number;
   }): Promise<{ row: UploadRow } | { refused: UploadStorage }> {
     return this.db.transaction(async (manager) => {
@@ -58,9 +60,9 @@ export class UploadsRepository {
       if (held.used + upload.sizeBytes > held.limit) return { refused: held };
       const inserted = (await row<UploadRow>(
         manager,
-        `INSERT INTO uploads (id, account_id, storage_key, size_bytes, sha256, content_type, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
-         RETURNING id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at`,
+        `INSERT INTO uploads (id, account_id, storage_key, size_bytes, sha256, content_type, filename, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(hours => $8))
+         RETURNING id, account_id, storage_key, size_bytes, sha256, content_type, filename, created_at, expires_at`,
         [
           upload.id,
           upload.accountId,
@@ -68,6 +70,7 @@ export class UploadsRepository {
           upload.sizeBytes,
           upload.sha256,
           upload.contentType,
+          upload.filename,
           upload.ttlHours,
         ],
       ))!;
@@ -82,7 +85,7 @@ export class UploadsRepository {
   find(accountId: string, id: string): Promise<(UploadRow & { blocked: boolean }) | null> {
     return row<UploadRow & { blocked: boolean }>(
       this.db,
-      `SELECT id, account_id, storage_key, size_bytes, sha256, content_type, created_at, expires_at,
+      `SELECT id, account_id, storage_key, size_bytes, sha256, content_type, filename, created_at, expires_at,
               EXISTS (SELECT 1 FROM blocked_content b WHERE b.sha256 = uploads.sha256) AS blocked
          FROM uploads
         WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()`,

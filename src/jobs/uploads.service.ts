@@ -11,6 +11,8 @@ export const UPLOAD_TTL_HOURS = 24;
 export interface UploadView {
   object: 'upload';
   upload_id: string;
+  /** The name it was uploaded under (`?filename=`); null when none was given. */
+  filename: string | null;
   size_bytes: number;
   sha256: string;
   content_type: string | null;
@@ -35,6 +37,7 @@ export class UploadsService {
     body: Readable,
     contentType: string | null,
     declaredLength: number | null,
+    filename: string | null = null,
   ): Promise<UploadView> {
     const limit = this.config.maxUploadBytes;
     const tooLarge = () =>
@@ -85,6 +88,7 @@ export class UploadsService {
       sizeBytes: stored.sizeBytes,
       sha256: stored.sha256,
       contentType,
+      filename,
       ttlHours: UPLOAD_TTL_HOURS,
     });
     if ('refused' in recorded) {
@@ -95,6 +99,7 @@ export class UploadsService {
     return {
       object: 'upload',
       upload_id: row.id,
+      filename: row.filename,
       size_bytes: Number(row.size_bytes),
       sha256: row.sha256,
       content_type: row.content_type,
@@ -102,6 +107,21 @@ export class UploadsService {
       expires_at: row.expires_at.toISOString(),
     };
   }
+}
+
+/**
+ * The `filename` query of an upload, checked before the body is read: null when absent, else 1–255
+ * characters without control characters (400 invalid_parameter, param `filename`, otherwise).
+ */
+export function uploadFilename(value: unknown): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || value.length === 0 || value.length > 255 || /\p{Cc}/u.test(value)) {
+    throw new ApiError('invalid_parameter', {
+      param: 'filename',
+      message: 'filename must be given once, 1 to 255 characters without control characters (e.g. sunset-trailer.mp4).',
+    });
+  }
+  return value;
 }
 
 /** 429 quota_exceeded with the plan's bound and the bytes held (docs/api-decisions.md §4, direct upload). */

@@ -14,28 +14,14 @@ import {
   type Rgb,
   type Transfer,
 } from './hdr-mapping';
+import { bandOf, LIGHT_BANDS } from './light-bands';
 import type { VideoStreamInfo } from './media.types';
 import { defaultFfmpegPath, defaultFfprobePath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 
 /** The source's colour tags as its probe read them (null: untagged). */
 export type SourceColour = Pick<VideoStreamInfo, 'colorTransfer' | 'colorPrimaries' | 'colorSpace' | 'colorRange'>;
 
-/** Upper edges (cd/m²) and colours of the bands; edges sit between the levels the mappings aim at. */
-export const LIGHT_BANDS: { below: number; colour: string; label: string }[] = [
-  { below: 1, colour: '08306b', label: '<1' },
-  { below: 10, colour: '2171b5', label: '1-10' },
-  { below: 50, colour: '41ab5d', label: '10-50' },
-  { below: 150, colour: 'a1d99b', label: '50-150' },
-  { below: 400, colour: 'bdbdbd', label: '150-400' },
-  { below: 800, colour: 'fee391', label: '400-800' },
-  { below: 1500, colour: 'fe9929', label: '800-1500' },
-  { below: 3000, colour: 'e31a1c', label: '1500-3000' },
-  { below: Infinity, colour: 'ff66ff', label: '3000+' },
-];
-
-export function bandOf(nits: number): (typeof LIGHT_BANDS)[number] {
-  return LIGHT_BANDS.find((band) => nits < band.below) ?? LIGHT_BANDS[LIGHT_BANDS.length - 1];
-}
+export { bandOf, LIGHT_BANDS } from './light-bands';
 
 const cubes = new Map<Transfer, Promise<string>>();
 
@@ -223,9 +209,12 @@ export async function keyframeNear(
 
 /**
  * Writes the light map PNG of the frame after the output's keyframe nearest the middle of the item (or
- * of the exact middle, see below); the run's outcome.
+ * of the exact middle, see below); the run's outcome, and the time of the frame it shows (seconds from
+ * the item's start, to the millisecond: what the job view says as `light_map_frame_seconds`).
  */
-export async function renderLightMap(input: RenderLightMapInput): Promise<MediaProcessResult> {
+export async function renderLightMap(
+  input: RenderLightMapInput,
+): Promise<MediaProcessResult & { frameSeconds: number }> {
   const cubePath = `${input.png}.false-colour.cube`;
   try {
     const middle = Math.max(0, input.durationSeconds / 2);
@@ -235,16 +224,13 @@ export async function renderLightMap(input: RenderLightMapInput): Promise<MediaP
     const inside = (time: number) => time >= 0.1 * input.durationSeconds && time <= 0.9 * input.durationSeconds;
     const keyframe = nearest !== null && inside(nearest) ? nearest : null;
     await writeFile(cubePath, await falseColourCube(input.transfer));
-    const args = buildLightMapArgs({
-      ...input,
-      cubePath,
-      atSeconds: keyframe ?? middle,
-      keyframe: keyframe !== null,
-    });
-    return await runMediaProcess(input.ffmpegPath ?? defaultFfmpegPath(), args, {
+    const atSeconds = keyframe ?? middle;
+    const args = buildLightMapArgs({ ...input, cubePath, atSeconds, keyframe: keyframe !== null });
+    const run = await runMediaProcess(input.ffmpegPath ?? defaultFfmpegPath(), args, {
       signal: input.signal,
       timeLimitMs: input.timeLimitMs,
     });
+    return { ...run, frameSeconds: Math.round(atSeconds * 1000) / 1000 };
   } finally {
     await rm(cubePath, { force: true });
   }

@@ -21,6 +21,7 @@ import type {
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  LightMapMade,
   LightMapRequest,
   MediaRun,
   MediaRunner,
@@ -193,7 +194,7 @@ export class FfmpegMediaRunner implements MediaRunner {
    * The output's picture size and length come from the output itself, the source's colour tags from
    * the source (a probe each, ~0.15 s, side by side).
    */
-  async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
+  async lightMap(request: LightMapRequest): Promise<LightMapMade | ToolFailure> {
     const [probed, source] = await Promise.all([
       this.probe(request.outputPath, 'sdr2hdr', request.signal),
       this.probe(request.sourcePath, 'sdr2hdr', request.signal),
@@ -215,7 +216,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       timeLimitMs: request.timeLimitMs,
     });
     return rendered.status === 'succeeded'
-      ? { ok: true, path: request.pngPath }
+      ? { ok: true, path: request.pngPath, frameSeconds: rendered.frameSeconds }
       : { ok: false, stderrTail: rendered.stderrTail };
   }
 

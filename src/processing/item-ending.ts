@@ -162,7 +162,7 @@ export class ItemEnding {
       const stored = await write(storageKey, output.path);
       const { container, contentType, media } = output;
       const lightMap = output.lightMapPath
-        ? await this.storeLightMap(job, index, run, output.lightMapPath, write)
+        ? await this.storeLightMap(job, index, run, output.lightMapPath, output.lightMapFrameSeconds ?? null, write)
         : null;
       return { storageKey, sizeBytes: stored.sizeBytes, container, contentType, media, lightMap };
     } catch (error) {
@@ -177,11 +177,12 @@ export class ItemEnding {
     index: number,
     run: string,
     path: string,
+    frameSeconds: number | null,
     write: (key: string, path: string) => Promise<{ sizeBytes: number }>,
   ): Promise<Asset['lightMap']> {
     const storageKey = outputKey(job.account_id, job.id, index, 'png', run);
     try {
-      return { storageKey, sizeBytes: (await write(storageKey, path)).sizeBytes };
+      return { storageKey, sizeBytes: (await write(storageKey, path)).sizeBytes, frameSeconds };
     } catch (error) {
       if (!(error instanceof StorageUnavailableError)) throw error;
       this.logger.warn({ job_id: job.id, index, err: error }, 'could not store a light map');

@@ -19,7 +19,7 @@ export interface LightMapStep extends MediaRun {
   context: { job_id: string; item: number };
 }
 
-/** The result with `lightMapPath` set when the map was made; other results unchanged. */
+/** The result with `lightMapPath` (and its frame's time) set when the map was made; other results unchanged. */
 export async function withLightMap(result: RunItemResult, step: LightMapStep): Promise<RunItemResult> {
   if (!result.ok || step.signal.aborted) return result;
   const rendered = await step.runner.lightMap({
@@ -30,7 +30,7 @@ export async function withLightMap(result: RunItemResult, step: LightMapStep): P
     signal: step.signal,
     timeLimitMs: step.timeLimitMs,
   });
-  if (rendered.ok) return { ...result, lightMapPath: rendered.path };
+  if (rendered.ok) return { ...result, lightMapPath: rendered.path, lightMapFrameSeconds: rendered.frameSeconds };
   step.logger.warn({ ...step.context, stderr: rendered.stderrTail }, 'could not render the light map');
   return result;
 }

@@ -66,6 +66,8 @@ export interface MadeOutput {
   sourceSeconds?: number;
   /** The item's light map (a PNG in the work folder, sdr2hdr only), stored beside the output. */
   lightMapPath?: string;
+  /** The time of the frame the light map shows (seconds from the item's start). */
+  lightMapFrameSeconds?: number;
   /** What the run measured of the file it wrote, for the check while the file is unchanged (run-measurements.ts). */
   measuredInRun?: RunMeasurements;
 }
@@ -137,6 +139,13 @@ export interface LightMapRequest extends MediaRun {
 }
 
 /** The media pipelines and tools as the worker's use cases see them (ffmpeg lives behind this). */
+/** A light map made: the PNG, and the time of the frame it shows (seconds from the item's start). */
+export interface LightMapMade {
+  ok: true;
+  path: string;
+  frameSeconds: number;
+}
+
 export interface MediaRunner {
   /** One item in one pass: probe the local input again, judge it (`admit`), run its pipeline. */
   run(request: RunItemRequest): Promise<RunItemResult>;
@@ -155,8 +164,8 @@ export interface MediaRunner {
   join(request: JoinRequest): Promise<RunItemResult>;
   /** Measures a made output from the file itself and runs its checks (src/media/output-checks.ts). */
   check(request: CheckRequest): Promise<CheckedOutput>;
-  /** Renders the light map of the frame in the middle of the output; the PNG's path. */
-  lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure>;
+  /** Renders the light map of a frame near the middle of the output; the PNG's path and the frame's time. */
+  lightMap(request: LightMapRequest): Promise<LightMapMade | ToolFailure>;
 }
 
 export const MEDIA_RUNNER = Symbol('MEDIA_RUNNER');

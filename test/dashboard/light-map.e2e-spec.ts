@@ -1,11 +1,13 @@
 // The light map on the dashboard's job page, in Chromium against the real API, worker and ffmpeg: an
 // expand job's page shows "Where the light went" with the item's map as an image that loaded (the page's
 // Content-Security-Policy allows the signed link: no refusal in the console), with alt text, and passes
-// axe. Screenshot: screenshots/dashboard/job-light-map.png.
+// axe. It is legible at 1280 and 390 px (issue 42 item 2): the page draws the legend in readable text, in
+// the PNG's own band colours; the map opens full size; the caption gives the frame's real time, the job
+// view's light_map_frame_seconds. Screenshots: screenshots/dashboard/job-light-map.png, job-light-map-390.png.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LEGEND_HEIGHT } from '../../src/media/light-map';
+import { LEGEND_HEIGHT, LIGHT_BANDS } from '../../src/media/light-map';
 import { LIGHT_PATTERN, lightPatternMp4 } from '../fixtures/media';
 import { call, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
@@ -69,6 +71,51 @@ describe('dashboard: the light map on the job page', () => {
       .first()
       .waitFor();
     await checkPage(browser, 'job-light-map');
+
+    // Where the frame is: measured where the map was made — a keyframe near the middle, never the ends.
+    const item = job.items[0];
+    const at: number = item.output.light_map_frame_seconds;
+    expect(at).toBeGreaterThanOrEqual(0.1 * item.duration_seconds);
+    expect(at).toBeLessThanOrEqual(0.9 * item.duration_seconds);
+    const seconds = (value: number) => `${Math.round(value * 10) / 10} s`;
+    const caption = page.locator('.light-map figcaption');
+    expect(await caption.innerText()).toContain(
+      `Item 0: the frame at ${seconds(at)} of ${seconds(item.duration_seconds)}`,
+    );
+
+    // Open full size: a link to the same PNG, which answers as one.
+    const full = page.getByRole('link', { name: 'Open the map full size' });
+    expect(new URL((await full.getAttribute('href'))!).pathname).toBe(asset);
+    const png = await fetch((await full.getAttribute('href'))!);
+    expect([png.status, png.headers.get('content-type')]).toEqual([200, 'image/png']);
+
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      // The legend the page draws: every band, in the PNG's colour, with text a person can read.
+      const legend = page.getByRole('list', { name: 'Brightness of the output, in cd/m² (nits)' });
+      const bands = await legend.getByRole('listitem').evaluateAll((elements: any[]) =>
+        elements.map((element) => ({
+          label: element.textContent,
+          colour: (globalThis as any).getComputedStyle(element.querySelector('.swatch')).backgroundColor,
+          fontPx: parseFloat((globalThis as any).getComputedStyle(element).fontSize),
+          visible: element.getBoundingClientRect().width > 0,
+        })),
+      );
+      const rgb = (hex: string) => `rgb(${[0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+      expect(bands.map(({ label, colour }) => ({ label, colour }))).toEqual(
+        LIGHT_BANDS.map((band) => ({ label: band.label.replace('-', '–'), colour: rgb(band.colour) })),
+      );
+      for (const band of bands) expect(band).toMatchObject({ visible: true, fontPx: expect.any(Number) });
+      expect(Math.min(...bands.map((band) => band.fontPx))).toBeGreaterThanOrEqual(12);
+      // Nothing wider than the screen: the map scales, the legend wraps.
+      const overflow = await page.evaluate(() => {
+        const root = (globalThis as any).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
+      expect(overflow).toBeLessThanOrEqual(0);
+      if (width === 390) await checkPage(browser, 'job-light-map-390');
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(browser.problems.splice(0)).toEqual([]);
   }, 240_000);
 });

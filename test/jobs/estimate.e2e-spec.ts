@@ -65,7 +65,7 @@ describe('POST /v1/{api}/jobs/estimate', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toMatch(/^req_/);
     const item = {
-      source: { type: 'upload', upload_id: uploadId },
+      source: { type: 'upload', upload_id: uploadId, filename: null },
       duration_seconds: expect.closeTo(2, 1),
       width: 640,
       height: 360,

@@ -109,7 +109,7 @@ describe('failure codes from real causes', () => {
       body: { inputs: [{ source_url: origin.url('ok.mp4') }] },
     });
     expect(submitted.status).toBe(202);
-    expect(submitted.body.items[0].source).toEqual({ type: 'url', url: origin.url('ok.mp4') });
+    expect(submitted.body.items[0].source).toEqual({ type: 'url', url: origin.url('ok.mp4'), filename: null });
     const job = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`);
     expect(job).toMatchObject({ status: 'succeeded', billing: { state: 'settled' } });
   });

@@ -90,7 +90,8 @@ describe('job read', () => {
       {
         index: 0,
         status: 'succeeded',
-        source: { type: 'upload', upload_id: 'upl_read0' },
+        // Stored before uploads had names: filename null.
+        source: { type: 'upload', upload_id: 'upl_read0', filename: null },
         duration_seconds: 12.345,
         decoded_duration_seconds: 12.345,
         warnings: [],
@@ -110,6 +111,7 @@ describe('job read', () => {
           // Stored before light maps (or none could be made): null, never a broken link.
           light_map_url: null,
           light_map_expires_at: null,
+          light_map_frame_seconds: null,
         },
         error: null,
         worker: 'wkr_a',
@@ -121,7 +123,7 @@ describe('job read', () => {
       {
         index: 1,
         status: 'failed',
-        source: { type: 'url', url: 'https://example.com/b.mp4' },
+        source: { type: 'url', url: 'https://example.com/b.mp4', filename: null },
         duration_seconds: 1.5,
         decoded_duration_seconds: null,
         warnings: [],

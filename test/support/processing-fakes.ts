@@ -11,6 +11,7 @@ import type {
   EncodeSegmentRequest,
   EncodeSegmentResult,
   JoinRequest,
+  LightMapMade,
   LightMapRequest,
   MediaRun,
   MediaRunner,
@@ -266,7 +267,7 @@ export class FakeRunner implements MediaRunner {
   }
 
   /** Makes no file: the item ends without a light map, as when rendering it fails. */
-  async lightMap(request: LightMapRequest): Promise<{ ok: true; path: string } | ToolFailure> {
+  async lightMap(request: LightMapRequest): Promise<LightMapMade | ToolFailure> {
     this.calls.push({ method: 'lightMap', request });
     return { ok: false, stderrTail: ['the fake runner makes no light map'] };
   }

@@ -268,7 +268,13 @@ function LedgerTable({ entries }: { entries: LedgerEntry[] }) {
             </td>
             <td data-label="Credits">{formatNumber(entry.credits)}</td>
             <td data-label="Job or reason">
-              {entry.job_id ? <code className="id">{entry.job_id}</code> : (entry.reason ?? '—')}
+              {entry.job_id ? (
+                <Link to={`/jobs/${entry.job_id}`}>
+                  <code className="id">{entry.job_id}</code>
+                </Link>
+              ) : (
+                (entry.reason ?? '—')
+              )}
             </td>
             <td data-label="Balance after">{formatNumber(entry.balance_after)}</td>
             <td data-label="Held after">{formatNumber(entry.reserved_after)}</td>

@@ -1,13 +1,41 @@
-import { useState } from 'react';
-import { api, isRunning, type Job, type JobApi } from '../api';
+import { useEffect, useState } from 'react';
+import { api, ApiFailure, isRunning, type Job, type JobApi } from '../api';
 import { formatBytes, formatCredits, formatNumber, formatSeconds, formatTime } from '../format';
 import { ENDING_HEADINGS } from '../outcomes';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 import { useCanChange } from '../session';
 import { MeasuredOutputs } from './job-checks';
+import { LightMaps } from './light-map';
 import { ConfirmDialog, ErrorNotice, Loading, PageTitle, Progress, StatusBadge, useAction, useLoad } from '../ui';
 
 const POLL_MS = 1000;
+
+/**
+ * A job known only by its id (a ledger row's link): read under sdr2hdr, else under audio (a job of the
+ * other API is resource_missing there), then the page moves to the job's own address.
+ */
+export function JobLookup({ id }: { id: string }) {
+  const found = useLoad(`job-lookup:${id}`, async () => {
+    for (const jobApi of ['sdr2hdr', 'audio'] as const) {
+      try {
+        await api<Job>('GET', `/v1/${jobApi}/jobs/${encodeURIComponent(id)}`);
+        return jobApi;
+      } catch (error) {
+        if (!(error instanceof ApiFailure && error.status === 404) || jobApi === 'audio') throw error;
+      }
+    }
+    throw new Error('unreachable');
+  });
+  useEffect(() => {
+    if (found.data) navigate(`/jobs/${found.data}/${id}`, { replace: true });
+  }, [found.data, id]);
+  return (
+    <>
+      <PageTitle>Job {id}</PageTitle>
+      {found.error ? <ErrorNotice error={found.error} /> : <Loading what="the job" />}
+    </>
+  );
+}
 
 /** One job: live progress while it runs, its items, billing, error envelope and downloads. One API call. */
 export function JobPage({ api: jobApi, id }: { api: JobApi; id: string }) {
@@ -157,11 +185,7 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
                   )}
                 </td>
                 <td data-label="Source">
-                  {item.source.type === 'url' ? (
-                    <code>{item.source.url}</code>
-                  ) : (
-                    <code className="id">{item.source.upload_id}</code>
-                  )}
+                  <SourceName source={item.source} />
                 </td>
                 <td data-label="Duration">
                   {formatSeconds(item.duration_seconds)}
@@ -200,30 +224,10 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
         )}
       </section>
 
-      {job.items.some((item) => item.output?.light_map_url) && (
-        <section aria-labelledby="light-heading">
-          <h2 id="light-heading">Where the light went</h2>
-          <p className="hint">
-            An HDR picture cannot be judged on an SDR screen: each map shows the middle frame of the source (left)
-            beside the same frame of the output coloured by its brightness in cd/m² (right; legend below).
-          </p>
-          {job.items.map((item) =>
-            item.output?.light_map_url ? (
-              <figure key={item.index} className="light-map">
-                <img
-                  src={item.output.light_map_url}
-                  alt={`Item ${item.index}: the source frame beside the output frame as a false-colour map of its light in cd/m²`}
-                  loading="lazy"
-                />
-                <figcaption>
-                  Item {item.index}
-                  {item.output.video ? ` · ${describeLight(item.output.video)}` : ''}
-                </figcaption>
-              </figure>
-            ) : null,
-          )}
-        </section>
-      )}
+      <LightMaps
+        items={job.items}
+        describe={(item) => (item.output?.video ? describeLight(item.output.video) : null)}
+      />
 
       <MeasuredOutputs items={job.items} />
 
@@ -256,4 +260,18 @@ function describeLight(video: VideoOutput): string {
   }
   if (typeof light?.mastering_peak_nits === 'number') parts.push(`mastered for ${light.mastering_peak_nits} cd/m²`);
   return parts.join(' · ');
+}
+
+/** An item's source: its URL, or the uploaded file's name (the upload id beside it, for support); the id alone for an upload made without a name. */
+export function SourceName({ source }: { source: Job['items'][number]['source'] }) {
+  if (source.type === 'url') return <code>{source.url}</code>;
+  if (!source.filename) return <code className="id">{source.upload_id}</code>;
+  return (
+    <>
+      <span className="filename">{source.filename}</span>
+      <div className="hint">
+        upload <code className="id">{source.upload_id}</code>
+      </div>
+    </>
+  );
 }

@@ -120,7 +120,9 @@ export function JobsPage() {
                       '—'
                     )}
                   </td>
-                  <td data-label="Inputs">{job.items.length}</td>
+                  <td data-label="Inputs">
+                    <InputNames job={job} />
+                  </td>
                   <td data-label="Credits">
                     {formatNumber(job.billing.charged_credits)} / {formatNumber(job.billing.estimated_credits)}
                   </td>
@@ -145,4 +147,15 @@ export function JobsPage() {
       )}
     </>
   );
+}
+
+/** The inputs by the names a person knows: uploaded files' names (or their upload ids), URLs' last path part. */
+function InputNames({ job }: { job: Job }) {
+  const names = job.items.map((item) =>
+    item.source.type === 'url'
+      ? decodeURIComponent(new URL(item.source.url).pathname.split('/').pop() || item.source.url)
+      : (item.source.filename ?? item.source.upload_id),
+  );
+  const shown = names.slice(0, 2).join(', ');
+  return <span className="filename">{names.length > 2 ? `${shown} and ${names.length - 2} more` : shown}</span>;
 }

@@ -57,7 +57,10 @@ export function KeysPage() {
       body: { grace_seconds: grace },
     });
     setRotating(null);
-    setShown({ key: created.key!, what: `Replacement for ${key.prefix}…` });
+    setShown({
+      key: created.key!,
+      what: `Replacement for ${key.name ? `${key.name} (${key.prefix}…)` : `${key.prefix}…`}`,
+    });
     keys.reload();
   });
 
@@ -71,7 +74,10 @@ export function KeysPage() {
       {canChange ? (
         <CreateKey
           onCreated={(key) => {
-            setShown({ key: key.key!, what: `New key ${key.prefix}…` });
+            setShown({
+              key: key.key!,
+              what: `New key ${key.name ? `${key.name} (${key.prefix}…)` : `${key.prefix}…`}`,
+            });
             keys.reload();
           }}
         />
@@ -122,7 +128,10 @@ export function KeysPage() {
               return (
                 <tr key={key.id}>
                   <td data-label="Key">
-                    <code className="id">{key.prefix}…</code>
+                    {key.name ? <span className="key-name">{key.name}</span> : <span className="hint">No name</span>}
+                    <div>
+                      <code className="id">{key.prefix}…</code>
+                    </div>
                   </td>
                   <td data-label="Scopes">{key.scopes.join(', ')}</td>
                   <td data-label="Status">
@@ -215,12 +224,18 @@ function expiryOf(day: string): string {
 }
 
 function CreateKey({ onCreated }: { onCreated: (key: ApiKey) => void }) {
+  const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([...SCOPES]);
   const [expires, setExpires] = useState('');
   const create = useAction(async () => {
     const key = await api<ApiKey>('POST', '/v1/account/api-keys', {
-      body: { scopes, ...(expires ? { expires_at: expiryOf(expires) } : {}) },
+      body: {
+        scopes,
+        ...(name.trim() ? { name: name.trim() } : {}),
+        ...(expires ? { expires_at: expiryOf(expires) } : {}),
+      },
     });
+    setName('');
     setExpires('');
     onCreated(key);
   });
@@ -234,6 +249,14 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKey) => void }) {
     >
       <h2>Create a key</h2>
       {create.error ? <ErrorNotice error={create.error} /> : null}
+      <Field
+        id="key-name"
+        label="Name (optional)"
+        value={name}
+        onChange={setName}
+        maxLength={100}
+        hint="What the key is for, e.g. Render farm: the list shows it beside the key's prefix."
+      />
       <CheckboxGroup
         legend="Scopes"
         idPrefix="scope"

@@ -100,9 +100,10 @@ export async function ledger(client: MediaJobs, args: string[], io: CliIo): Prom
 
 export function keysTable(keys: ApiKey[]): string {
   return table(
-    ['ID', 'PREFIX', 'SCOPES', 'CREATED', 'LAST USED', 'STATE'],
+    ['ID', 'NAME', 'PREFIX', 'SCOPES', 'CREATED', 'LAST USED', 'STATE'],
     keys.map((key) => [
       key.id,
+      key.name ?? '—',
       `${key.prefix}…`,
       key.scopes.join(','),
       formatDate(key.created_at),
@@ -119,6 +120,7 @@ export function keysTable(keys: ApiKey[]): string {
 export async function keys(client: MediaJobs, args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args, {
     scopes: { type: 'string' },
+    name: { type: 'string' },
     'expires-at': { type: 'string' },
     limit: { type: 'string' },
     all: { type: 'boolean' },
@@ -134,6 +136,7 @@ export async function keys(client: MediaJobs, args: string[], io: CliIo): Promis
     }
     const created = await client.apiKeys.create({
       scopes: scopes as ApiKeyScope[],
+      ...(values.name !== undefined ? { name: values.name } : {}),
       ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}),
     });
     printResult(io, values, created, (key) => `${key.key}\n\n${keysTable([key])}`);

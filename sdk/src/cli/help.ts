@@ -82,10 +82,12 @@ and releases of running jobs, which change what is held, not the balance. ${TABL
   },
   'keys list': {
     usage: ['keys list [--all]'],
-    about: `Lists the account's API keys (their prefixes, never the keys). ${TABLE_OR_JSON}`,
+    about: `Lists the account's API keys (their names and prefixes, never the keys). ${TABLE_OR_JSON}`,
   },
   'keys create': {
-    usage: [`keys create --scopes ${API_KEY_SCOPES.join(',')} [--expires-at 2026-12-31T00:00:00Z]`],
+    usage: [
+      `keys create --scopes ${API_KEY_SCOPES.join(',')} [--name "Render farm"] [--expires-at 2026-12-31T00:00:00Z]`,
+    ],
     about: 'Creates an API key and prints it once: store it then.',
   },
   'keys revoke': {

@@ -24,7 +24,7 @@ export function jobSummary(job: JobView): string {
   const items = job.items.map((item) => [
     String(item.index),
     item.status,
-    item.source.type === 'url' ? item.source.url : item.source.upload_id,
+    item.source.type === 'url' ? item.source.url : (item.source.filename ?? item.source.upload_id),
     item.output ? `${item.output.container}, ${formatBytes(item.output.size_bytes)}` : (item.error?.code ?? ''),
   ]);
   return `${summary(lines)}\n${table(['ITEM', 'STATUS', 'SOURCE', 'OUTPUT'], items)}${measuredSummary(job.items)}`;

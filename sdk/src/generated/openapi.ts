@@ -1288,6 +1288,11 @@ export interface components {
         };
         CreateApiKeyDto: {
             /**
+             * @description A name to tell the key apart (shown in the list and the dashboard); optional.
+             * @example Render farm
+             */
+            name?: string;
+            /**
              * @example [
              *       "sdr2hdr",
              *       "audio"
@@ -1305,6 +1310,11 @@ export interface components {
             object: "api_key";
             /** @example key_0Qx3cA1b2C3d4E5f6G7h8i9 */
             id: string;
+            /**
+             * @description The name given on create or rotate; null when none was.
+             * @example Render farm
+             */
+            name: string | null;
             /**
              * @description The first characters of the key, to recognise it.
              * @example mjk_fTtnFTta
@@ -1342,6 +1352,11 @@ export interface components {
             object: "api_key";
             /** @example key_0Qx3cA1b2C3d4E5f6G7h8i9 */
             id: string;
+            /**
+             * @description The name given on create or rotate; null when none was.
+             * @example Render farm
+             */
+            name: string | null;
             /**
              * @description The first characters of the key, to recognise it.
              * @example mjk_fTtnFTta
@@ -1386,6 +1401,11 @@ export interface components {
             next_cursor: string | null;
         };
         RotateApiKeyDto: {
+            /**
+             * @description The new key's name; without it the new key keeps the old key's name.
+             * @example Render farm
+             */
+            name?: string;
             /**
              * @description Seconds the old key keeps working (0 = revoked at once).
              * @default 0
@@ -1808,6 +1828,11 @@ export interface components {
              * @example https://media.example.com/clips/intro.mp4
              */
             url: string;
+            /**
+             * @description Always null: a URL has no upload name.
+             * @example null
+             */
+            filename: string | null;
         };
         UploadSourceResponse: {
             /**
@@ -1817,6 +1842,11 @@ export interface components {
             type: "upload";
             /** @example upl_0Qx3cA1b2C3d4E5f6G7h8i9 */
             upload_id: string;
+            /**
+             * @description The name the upload was given (POST /v1/uploads?filename=…); null when it had none.
+             * @example sunset-trailer.mp4
+             */
+            filename: string | null;
         };
         ItemWarningResponse: {
             /**
@@ -2027,12 +2057,17 @@ export interface components {
             expires_at: string;
             /**
              * Format: uri
-             * @description sdr2hdr outputs: signed link to a PNG — the middle frame of the source beside the same output frame as a false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).
+             * @description sdr2hdr outputs: signed link to a PNG — a frame near the middle of the source (at light_map_frame_seconds) beside the same output frame as a false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).
              * @example https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d
              */
             light_map_url?: string | null;
             /** Format: date-time */
             light_map_expires_at?: string | null;
+            /**
+             * @description sdr2hdr outputs: the time of the frame the light map shows, in seconds from the start of the item (a keyframe near the middle); null when there is no light map.
+             * @example 4.171
+             */
+            light_map_frame_seconds?: number | null;
         };
         OutputCheckResponse: {
             /**
@@ -2307,6 +2342,11 @@ export interface components {
             object: "upload";
             /** @example upl_0Qx3cA1b2C3d4E5f6G7h8i9 */
             upload_id: string;
+            /**
+             * @description The name given as ?filename= on the upload; null when none was.
+             * @example sunset-trailer.mp4
+             */
+            filename: string | null;
             /** @example 48213377 */
             size_bytes: number;
             /** @example e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 */
@@ -4019,6 +4059,7 @@ export interface operations {
                      *         {
                      *           "object": "api_key",
                      *           "id": "key_0Qx3cA1b2C3d4E5f6G7h8i9",
+                     *           "name": "Render farm",
                      *           "prefix": "mjk_fTtnFTta",
                      *           "scopes": [
                      *             "sdr2hdr",
@@ -4059,6 +4100,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "name": "Render farm",
                  *       "scopes": [
                  *         "sdr2hdr",
                  *         "audio"
@@ -4083,6 +4125,7 @@ export interface operations {
                      * @example {
                      *       "object": "api_key",
                      *       "id": "key_0Qx3cA1b2C3d4E5f6G7h8i9",
+                     *       "name": "Render farm",
                      *       "prefix": "mjk_fTtnFTta",
                      *       "scopes": [
                      *         "sdr2hdr",
@@ -4135,6 +4178,7 @@ export interface operations {
                      * @example {
                      *       "object": "api_key",
                      *       "id": "key_0Qx3cA1b2C3d4E5f6G7h8i9",
+                     *       "name": "Render farm",
                      *       "prefix": "mjk_fTtnFTta",
                      *       "scopes": [
                      *         "sdr2hdr",
@@ -4170,7 +4214,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "name": "Render farm"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateApiKeyDto"];
             };
         };
@@ -4189,6 +4237,7 @@ export interface operations {
                      * @example {
                      *       "object": "api_key",
                      *       "id": "key_0Qx3cA1b2C3d4E5f6G7h8i9",
+                     *       "name": "Render farm",
                      *       "prefix": "mjk_fTtnFTta",
                      *       "scopes": [
                      *         "sdr2hdr",
@@ -4929,6 +4978,7 @@ export interface operations {
                      *       "api_key": {
                      *         "object": "api_key",
                      *         "id": "key_0Qx3cA1b2C3d4E5f6G7h8i9",
+                     *         "name": "Render farm",
                      *         "prefix": "mjk_fTtnFTta",
                      *         "scopes": [
                      *           "sdr2hdr",
@@ -5335,7 +5385,8 @@ export interface operations {
                      *               "status": "succeeded",
                      *               "source": {
                      *                 "type": "url",
-                     *                 "url": "https://media.example.com/clips/intro.mp4"
+                     *                 "url": "https://media.example.com/clips/intro.mp4",
+                     *                 "filename": null
                      *               },
                      *               "duration_seconds": 12.5,
                      *               "decoded_duration_seconds": 12.5,
@@ -5357,7 +5408,8 @@ export interface operations {
                      *                 "container": "mp4",
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
-                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *                 "light_map_frame_seconds": 4.171
                      *               },
                      *               "checks": [
                      *                 {
@@ -5473,7 +5525,8 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "decoded_duration_seconds": 12.5,
@@ -5495,7 +5548,8 @@ export interface operations {
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
-                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *             "light_map_frame_seconds": 4.171
                      *           },
                      *           "checks": [
                      *             {
@@ -5606,7 +5660,8 @@ export interface operations {
                      *           "index": 0,
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
@@ -5686,7 +5741,8 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "decoded_duration_seconds": 12.5,
@@ -5708,7 +5764,8 @@ export interface operations {
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
-                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *             "light_map_frame_seconds": 4.171
                      *           },
                      *           "checks": [
                      *             {
@@ -5801,7 +5858,8 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "decoded_duration_seconds": 12.5,
@@ -5823,7 +5881,8 @@ export interface operations {
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
-                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *             "light_map_frame_seconds": 4.171
                      *           },
                      *           "checks": [
                      *             {
@@ -5926,7 +5985,8 @@ export interface operations {
                      *               "status": "succeeded",
                      *               "source": {
                      *                 "type": "url",
-                     *                 "url": "https://media.example.com/clips/intro.mp4"
+                     *                 "url": "https://media.example.com/clips/intro.mp4",
+                     *                 "filename": null
                      *               },
                      *               "duration_seconds": 12.5,
                      *               "decoded_duration_seconds": 12.5,
@@ -5948,7 +6008,8 @@ export interface operations {
                      *                 "container": "mp4",
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
-                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *                 "light_map_frame_seconds": 4.171
                      *               },
                      *               "checks": [
                      *                 {
@@ -6064,7 +6125,8 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "decoded_duration_seconds": 12.5,
@@ -6086,7 +6148,8 @@ export interface operations {
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
-                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *             "light_map_frame_seconds": 4.171
                      *           },
                      *           "checks": [
                      *             {
@@ -6197,7 +6260,8 @@ export interface operations {
                      *           "index": 0,
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "width": 1920,
@@ -6277,7 +6341,8 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "decoded_duration_seconds": 12.5,
@@ -6299,7 +6364,8 @@ export interface operations {
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
-                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *             "light_map_frame_seconds": 4.171
                      *           },
                      *           "checks": [
                      *             {
@@ -6392,7 +6458,8 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "source": {
                      *             "type": "url",
-                     *             "url": "https://media.example.com/clips/intro.mp4"
+                     *             "url": "https://media.example.com/clips/intro.mp4",
+                     *             "filename": null
                      *           },
                      *           "duration_seconds": 12.5,
                      *           "decoded_duration_seconds": 12.5,
@@ -6414,7 +6481,8 @@ export interface operations {
                      *             "container": "mp4",
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
-                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d"
+                     *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
+                     *             "light_map_frame_seconds": 4.171
                      *           },
                      *           "checks": [
                      *             {
@@ -6473,7 +6541,10 @@ export interface operations {
     };
     uploadsCreate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The file's name as you know it (1–255 characters, no control characters): the upload, its jobs' items[i].source.filename and the dashboard show it instead of the upload id. */
+                filename?: unknown;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6501,6 +6572,7 @@ export interface operations {
                      * @example {
                      *       "object": "upload",
                      *       "upload_id": "upl_0Qx3cA1b2C3d4E5f6G7h8i9",
+                     *       "filename": "sunset-trailer.mp4",
                      *       "size_bytes": 48213377,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "content_type": "video/mp4",

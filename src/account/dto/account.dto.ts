@@ -187,6 +187,13 @@ export class LedgerEntryResponse {
 export class ApiKeyResponse {
   @ApiProperty({ enum: ['api_key'] }) object: 'api_key';
   @ApiProperty({ example: 'key_0Qx3cA1b2C3d4E5f6G7h8i9' }) id: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Render farm',
+    description: 'The name given on create or rotate; null when none was.',
+  })
+  name: string | null;
   @ApiProperty({ example: 'mjk_fTtnFTta', description: 'The first characters of the key, to recognise it.' })
   prefix: string;
   @ApiProperty({ enum: SCOPES, isArray: true, example: ['sdr2hdr', 'account'] }) scopes: Scope[];

@@ -157,7 +157,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Observable<unknown> {
     const path = request.url.split('?')[0];
     const contentType = request.headers['content-type'] ?? '';
-    return from(this.beginStream(accountId, key, request.body as Readable, path, contentType)).pipe(
+    const query = { ...((request.query ?? {}) as Record<string, unknown>) };
+    return from(this.beginStream(accountId, key, request.body as Readable, path, contentType, query)).pipe(
       mergeMap(({ tap, stamp }) => {
         request.body = tap.stream;
         return next.handle().pipe(
@@ -167,7 +168,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
               const value = reply.getHeader(name);
               if (typeof value === 'string') headers[name] = value;
             }
-            const hash = streamRequestHash(path, contentType, tap.digest());
+            const hash = streamRequestHash(path, contentType, tap.digest(), query);
             await this.store.complete(accountId, key, successStatus, body, headers, hash).catch((failure: unknown) => {
               this.logger.warn(
                 { request_id: request.id, account_id: accountId, err: failure },
@@ -191,6 +192,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     body: Readable,
     path: string,
     contentType: string,
+    query: Record<string, unknown>,
   ): Promise<{ tap: HashingTap; stamp: ClaimStamp }> {
     let stamp = await this.store.claim(accountId, key, STREAM_CLAIM_HASH);
     if (stamp !== null) return { tap: hashingTap(body), stamp };
@@ -202,9 +204,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       body.resume(); // drain, so the connection can answer
       throw new IdempotencyKeyConflict('resource_locked');
     }
-    // Stored: this request's own bytes decide between the stored answer and a conflict.
+    // Stored: this request's own bytes and query decide between the stored answer and a conflict.
     const sha256 = await hashWhole(body, this.config.maxUploadBytes);
-    if (sha256 === null || streamRequestHash(path, contentType, sha256) !== existing.request_hash) {
+    if (sha256 === null || streamRequestHash(path, contentType, sha256, query) !== existing.request_hash) {
       throw new IdempotencyKeyConflict('idempotency_conflict');
     }
     throw new IdempotentReplay(

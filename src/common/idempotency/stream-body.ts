@@ -9,9 +9,18 @@ import { requestHash } from './canonical-hash';
 /** The hash a stream request's claim holds until its body has been read. */
 export const STREAM_CLAIM_HASH = 'stream:in_flight';
 
-/** What a streamed request is compared on: where it went, its Content-Type and its bytes. */
-export function streamRequestHash(path: string, contentType: string, contentSha256: string): string {
-  return requestHash('POST', path, { content_type: contentType, content_sha256: contentSha256 });
+/**
+ * What a streamed request is compared on: where it went, its query (an upload's `filename`), its
+ * Content-Type and its bytes. Without a query the hash is what it was before queries counted.
+ */
+export function streamRequestHash(
+  path: string,
+  contentType: string,
+  contentSha256: string,
+  query: Record<string, unknown> = {},
+): string {
+  const asked = Object.keys(query).length > 0 ? { query } : {};
+  return requestHash('POST', path, { content_type: contentType, content_sha256: contentSha256, ...asked });
 }
 
 export interface HashingTap {

@@ -28,11 +28,20 @@ const BILLING_STATES = Object.keys({ authorised: 0, settled: 0, released: 0 } sa
 export class UrlSourceResponse {
   @ApiProperty({ enum: ['url'] }) type: 'url';
   @ApiProperty({ format: 'uri', example: 'https://media.example.com/clips/intro.mp4' }) url: string;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Always null: a URL has no upload name.' })
+  filename: null;
 }
 
 export class UploadSourceResponse {
   @ApiProperty({ enum: ['upload'] }) type: 'upload';
   @ApiProperty({ example: 'upl_0Qx3cA1b2C3d4E5f6G7h8i9' }) upload_id: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'sunset-trailer.mp4',
+    description: 'The name the upload was given (POST /v1/uploads?filename=…); null when it had none.',
+  })
+  filename: string | null;
 }
 
 /** An item's source: a URL or an upload (one of the two shapes, told apart by `type`). */
@@ -128,12 +137,21 @@ export class ItemOutputResponse {
     example:
       'https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d',
     description:
-      'sdr2hdr outputs: signed link to a PNG — the middle frame of the source beside the same output frame as a ' +
+      'sdr2hdr outputs: signed link to a PNG — a frame near the middle of the source (at light_map_frame_seconds) beside the same output frame as a ' +
       'false-colour luminance map (cd/m² bands, legend below), to see on an SDR screen where the light went. ' +
       'Valid until light_map_expires_at; null when none could be made (the output itself is unaffected).',
   })
   light_map_url?: string | null;
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true }) light_map_expires_at?: string | null;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 4.171,
+    description:
+      'sdr2hdr outputs: the time of the frame the light map shows, in seconds from the start of the item (a keyframe ' +
+      'near the middle); null when there is no light map.',
+  })
+  light_map_frame_seconds?: number | null;
 }
 
 export class ItemWarningResponse {
@@ -267,6 +285,13 @@ export class JobResponse {
 export class UploadResponse {
   @ApiProperty({ enum: ['upload'] }) object: 'upload';
   @ApiProperty({ example: 'upl_0Qx3cA1b2C3d4E5f6G7h8i9' }) upload_id: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'sunset-trailer.mp4',
+    description: 'The name given as ?filename= on the upload; null when none was.',
+  })
+  filename: string | null;
   @ApiProperty({ type: 'integer', example: 48213377 }) size_bytes: number;
   @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }) sha256: string;
   @ApiProperty({ type: String, nullable: true, example: 'video/mp4' }) content_type: string | null;
