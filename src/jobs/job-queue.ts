@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { QueueOwner } from '../common/queue-owner';
-import { cancelChannel, enqueueMediaJob, regionsKey, type MediaJobData } from '../common/queues';
+import { QueueOwner } from '../queues/queue-owner';
+import type { MediaJobData } from '../queues/catalogue';
+import { enqueueMediaJob } from '../queues/enqueue';
+import { cancelChannel, regionsKey } from '../queues/keys';
 import { REDIS, type RedisClient } from '../common/redis/redis.module';
 
 /** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
@@ -16,7 +18,7 @@ export class JobQueue {
 
   /** Idempotent: the BullMQ job id is the job id, so a second add of a waiting job is a no-op. */
   async enqueue(jobId: string, region: string): Promise<void> {
-    await enqueueMediaJob(this.queue(region), jobId);
+    await enqueueMediaJob(this.queues.sink('media', 'producer', region), jobId);
   }
 
   /** For the metrics: the region queue's depth by state and the age of its oldest waiting job. */

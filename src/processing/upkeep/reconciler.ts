@@ -11,8 +11,9 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { PeriodicTask } from '../../common/periodic';
-import { QueueOwner } from '../../common/queue-owner';
-import { enqueueMediaItems, enqueueMediaJob, mediaItemUnitId } from '../../common/queues';
+import { QueueOwner } from '../../queues/queue-owner';
+import { mediaItemUnitId } from '../../queues/catalogue';
+import { enqueueMediaItems, enqueueMediaJob } from '../../queues/enqueue';
 import { ItemEnding } from '../item-ending';
 import { ProcessingRepository } from '../processing.repository';
 
@@ -71,9 +72,9 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
       if (state === 'missing') lost.push(index);
       else if (state === 'failed' || state === 'completed') gaveUp.push(index);
     }
-    const queue = this.queues.queue('media', 'worker');
-    if (job.status === 'queued' && lost.length === job.open_items.length) await enqueueMediaJob(queue, job.id);
-    else await enqueueMediaItems(queue, job.id, lost);
+    const sink = this.queues.sink('media', 'worker');
+    if (job.status === 'queued' && lost.length === job.open_items.length) await enqueueMediaJob(sink, job.id);
+    else await enqueueMediaItems(sink, job.id, lost);
     if (gaveUp.length) await this.ending.fail(job.id, 'upstream_error', gaveUp);
   }
 
