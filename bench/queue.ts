@@ -164,7 +164,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     .compile();
   await layerWorker.init();
   const redis = new Redis(env.redisUrl);
-  const producerQueues = new QueueOwner(config, new BullMqDriver(config));
+  const producerQueues = new QueueOwner(config, new BullMqDriver(config), redis);
   const producer = new JobQueue(config, redis, producerQueues);
 
   const bareConnection = { host: new URL(env.redisUrl).hostname, port: Number(new URL(env.redisUrl).port || 6379) };

@@ -21,18 +21,22 @@ export class JobQueue {
     await enqueueMediaJob(this.queues.sink('media', 'producer', region), jobId);
   }
 
-  /** For the metrics: the region queue's depth by state and the age of its oldest waiting job. */
+  /**
+   * For the metrics: the region queue's depth by state — waiting counts both BullMQ lists, the plain one
+   * (fan-outs, units a lost worker left) and the prioritized one (items and segments: the fair share) —
+   * and the age of the oldest unit in the plain list.
+   */
   async depth(
     region: string,
   ): Promise<{ waiting: number; active: number; delayed: number; failed: number; oldestWaitingSeconds: number }> {
     const queue = this.queue(region);
     const [counts, oldest] = await Promise.all([
-      queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+      queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'),
       queue.getJobs(['waiting'], 0, 0, true),
     ]);
     const since = oldest[0]?.timestamp;
     return {
-      waiting: counts.waiting ?? 0,
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
       active: counts.active ?? 0,
       delayed: counts.delayed ?? 0,
       failed: counts.failed ?? 0,

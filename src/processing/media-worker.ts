@@ -66,7 +66,10 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
   /** A job's unit: queue each of its open items as a unit of its own (a no-op for one already queued). */
   private async fanOut(job: Job<MediaJobData>): Promise<void> {
     const open = await this.repository.openItems(job.data.jobId);
-    await enqueueMediaItems(this.queues.sink('media', 'worker'), job.data.jobId, open);
+    if (open.length === 0) return;
+    // Each item is weighed for its account's fair share of the region's workers (queues/fair-share.ts).
+    const owner = await this.repository.jobOwner(job.data.jobId);
+    await enqueueMediaItems(this.queues.sink('media', 'worker'), job.data.jobId, open, owner);
   }
 
   private async handleItem(job: Job<MediaJobData>): Promise<void> {
@@ -83,7 +86,10 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }),
     );
     // A long item was split: each segment is a unit of its own, for any worker of the region.
-    if (split) await enqueueMediaSegments(this.queues.sink('media', 'worker'), jobId, index, split.segments);
+    if (split) {
+      const owner = { account: job.data.account, plan: job.data.plan };
+      await enqueueMediaSegments(this.queues.sink('media', 'worker'), jobId, index, split.segments, owner);
+    }
   }
 
   private async handleSegment(job: Job<MediaJobData>): Promise<void> {

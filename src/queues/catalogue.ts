@@ -66,6 +66,9 @@ export interface MediaJobData {
   segment?: number;
   /** Attempts of this unit that ended in an error of its own (not an outage): see MEDIA_JOB_MAX_ERRORS. */
   errors?: number;
+  /** Whose work it is and their plan, for the fair share (fair-share.ts): items and segments carry them. */
+  account?: string;
+  plan?: string;
 }
 
 export const PROCESS_JOB: JobName<'media'> = 'process-job';

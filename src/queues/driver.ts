@@ -18,6 +18,8 @@ export interface QueueUnit<Q extends QueueKind> {
   id: string;
   /** Not to start before this many milliseconds from now. */
   delayMs?: number;
+  /** Served lowest first; 0 or none: before every prioritized unit (fair-share.ts sets it for media units). */
+  priority?: number;
 }
 
 /** Where the units of one queue go: the only thing the enqueue functions (enqueue.ts) need. */

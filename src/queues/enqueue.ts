@@ -16,11 +16,26 @@ export async function enqueueMediaJob(sink: UnitSink<'media'>, jobId: string): P
   await sink.add([{ name: PROCESS_JOB, data: { jobId }, id: jobId }]);
 }
 
+/** Whose work a unit is, for the fair share (fair-share.ts). */
+export interface UnitOwner {
+  account: string;
+  plan: string;
+}
+
 /** Items of a job as units of their own (id `<job id>.<index>`), by the fan-out and by the reconciler. */
-export async function enqueueMediaItems(sink: UnitSink<'media'>, jobId: string, indexes: number[]): Promise<void> {
+export async function enqueueMediaItems(
+  sink: UnitSink<'media'>,
+  jobId: string,
+  indexes: number[],
+  owner?: UnitOwner,
+): Promise<void> {
   if (indexes.length === 0) return;
   await sink.add(
-    indexes.map((index) => ({ name: PROCESS_ITEM, data: { jobId, index }, id: mediaItemUnitId(jobId, index) })),
+    indexes.map((index) => ({
+      name: PROCESS_ITEM,
+      data: { jobId, index, ...owner },
+      id: mediaItemUnitId(jobId, index),
+    })),
   );
 }
 
@@ -33,12 +48,13 @@ export async function enqueueMediaSegments(
   jobId: string,
   index: number,
   segments: number[],
+  owner?: Partial<UnitOwner>,
 ): Promise<void> {
   if (segments.length === 0) return;
   await sink.add(
     segments.map((segment) => ({
       name: PROCESS_SEGMENT,
-      data: { jobId, index, segment },
+      data: { jobId, index, segment, ...owner },
       id: mediaSegmentUnitId(jobId, index, segment),
     })),
   );

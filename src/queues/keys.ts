@@ -16,3 +16,20 @@ export function regionsKey(config: AppConfig): string {
 export function workersKey(config: AppConfig, region: string): string {
   return `${config.redisPrefix}:workers:${region}`;
 }
+
+/**
+ * The fair share's virtual clock and each account's virtual finish time for a region's media queue
+ * (fair-share.ts). Same prefix, so the same hash slot as the queue's own keys: the script that reads
+ * BullMQ's prioritized set and writes these runs on one node.
+ */
+export function fairShareKeys(
+  config: AppConfig,
+  queueName: string,
+): { clock: string; finish: string; prioritized: string } {
+  return {
+    clock: `${config.redisPrefix}:fair:${queueName}:clock`,
+    finish: `${config.redisPrefix}:fair:${queueName}:finish`,
+    // BullMQ's own sorted set of units waiting with a priority (`<prefix>:<queue>:prioritized`).
+    prioritized: `${config.redisPrefix}:${queueName}:prioritized`,
+  };
+}

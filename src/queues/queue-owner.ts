@@ -4,9 +4,11 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import type { Queue, Worker } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import type { QueueData, QueueHandlers, QueueKind } from './catalogue';
 import type { QueueDriver, QueueSide, UnitSink } from './driver';
 import { BullMqDriver } from './drivers/bullmq.driver';
+import { FairShare } from './fair-share';
 
 export type { QueueSide } from './driver';
 
@@ -14,14 +16,24 @@ export const QUEUE_DRIVER = Symbol('QUEUE_DRIVER');
 
 @Injectable()
 export class QueueOwner implements OnModuleDestroy, OnApplicationShutdown {
+  private readonly fairShare: FairShare;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
-  ) {}
+    @Inject(REDIS) redis: RedisClient,
+  ) {
+    this.fairShare = new FairShare(redis, config);
+  }
 
-  /** Where units of `kind` (media: of `region`, this process's by default) are added. */
+  /**
+   * Where units of `kind` (media: of `region`, this process's by default) are added. Media units go
+   * through the fair share, which gives each its priority (fair-share.ts).
+   */
   sink<Q extends QueueKind>(kind: Q, side: QueueSide, region = this.config.region): UnitSink<Q> {
-    return { add: (units) => this.driver.add(kind, side, region, units) };
+    const plain: UnitSink<Q> = { add: (units) => this.driver.add(kind, side, region, units) };
+    if (kind !== 'media') return plain;
+    return this.fairShare.sink(plain as UnitSink<'media'>, region) as UnitSink<Q>;
   }
 
   /**

@@ -25,6 +25,7 @@ export function bullJobOptions(kind: QueueKind, unit: QueueUnit<QueueKind>): Job
   return {
     jobId: unit.id,
     ...(unit.delayMs ? { delay: unit.delayMs } : {}),
+    ...(unit.priority ? { priority: unit.priority } : {}),
     attempts: MEDIA_JOB_ATTEMPTS,
     backoff: { type: MEDIA_BACKOFF },
     removeOnComplete: true,
