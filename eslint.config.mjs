@@ -19,7 +19,7 @@ const DEPENDENCY_ZONES = [
   {
     target: './src/webhooks',
     from: './src',
-    except: ['./webhooks', './common', './metrics', './auth', './docs'],
+    except: ['./webhooks', './common', './queues', './metrics', './auth', './docs'],
     message: why('webhooks is a leaf: no feature module (jobs, billing, processing, …) is imported by it'),
   },
   {
@@ -70,6 +70,12 @@ const DEPENDENCY_ZONES = [
     from: './src',
     except: ['./common'],
     message: why('src/common imports nothing from a feature module'),
+  },
+  {
+    target: './src/queues',
+    from: './src',
+    except: ['./queues', './common', './metrics'],
+    message: why('src/queues imports only src/common and src/metrics'),
   },
 ];
 

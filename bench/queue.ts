@@ -11,7 +11,8 @@ import { writeFile } from 'node:fs/promises';
 import { WorkerModule } from '../src/worker.module';
 import { parseConfig } from '../src/common/config/config';
 import { JobQueue } from '../src/jobs/job-queue';
-import { QueueOwner } from '../src/common/queue-owner';
+import { QueueOwner } from '../src/queues/queue-owner';
+import { BullMqDriver } from '../src/queues/drivers/bullmq.driver';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest } from '../src/processing/media-runner';
 import { ProcessingRepository } from '../src/processing/processing.repository';
 import { RunItem } from '../src/processing/usecases/run-item/run-item.usecase';
@@ -163,7 +164,7 @@ export async function benchQueue(context: BenchContext): Promise<BenchResult> {
     .compile();
   await layerWorker.init();
   const redis = new Redis(env.redisUrl);
-  const producerQueues = new QueueOwner(config);
+  const producerQueues = new QueueOwner(config, new BullMqDriver(config), redis);
   const producer = new JobQueue(config, redis, producerQueues);
 
   const bareConnection = { host: new URL(env.redisUrl).hostname, port: Number(new URL(env.redisUrl).port || 6379) };

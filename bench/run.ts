@@ -25,6 +25,7 @@ import { benchSubmits } from './submits';
 import { benchPurge } from './purge';
 import { benchCapacity } from './capacity';
 import { benchGrowth } from './growth';
+import { benchFairness } from './fairness';
 
 type Bench = (context: BenchContext) => Promise<BenchResult[]>;
 
@@ -48,6 +49,7 @@ const BENCHES: Record<string, Bench> = {
   purge: async (context) => [await benchPurge(context)],
   capacity: async (context) => [await benchCapacity(context)],
   growth: benchGrowth,
+  fairness: async (context) => [await benchFairness(context)],
 };
 
 /** The summary as a Markdown table (README's "Performance" section shows the latest full run). */

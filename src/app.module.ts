@@ -5,7 +5,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AccountModule } from './account/account.module';
 import { AdminModule } from './admin/admin.module';
 import type { AppConfig } from './common/config/config';
-import { coreModules } from './common/core-modules';
+import { coreModules } from './core-modules';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { JobsModule } from './jobs/jobs.module';
 import { JobsUsageModule } from './jobs/jobs-usage.module';

@@ -9,7 +9,8 @@ import Fastify from 'fastify';
 import { serve } from './serve';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { enqueueMediaJob } from '../../src/common/queues';
+import { PROCESS_JOB } from '../../src/queues/catalogue';
+import { bullJobOptions } from '../../src/queues/drivers/bullmq.driver';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const redisUrl = new URL(process.env.REDIS_URL!);
@@ -78,7 +79,8 @@ app.post<{ Body: Body; Headers: { 'x-account-id'?: string } }>('/v1/sdr2hdr/jobs
   } finally {
     client.release();
   }
-  await enqueueMediaJob(queue, jobId);
+  const unit = { name: PROCESS_JOB, data: { jobId }, id: jobId };
+  await queue.add(unit.name, unit.data, bullJobOptions('media', unit));
   return reply.code(202).send({ object: 'job', job_id: jobId, status: 'queued' });
 });
 serve(app, () => Promise.all([pool.end(), queue.close()]));

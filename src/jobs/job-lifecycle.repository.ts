@@ -105,11 +105,13 @@ export class JobLifecycleRepository implements OnApplicationShutdown {
     index: number,
     worker: string,
     from: { job: JobStatus[]; item: ItemStatus[] },
-  ): Promise<{ job: JobRow; item: JobItemRow } | null> {
+  ): Promise<{ job: JobRow & { plan: string }; item: JobItemRow } | null> {
     const taken = this.marksTransaction(async (client) => {
-      const { rows: jobs } = await client.query<JobRow>(
+      // The account's plan comes along for the queue wait metric (by plan: metrics/job-metrics.ts).
+      const { rows: jobs } = await client.query<JobRow & { plan: string }>(
         `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1, heartbeat_at = now()
-          WHERE id = $1 AND status = ANY($2) RETURNING ${JOB_COLUMNS}`,
+          WHERE id = $1 AND status = ANY($2)
+          RETURNING ${JOB_COLUMNS}, (SELECT plan_id FROM accounts a WHERE a.id = jobs.account_id) AS plan`,
         [jobId, from.job],
       );
       if (!jobs[0]) return null;

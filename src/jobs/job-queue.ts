@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { QueueOwner } from '../common/queue-owner';
-import { cancelChannel, enqueueMediaJob, regionsKey, type MediaJobData } from '../common/queues';
+import { QueueOwner } from '../queues/queue-owner';
+import type { MediaJobData } from '../queues/catalogue';
+import { enqueueMediaJob } from '../queues/enqueue';
+import { cancelChannel, regionsKey } from '../queues/keys';
 import { REDIS, type RedisClient } from '../common/redis/redis.module';
 
 /** The producer side of the media queues (API process): enqueue and cancel signals, never processing. */
@@ -16,21 +18,25 @@ export class JobQueue {
 
   /** Idempotent: the BullMQ job id is the job id, so a second add of a waiting job is a no-op. */
   async enqueue(jobId: string, region: string): Promise<void> {
-    await enqueueMediaJob(this.queue(region), jobId);
+    await enqueueMediaJob(this.queues.sink('media', 'producer', region), jobId);
   }
 
-  /** For the metrics: the region queue's depth by state and the age of its oldest waiting job. */
+  /**
+   * For the metrics: the region queue's depth by state — waiting counts both BullMQ lists, the plain one
+   * (fan-outs, units a lost worker left) and the prioritized one (items and segments: the fair share) —
+   * and the age of the oldest unit in the plain list.
+   */
   async depth(
     region: string,
   ): Promise<{ waiting: number; active: number; delayed: number; failed: number; oldestWaitingSeconds: number }> {
     const queue = this.queue(region);
     const [counts, oldest] = await Promise.all([
-      queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+      queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'),
       queue.getJobs(['waiting'], 0, 0, true),
     ]);
     const since = oldest[0]?.timestamp;
     return {
-      waiting: counts.waiting ?? 0,
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
       active: counts.active ?? 0,
       delayed: counts.delayed ?? 0,
       failed: counts.failed ?? 0,

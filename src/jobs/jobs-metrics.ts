@@ -27,14 +27,21 @@ export class JobsMetrics implements OnModuleInit, OnModuleDestroy {
   }
 
   private async read(): Promise<SystemSnapshot> {
-    const [holds, known] = await Promise.all([this.jobs.openHolds(), this.queue.regions()]);
+    const [holds, known, waitingItems] = await Promise.all([
+      this.jobs.openHolds(),
+      this.queue.regions(),
+      this.jobs.waitingItemsByPlan(),
+    ]);
     const regions = [...new Set([...known, this.config.region])].sort();
     const queues = await Promise.all(
       regions.map(async (region) => {
         const [depth, workers] = await Promise.all([this.queue.depth(region), this.regions.liveWorkers(region)]);
-        return { region, ...depth, workers };
+        // Items wait in BullMQ's prioritized set (the fair share), where the oldest is not at either
+        // end: the oldest job with an item still waiting comes from PostgreSQL.
+        const oldestItem = Math.max(0, ...waitingItems.filter((w) => w.region === region).map((w) => w.oldestSeconds));
+        return { region, ...depth, oldestWaitingSeconds: Math.max(depth.oldestWaitingSeconds, oldestItem), workers };
       }),
     );
-    return { holds, queues };
+    return { holds, queues, waitingItems: waitingItems.map(({ region, plan, items }) => ({ region, plan, items })) };
   }
 }

@@ -73,6 +73,22 @@ export class JobsRepository {
   }
 
   /**
+   * For the metrics: items still waiting for a worker (queued, in an open job: jobs_open_idx), by region
+   * and the account's plan — the fair share's effect per plan, with labels bounded by the plans.
+   */
+  waitingItemsByPlan(): Promise<{ region: string; plan: string; items: number; oldestSeconds: number }[]> {
+    return rows(
+      this.db,
+      `SELECT j.region, a.plan_id AS plan, count(*)::int AS items,
+              GREATEST(0, EXTRACT(EPOCH FROM now() - min(j.created_at)))::float8 AS "oldestSeconds"
+         FROM jobs j JOIN job_items i ON i.job_id = j.id JOIN accounts a ON a.id = j.account_id
+        WHERE j.status = ANY($1) AND i.status = 'queued'
+        GROUP BY j.region, a.plan_id`,
+      [openJobStatuses()],
+    );
+  }
+
+  /**
    * Inserts the jobs and their items and returns them as a read would (findForAccount), in one statement
    * for all of them (a submit's job, or those of the submits of one event-loop turn: job-admission.ts):
    * the rows come back from the inserts themselves (RETURNING), so the submit's view costs no read. The

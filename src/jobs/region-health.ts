@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { workersKey } from '../common/queues';
+import { workersKey } from '../queues/keys';
 import { REDIS as REDIS_TOKEN, type RedisClient } from '../common/redis/redis.module';
 
 export const HEARTBEAT_WINDOW_MS = 30_000;

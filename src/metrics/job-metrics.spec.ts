@@ -47,11 +47,11 @@ describe('job metrics', () => {
   });
 
   it('queue wait counts a first take only', async () => {
-    const count = () => value(queueWait, { api: 'sdr2hdr' }, '_count');
+    const count = () => value(queueWait, { api: 'sdr2hdr', plan: 'pro' }, '_count');
     const before = await count();
     const created_at = new Date(Date.now() - 5000);
-    jobClaimed({ api: 'sdr2hdr', attempts: 1, created_at, started_at: new Date() });
-    jobClaimed({ api: 'sdr2hdr', attempts: 2, created_at, started_at: new Date() });
+    jobClaimed({ api: 'sdr2hdr', plan: 'pro', attempts: 1, created_at, started_at: new Date() });
+    jobClaimed({ api: 'sdr2hdr', plan: 'pro', attempts: 2, created_at, started_at: new Date() });
     expect(await count()).toBe(before + 1);
   });
 

@@ -31,8 +31,8 @@ export const jobDuration = new Histogram({
 
 export const queueWait = new Histogram({
   name: 'mediajobs_queue_wait_seconds',
-  help: 'Time from submit to a worker taking the job (first take only), by api',
-  labelNames: ['api'] as const,
+  help: "Time from submit to a worker taking the job (first take only), by api and the account's plan",
+  labelNames: ['api', 'plan'] as const,
   buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
   registers,
 });
@@ -114,10 +114,19 @@ export function jobSubmitted(api: string): void {
   jobsSubmitted.inc({ api });
 }
 
-/** A worker took a job: its queue wait counts on the first take only (a re-take after a crash is no wait). */
-export function jobClaimed(job: { api: string; attempts: number; created_at: Date; started_at: Date | null }): void {
+/**
+ * A worker took a job: its queue wait counts on the first take only (a re-take after a crash is no
+ * wait). By plan, never by account: the fair share's effect is visible per plan with bounded labels.
+ */
+export function jobClaimed(job: {
+  api: string;
+  plan: string;
+  attempts: number;
+  created_at: Date;
+  started_at: Date | null;
+}): void {
   if (job.attempts === 1 && job.started_at)
-    queueWait.observe({ api: job.api }, seconds(job.created_at, job.started_at.getTime()));
+    queueWait.observe({ api: job.api, plan: job.plan }, seconds(job.created_at, job.started_at.getTime()));
 }
 
 /** A job ended (committed): its status and code, its duration since taken, its items' outcomes. */

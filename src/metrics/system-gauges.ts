@@ -18,6 +18,8 @@ export interface QueueSnapshot {
 
 export interface SystemSnapshot {
   queues?: QueueSnapshot[];
+  /** Items waiting for a worker, by region and plan (the fair share's queue, from PostgreSQL). */
+  waitingItems?: { region: string; plan: string; items: number }[];
   holds?: { open: number; oldestSeconds: number };
   webhooks?: { pending: number; endpointsDisabled: number };
 }
@@ -104,6 +106,17 @@ function defineGauges(): void {
       gauge.reset();
       for (const queue of s.queues)
         for (const state of QUEUE_STATES) gauge.set({ region: queue.region, state }, queue[state]);
+    },
+  );
+
+  scraped(
+    'mediajobs_queue_waiting_items',
+    "Job items waiting for a worker, by region and the account's plan (never by account: bounded labels)",
+    ['region', 'plan'],
+    (gauge, s) => {
+      if (!s.waitingItems) return;
+      gauge.reset();
+      for (const { region, plan, items } of s.waitingItems) gauge.set({ region, plan }, items);
     },
   );
 

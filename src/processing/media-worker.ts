@@ -1,15 +1,10 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { isUnavailableError } from '../common/errors/classify';
-import { QueueOwner } from '../common/queue-owner';
-import {
-  enqueueMediaItems,
-  enqueueMediaSegments,
-  MEDIA_JOB_MAX_ERRORS,
-  PROCESS_ITEM,
-  PROCESS_SEGMENT,
-  type MediaJobData,
-} from '../common/queues';
+import { QueueOwner } from '../queues/queue-owner';
+import { PROCESS_ITEM, PROCESS_SEGMENT, type MediaJobData } from '../queues/catalogue';
+import { enqueueMediaItems, enqueueMediaSegments } from '../queues/enqueue';
+import { MEDIA_JOB_MAX_ERRORS } from '../queues/retry-policy';
 import { ItemEnding } from './item-ending';
 import { ProcessingRepository } from './processing.repository';
 import { SegmentFiles } from './segment-files';
@@ -71,7 +66,10 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
   /** A job's unit: queue each of its open items as a unit of its own (a no-op for one already queued). */
   private async fanOut(job: Job<MediaJobData>): Promise<void> {
     const open = await this.repository.openItems(job.data.jobId);
-    await enqueueMediaItems(this.queues.queue('media', 'worker'), job.data.jobId, open);
+    if (open.length === 0) return;
+    // Each item is weighed for its account's fair share of the region's workers (queues/fair-share.ts).
+    const owner = await this.repository.jobOwner(job.data.jobId);
+    await enqueueMediaItems(this.queues.sink('media', 'worker'), job.data.jobId, open, owner);
   }
 
   private async handleItem(job: Job<MediaJobData>): Promise<void> {
@@ -88,7 +86,10 @@ export class MediaWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }),
     );
     // A long item was split: each segment is a unit of its own, for any worker of the region.
-    if (split) await enqueueMediaSegments(this.queues.queue('media', 'worker'), jobId, index, split.segments);
+    if (split) {
+      const owner = { account: job.data.account, plan: job.data.plan };
+      await enqueueMediaSegments(this.queues.sink('media', 'worker'), jobId, index, split.segments, owner);
+    }
   }
 
   private async handleSegment(job: Job<MediaJobData>): Promise<void> {

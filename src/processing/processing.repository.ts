@@ -32,6 +32,16 @@ export class ProcessingRepository {
     return open.map((item) => item.index);
   }
 
+  /** Whose job it is and the account's plan now, for the fair share of its units (queues/fair-share.ts). */
+  async jobOwner(jobId: string): Promise<{ account: string; plan: string } | undefined> {
+    const owner = await rows<{ account: string; plan: string }>(
+      this.db,
+      `SELECT j.account_id AS account, a.plan_id AS plan FROM jobs j JOIN accounts a ON a.id = j.account_id WHERE j.id = $1`,
+      [jobId],
+    );
+    return owner[0];
+  }
+
   /**
    * One page of this region's open jobs nobody has touched for a while (candidates for re-enqueueing or
    * failing), with their open items, in id order after `afterId`. Filtered by region here, so another
@@ -42,10 +52,10 @@ export class ProcessingRepository {
     olderThanSeconds: number,
     limit: number,
     afterId = '',
-  ): Promise<{ id: string; status: string; open_items: number[] }[]> {
+  ): Promise<{ id: string; status: string; open_items: number[]; account: string; plan: string }[]> {
     return rows(
       this.db,
-      `SELECT id, status,
+      `SELECT id, status, account_id AS account, (SELECT plan_id FROM accounts a WHERE a.id = jobs.account_id) AS plan,
               ARRAY(SELECT index FROM job_items i WHERE i.job_id = jobs.id AND i.status = ANY($6) ORDER BY index) AS open_items
          FROM jobs
         WHERE region = $1 AND status = ANY($5) AND id > $4

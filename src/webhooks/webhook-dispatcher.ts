@@ -12,8 +12,9 @@ import { isUnavailableError } from '../common/errors/classify';
 import { type AddressPolicy, createAddressPolicy } from '../common/net/address-policy';
 import { PeriodicTask } from '../common/periodic';
 import { batchPlan, inBatches, type BatchRun } from '../common/upkeep-batches';
-import { QueueOwner } from '../common/queue-owner';
-import { enqueueWebhookDeliveries, type WebhookJobData } from '../common/queues';
+import { QueueOwner } from '../queues/queue-owner';
+import type { WebhookJobData } from '../queues/catalogue';
+import { enqueueWebhookDeliveries } from '../queues/enqueue';
 import { attemptOutcome, webhookAttempted } from '../metrics/job-metrics';
 import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
@@ -87,7 +88,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     await Promise.race([this.pumping, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     for (const controller of this.inflight) controller.abort(new Error('worker shutting down'));
     if (this.worker) await this.queues.stopWorker(this.worker);
-    if (this.queue) await this.queues.closeQueue(this.queue);
+    const queue = this.queue;
+    // Nothing is queued from here on (a late pump would otherwise open the queue again).
+    this.queue = undefined;
+    if (queue) await this.queues.closeQueue(queue);
   }
 
   /** Relays new events and queues every due delivery; one run at a time. Errors wait for the next tick. */
@@ -122,7 +126,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async enqueue(deliveries: DueDelivery[], delayMs = 0): Promise<void> {
-    if (this.queue) await enqueueWebhookDeliveries(this.queue, deliveries, delayMs);
+    if (this.queue) await enqueueWebhookDeliveries(this.queues.sink('webhooks', 'worker'), deliveries, delayMs);
   }
 
   private firstDelayMs(): number {

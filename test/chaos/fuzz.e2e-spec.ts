@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { QUEUE_BOARD_PATH } from '../../src/admin/queue-board';
 import { CATALOGUE, type ErrorCode } from '../../src/common/errors/catalogue';
-import { mediaQueueName, WEBHOOK_QUEUE } from '../../src/common/queues';
+import { mediaQueueName, WEBHOOK_QUEUE } from '../../src/queues/catalogue';
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
 import { signAssetUrl } from '../../src/jobs/asset-url';
 import { sdrMp4 } from '../fixtures/media';

@@ -3,7 +3,7 @@
 // — the operator's top-up page (BILLING_TOPUP_URL) in the balance and in insufficient_credits.
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { newId } from '../../src/common/ids';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';

@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 import { upload } from '../support/jobs';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
 import { countUsageAgain } from '../support/usage-days';

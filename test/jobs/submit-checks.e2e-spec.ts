@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { AdminService } from '../../src/admin/admin.service';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { LIVE_WORKER_BELIEVED_MS } from '../../src/jobs/region-health';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { startWorker, type TestWorker } from '../support/worker';

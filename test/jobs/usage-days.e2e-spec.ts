@@ -14,7 +14,7 @@ import { runAdminCommand } from '../../src/admin/admin-commands';
 import { AdminService } from '../../src/admin/admin.service';
 import type { PatchAccountDto } from '../../src/admin/dto/admin.dto';
 import { creditsMicroUsd, fromMicroUsd } from '../../src/billing/micro-usd';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { newId } from '../../src/common/ids';
 import { LicenseAdminService } from '../../src/license/license-admin.service';
 import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';

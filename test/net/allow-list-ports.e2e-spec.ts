@@ -4,7 +4,7 @@
 // its port (a bare `127.0.0.1` would open every service of the host).
 import { Redis } from 'ioredis';
 import { checkConfigNames, parseConfig } from '../../src/common/config/config';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 import { sdrMp4 } from '../fixtures/media';

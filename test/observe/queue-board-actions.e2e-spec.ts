@@ -9,7 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUEUE_BOARD_PATH } from '../../src/admin/queue-board';
-import { bullConnection, mediaQueueName, WEBHOOK_QUEUE } from '../../src/common/queues';
+import { mediaQueueName, WEBHOOK_QUEUE } from '../../src/queues/catalogue';
+import { bullConnection } from '../../src/queues/drivers/bullmq-connection';
 import { call, startApi, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { CredentialsVersion } from '../../src/auth/credentials-version';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import type { JsonResponse, TestAccount, TestApi } from './app';
 
 export interface PlanLimits {

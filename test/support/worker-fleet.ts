@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { groupProcesses, killAllWorkers, pollUntil, snapshotApp, spawnWorker, type WorkerProcess } from './processes';
 import { startApi, type TestApi } from './app';
 

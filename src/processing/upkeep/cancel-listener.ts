@@ -3,7 +3,7 @@
 // down is caught at the item's next progress mark, which reads the job's status.
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
-import { cancelChannel } from '../../common/queues';
+import { cancelChannel } from '../../queues/keys';
 import { createRedis, type RedisClient } from '../../common/redis/redis.module';
 import { jobsRunning } from '../../metrics/job-metrics';
 

@@ -11,8 +11,9 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { PeriodicTask } from '../../common/periodic';
-import { QueueOwner } from '../../common/queue-owner';
-import { enqueueMediaItems, enqueueMediaJob, mediaItemUnitId } from '../../common/queues';
+import { QueueOwner } from '../../queues/queue-owner';
+import { mediaItemUnitId } from '../../queues/catalogue';
+import { enqueueMediaItems, enqueueMediaJob } from '../../queues/enqueue';
 import { ItemEnding } from '../item-ending';
 import { ProcessingRepository } from '../processing.repository';
 
@@ -57,7 +58,13 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
    * unit is lost is queued again; an open item whose unit is lost is queued again, and one whose unit
    * the queue gave up on (or finished without ending it) fails — the last item to end ends the job.
    */
-  private async reconcileOne(job: { id: string; status: string; open_items: number[] }): Promise<void> {
+  private async reconcileOne(job: {
+    id: string;
+    status: string;
+    open_items: number[];
+    account: string;
+    plan: string;
+  }): Promise<void> {
     const jobUnit = await this.unitState(job.id);
     if (jobUnit === 'failed') {
       await this.ending.fail(job.id, 'upstream_error');
@@ -71,9 +78,10 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
       if (state === 'missing') lost.push(index);
       else if (state === 'failed' || state === 'completed') gaveUp.push(index);
     }
-    const queue = this.queues.queue('media', 'worker');
-    if (job.status === 'queued' && lost.length === job.open_items.length) await enqueueMediaJob(queue, job.id);
-    else await enqueueMediaItems(queue, job.id, lost);
+    const sink = this.queues.sink('media', 'worker');
+    if (job.status === 'queued' && lost.length === job.open_items.length) await enqueueMediaJob(sink, job.id);
+    // Queued again with their account's fair-share priority, as the fan-out would (queues/fair-share.ts).
+    else await enqueueMediaItems(sink, job.id, lost, { account: job.account, plan: job.plan });
     if (gaveUp.length) await this.ending.fail(job.id, 'upstream_error', gaveUp);
   }
 

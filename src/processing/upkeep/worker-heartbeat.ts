@@ -13,7 +13,7 @@ import {
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { newId } from '../../common/ids';
 import { PeriodicTask } from '../../common/periodic';
-import { regionsKey, workersKey } from '../../common/queues';
+import { regionsKey, workersKey } from '../../queues/keys';
 import { createRedis, type RedisClient } from '../../common/redis/redis.module';
 
 const HEARTBEAT_MS = 10_000;

@@ -1,12 +1,6 @@
 import type { Job } from 'bullmq';
-import {
-  MEDIA_JOB_ATTEMPTS,
-  MEDIA_JOB_MAX_STALLS,
-  mediaBackoffMs,
-  queueDispatcher,
-  type MediaJobData,
-  type QueueHandlers,
-} from './queues';
+import { queueDispatcher, type MediaJobData, type QueueHandlers } from './catalogue';
+import { MEDIA_JOB_ATTEMPTS, MEDIA_JOB_MAX_STALLS, mediaBackoffMs } from './retry-policy';
 
 describe('queue catalogue', () => {
   it('stops start-up when a job name of the queue has no handler, saying what to add where', () => {
