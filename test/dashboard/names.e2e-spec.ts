@@ -6,7 +6,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { sdrMp4 } from '../fixtures/media';
 import { call, startApi, type TestApi } from '../support/app';
 import { checkPage, openBrowser, type DashboardBrowser } from './browser';

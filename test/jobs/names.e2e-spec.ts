@@ -7,7 +7,7 @@ import { readFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { workersKey } from '../../src/common/queues';
+import { workersKey } from '../../src/queues/keys';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 
