@@ -21,6 +21,7 @@ import { AccountUsageDays1765520000000 } from './1765520000000-account-usage-day
 import { AccountOpenJobs1765530000000 } from './1765530000000-account-open-jobs';
 import { JobsFillfactor1765540000000 } from './1765540000000-jobs-fillfactor';
 import { CancelChargesDelivered1765565000000 } from './1765565000000-cancel-charges-delivered';
+import { JobOutputSpec1765600000000 } from './1765600000000-job-output-spec';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   AccountOpenJobs1765530000000,
   JobsFillfactor1765540000000,
   CancelChargesDelivered1765565000000,
+  JobOutputSpec1765600000000,
 ];
 
 /**
