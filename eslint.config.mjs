@@ -60,6 +60,7 @@ const DEPENDENCY_ZONES = [
       './quality-presets.ts',
       './hdr-mapping.ts',
       './output-geometry.ts',
+      './output-spec.ts',
       './segment-plan.ts',
       './pixel-budget.ts',
     ],

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AppConfig } from '../src/common/config/config';
-import { OUTPUT_DEFAULTS } from '../src/jobs/output-options';
+import { OUTPUT_DEFAULTS, outputSpec } from '../src/jobs/output-options';
+import type { OutputSpec } from '../src/media/output-spec';
 import { FfmpegMediaRunner } from '../src/processing/ffmpeg-media-runner';
 import type { MadeOutput, RunItemRequest } from '../src/processing/media-runner';
 import { speechWav } from '../test/fixtures/media';
@@ -68,6 +69,14 @@ interface Timed {
   checks: string;
 }
 
+/** The specs the submit stores for each API's default output. */
+const SPECS = {
+  sdr2hdr: outputSpec({ api: 'sdr2hdr', output: OUTPUT_DEFAULTS.sdr2hdr }) as HdrSpec,
+  audio: outputSpec({ api: 'audio', output: OUTPUT_DEFAULTS.audio }) as AudioSpec,
+};
+type HdrSpec = Extract<OutputSpec, { api: 'sdr2hdr' }>;
+type AudioSpec = Extract<OutputSpec, { api: 'audio' }>;
+
 async function runOnce(
   runner: FfmpegMediaRunner,
   input: string,
@@ -86,9 +95,7 @@ async function runOnce(
     measureInRun,
   };
   const request: RunItemRequest =
-    api === 'sdr2hdr'
-      ? { ...common, api, output: OUTPUT_DEFAULTS.sdr2hdr, targetHeight: undefined }
-      : { ...common, api, output: OUTPUT_DEFAULTS.audio };
+    api === 'sdr2hdr' ? { ...common, api, output: SPECS.sdr2hdr } : { ...common, api, output: SPECS.audio };
   const started = performance.now();
   const startedCpu = cpuSeconds();
   const made = await runner.run(request);
@@ -103,7 +110,7 @@ async function runOnce(
           signal,
           timeLimitMs: 600_000,
           api,
-          options: OUTPUT_DEFAULTS.sdr2hdr,
+          options: SPECS.sdr2hdr,
         }
       : {
           output: made as MadeOutput,
@@ -111,7 +118,7 @@ async function runOnce(
           signal,
           timeLimitMs: 600_000,
           api,
-          options: OUTPUT_DEFAULTS.audio,
+          options: SPECS.audio,
         },
   );
   const done = performance.now();

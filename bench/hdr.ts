@@ -7,6 +7,7 @@
 //   highlight, and MaxCLL/MaxFALL as written against as decoded;
 // - the curves (SDR code → cd/m²) of both mappings and of libplacebo, measured on the card's ramp, drawn
 //   into docs/hdr-curves.png (SVG rendered by Debian's Chromium).
+import { DEFAULT_HDR_ENCODE } from '../src/media/encoder-settings';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,6 +112,7 @@ async function speed(context: BenchContext, dir: string): Promise<BenchResult> {
   );
   const args = (mapping: Mapping) =>
     buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: clip,
       output: join(dir, `speed-${mapping}.mp4`),
       probe,
@@ -181,7 +183,15 @@ async function light(context: BenchContext, dir: string): Promise<BenchResult> {
   };
   for (const variant of VARIANTS) {
     const output = join(dir, `card-${variant.mapping}-${variant.transfer}-${variant.peakNits ?? 0}.mp4`);
-    const result = await convertSdrToHdr({ input: card, output, probe, container: 'mp4', ...variant, ...BALANCED });
+    const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
+      input: card,
+      output,
+      probe,
+      container: 'mp4',
+      ...variant,
+      ...BALANCED,
+    });
     if (!result.ok) throw new Error(`${variant.label}: ${result.code}`);
     await measure(variant.label, output, variant.transfer);
   }

@@ -2,6 +2,7 @@
 // costs against the encode it follows. The 10 s 1080p clip is encoded once per mapping with the worker's
 // pipeline (balanced preset); the map of each output is rendered three times (the worker's exact call:
 // probe of the output, then renderLightMap). Reported: the medians, and the map's share of the encode.
+import { DEFAULT_HDR_ENCODE } from '../src/media/encoder-settings';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ export async function benchLightMap(context: BenchContext): Promise<BenchResult>
       const output = join(dir, `${mapping}.mp4`);
       const encoding = performance.now();
       const made = await convertSdrToHdr({
+        ...DEFAULT_HDR_ENCODE,
         input: clip,
         output,
         probe: await probe(clip),

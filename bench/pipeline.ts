@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_X265_CRF, DEFAULT_X265_PRESET } from '../src/media/encoder-settings';
+import { DEFAULT_X265_CRF, DEFAULT_X265_PRESET, DEFAULT_HDR_ENCODE } from '../src/media/encoder-settings';
 import { buildSdrToHdrArgs } from '../src/media/hdr-args';
 import { probeMedia } from '../src/media/probe';
 import { startSwift } from '../test/support/swift';
@@ -181,6 +181,7 @@ export async function benchPipeline(context: BenchContext): Promise<BenchResult[
     if (!probed.ok) throw new Error(`pipeline: the clip does not probe: ${probed.message}`);
     // What the worker runs for this input (resolution "source", mp4, default preset and CRF).
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: clip,
       output: join(scratch, 'by-hand.mp4'),
       probe: probed.probe,

@@ -3,6 +3,7 @@
 // wall time and CPU seconds of the encode (CPU is steadier than wall time on a shared machine), speed
 // × realtime, output bytes, and round-trip luma SSIM (PQ → BT.709 with the same npl=203, against the
 // source) — the table README "Speed or quality" publishes.
+import { DEFAULT_HDR_ENCODE } from '../src/media/encoder-settings';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -89,6 +90,7 @@ export async function benchPresets(context: BenchContext): Promise<BenchResult[]
         const quality = QUALITY_CHOICES[(index + offset) % QUALITY_CHOICES.length];
         const output = join(scratch, `${quality}.mp4`);
         const args = buildSdrToHdrArgs({
+          ...DEFAULT_HDR_ENCODE,
           input: clip,
           output,
           probe: probed.probe,

@@ -13,6 +13,7 @@ import { parseConfig } from '../src/common/config/config';
 import { JobQueue } from '../src/jobs/job-queue';
 import { QueueOwner } from '../src/queues/queue-owner';
 import { BullMqDriver } from '../src/queues/drivers/bullmq.driver';
+import { outputSpec, resolveOutput } from '../src/jobs/output-options';
 import { MEDIA_RUNNER, type MediaRunner, type RunItemRequest } from '../src/processing/media-runner';
 import { ProcessingRepository } from '../src/processing/processing.repository';
 import { RunItem } from '../src/processing/usecases/run-item/run-item.usecase';
@@ -22,6 +23,9 @@ import { sdrClip } from './lib/media';
 import { sleep, startProcess } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
 import { alternate, median, percentile, round } from './lib/stats';
+
+/** The seeded jobs' options and spec: an sdr2hdr job with every default, as a submit stores it. */
+const DEFAULT_JOB = resolveOutput({ api: 'sdr2hdr' });
 
 const CONCURRENCY = 8;
 /** Adds in flight at once, as many API requests would make them. */
@@ -86,10 +90,10 @@ async function insertJobs(env: BenchEnvironment, ids: string[], owners: Owner[])
     [accountOf],
   );
   await env.query(
-    `INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
-     SELECT id, account_id, 'sdr2hdr', 'queued', $3, '{"resolution":"source","peak_nits":1000,"container":"mp4"}', '{}', 1, 1, 'req_bench'
+    `INSERT INTO jobs (id, account_id, api, status, region, output_options, output_spec, metadata, estimated_credits, estimated_seconds, request_id)
+     SELECT id, account_id, 'sdr2hdr', 'queued', $3, $4, $5, '{}', 1, 1, 'req_bench'
        FROM unnest($1::text[], $2::text[]) AS j(id, account_id)`,
-    [ids, accountOf, REGION],
+    [ids, accountOf, REGION, JSON.stringify(DEFAULT_JOB.output), JSON.stringify(outputSpec(DEFAULT_JOB))],
   );
   await env.query(
     `INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits)

@@ -22,6 +22,7 @@ import { AccountOpenJobs1765530000000 } from './1765530000000-account-open-jobs'
 import { JobsFillfactor1765540000000 } from './1765540000000-jobs-fillfactor';
 import { CancelChargesDelivered1765565000000 } from './1765565000000-cancel-charges-delivered';
 import { Names1765600000000 } from './1765600000000-names';
+import { JobOutputSpec1765610000000 } from './1765610000000-job-output-spec';
 
 export const MIGRATIONS = [
   Foundation1764100000000,
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   JobsFillfactor1765540000000,
   CancelChargesDelivered1765565000000,
   Names1765600000000,
+  JobOutputSpec1765610000000,
 ];
 
 /**

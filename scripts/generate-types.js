@@ -33,7 +33,7 @@ async function renderWireTypes(document) {
   const ast = await openapiTS(document, { enumValues: true, defaultNonNullable: false, silent: true });
   const defaults = JSON.stringify(schemaDefaults(document), null, 4);
   return (
-    `${COMMENT_HEADER}// Regenerate with \`npm run generate:types\`; test/docs/wire-types.spec.ts fails while this file is stale.\n\n` +
+    `${COMMENT_HEADER}// Regenerate with \`npm run generate:types\`; test/docs/wire-types.e2e-spec.ts fails while this file is stale.\n\n` +
     `${astToString(ast)}\n` +
     "/** The value the service uses for each property a request leaves out (its schema's `default`). */\n" +
     `export const schemaDefaults = ${defaults} as const satisfies {\n` +

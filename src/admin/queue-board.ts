@@ -8,11 +8,12 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import { secretsEqual } from '../auth/api-key';
-import { adminTokenError, isAdminToken } from '../auth/admin-token';
+import { adminTokenError, isAdminToken, presentedAdminToken } from '../auth/admin-token';
 import type { AppConfig } from '../common/config/config';
 import type { CredentialAttempts } from '../auth/credential-attempts';
 import { READ_METHODS } from '../auth/roles';
@@ -25,6 +26,7 @@ import { boardError, QueueBoardAdapter } from './queue-board-routes';
 import type { RedisClient } from '../common/redis/redis.module';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
+const logger = new Logger('QueueBoard');
 const COOKIE = 'mj_queue_board';
 const SESSION_SECONDS = 8 * 3600;
 const REFRESH_MS = 5000;
@@ -102,7 +104,12 @@ export async function setupQueueBoard(
   const refresh = async () => {
     if (Date.now() - refreshed < REFRESH_MS) return;
     refreshed = Date.now();
-    const regions = await redis.smembers(regionsKey(config)).catch(() => [] as string[]);
+    // Redis unreachable: the board shows the queues it already has (its own pages report the outage) and
+    // asks again at the next refresh; a page of the board never fails for the list of regions.
+    const regions = await redis.smembers(regionsKey(config)).catch((error: unknown) => {
+      logger.warn({ err: error }, 'queue board: the regions could not be read; showing the queues known so far');
+      return [] as string[];
+    });
     for (const region of [...new Set([config.region, ...regions])].sort())
       add(owner.queue('media', 'producer', region), `Media jobs of region ${region} (BullMQ id = job id)`);
   };
@@ -111,8 +118,8 @@ export async function setupQueueBoard(
 
   const authorised = (request: FastifyRequest): boolean => {
     if (!config.adminToken) return false;
-    const header = request.headers['x-admin-token'];
-    if (typeof header === 'string' && header) return isAdminToken(config.adminToken, header);
+    const token = presentedAdminToken(request.headers);
+    if (token !== undefined) return isAdminToken(config.adminToken, token);
     const [expires, signature] = (cookieValue(request, COOKIE) ?? '').split('.');
     return (
       Number(expires) > Date.now() / 1000 &&
@@ -128,8 +135,7 @@ export async function setupQueueBoard(
    */
   const guardCookieChange = (request: FastifyRequest, reply: FastifyReply): void => {
     // As authorised() reads it: a non-empty X-Admin-Token header is the credential, else the cookie.
-    const header = request.headers['x-admin-token'];
-    if (typeof header === 'string' && header) return;
+    if (presentedAdminToken(request.headers) !== undefined) return;
     const session = cookieValue(request, COOKIE) ?? '';
     const csrfToken = boardCsrfToken(config.adminToken!, session);
     if (!READ_METHODS.has(request.method)) {
@@ -161,7 +167,8 @@ export async function setupQueueBoard(
       scope.addHook('onRequest', async (request, reply) => {
         const path = request.url.split('?')[0];
         const signingIn = path === `${QUEUE_BOARD_PATH}/session` && request.method === 'POST';
-        const presents = signingIn || !!request.headers['x-admin-token'] || cookieValue(request, COOKIE) !== undefined;
+        const presents =
+          signingIn || presentedAdminToken(request.headers) !== undefined || cookieValue(request, COOKIE) !== undefined;
         // Counted against the IP's budget before any token is compared and given back when it is right,
         // as for the API (CredentialAttempts.reserve): once the IP has spent its budget the right token
         // is refused too, so the board is no side door for guessing it.
@@ -188,8 +195,8 @@ export async function setupQueueBoard(
         }
         const wantsPage = request.method === 'GET' && /text\/html/.test(String(request.headers.accept ?? ''));
         if (wantsPage) return reply.status(401).type('text/html; charset=utf-8').send(signInPage(false));
-        const presented = request.headers['x-admin-token'];
-        sendError(adminTokenError(!!presented, `, or sign in at ${QUEUE_BOARD_PATH}`), request, reply);
+        const presented = presentedAdminToken(request.headers) !== undefined;
+        sendError(adminTokenError(presented, `, or sign in at ${QUEUE_BOARD_PATH}`), request, reply);
         return reply;
       });
 

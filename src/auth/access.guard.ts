@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { MaintenanceService } from '../common/maintenance/maintenance.service';
 import { RateLimiter, type RateLimitResult } from '../common/rate-limit/rate-limiter';
-import { adminTokenError, isAdminToken } from './admin-token';
+import { adminTokenError, isAdminToken, presentedAdminToken } from './admin-token';
 import type { AuthContext } from './auth-context';
 import type { Access } from './auth.decorators';
 import { AuthService, type Authenticated } from './auth.service';
@@ -243,9 +243,9 @@ export class AccessGuard {
   private async checkAdmin(request: FastifyRequest): Promise<void> {
     // Counted before it is compared, given back when right: see CredentialAttempts.reserve.
     const attempt = await this.attempts.reserve(request.ip);
-    const token = request.headers['x-admin-token'];
-    if (token === undefined || token === '') throw adminTokenError(false);
-    if (!isAdminToken(this.config.adminToken, Array.isArray(token) ? token[0] : token)) throw adminTokenError(true);
+    const token = presentedAdminToken(request.headers);
+    if (token === undefined) throw adminTokenError(false);
+    if (!isAdminToken(this.config.adminToken, token)) throw adminTokenError(true);
     await attempt.refund();
   }
 }

@@ -1,4 +1,4 @@
-import { adminTokenError, isAdminToken } from './admin-token';
+import { adminTokenError, isAdminToken, presentedAdminToken } from './admin-token';
 
 const TOKEN = 'operator-token-0123456789';
 
@@ -17,6 +17,13 @@ describe('the operator token check', () => {
     }
     expect(isAdminToken(TOKEN, undefined)).toBe(false);
     expect(isAdminToken(TOKEN, '')).toBe(false);
+  });
+
+  it('reads the X-Admin-Token header the same for the admin API and the queue board', () => {
+    expect(presentedAdminToken({ 'x-admin-token': TOKEN })).toBe(TOKEN);
+    expect(presentedAdminToken({ 'x-admin-token': [TOKEN, 'second'] } as never)).toBe(TOKEN);
+    expect(presentedAdminToken({ 'x-admin-token': '' })).toBeUndefined();
+    expect(presentedAdminToken({})).toBeUndefined();
   });
 
   it('compares values of any length without throwing (no length check comes first)', () => {

@@ -1,8 +1,19 @@
-// The operator token (ADMIN_TOKEN) is checked here and nowhere else: by the access guard for the admin
-// API and by the queue board (header or sign-in form). The comparison hashes both sides first
+// The operator token (ADMIN_TOKEN) is read from a request and checked here and nowhere else: by the
+// access guard for the admin API and by the queue board (header or sign-in form). The comparison hashes both sides first
 // (secretsEqual), so it takes the same time whatever the presented value's length or content.
+import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../common/errors';
 import { secretsEqual } from './api-key';
+
+/**
+ * The operator token a request presents in its X-Admin-Token header: the first one when the header came
+ * more than once; undefined when it is absent or empty (then the queue board looks for its sign-in cookie).
+ */
+export function presentedAdminToken(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers['x-admin-token'];
+  const value = Array.isArray(header) ? header[0] : header;
+  return value === undefined || value === '' ? undefined : value;
+}
 
 /** Whether `presented` is the operator token; never true while ADMIN_TOKEN is unset. */
 export function isAdminToken(adminToken: string | null | undefined, presented: string | undefined): boolean {

@@ -25,7 +25,7 @@
 //   in a transaction of its own, so no submit fails for another's sake. Should that failure have been
 //   a lost answer to a COMMIT that did commit, the job ids inserted again already exist: each retry
 //   then fails whole, its hold rolled back with it.
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod } from '../billing/billing-period';
 import { authoriseHolds, lockAccounts } from '../billing/holds';
@@ -56,6 +56,7 @@ const SHARED_AT_ONCE = 2;
 
 @Injectable()
 export class JobAdmission {
+  private readonly logger = new Logger(JobAdmission.name);
   private readonly shared = new TurnBatch<Admission, Outcome>(
     (admissions) => this.admitShared(admissions),
     SHARED_AT_ONCE,
@@ -101,8 +102,11 @@ export class JobAdmission {
   private async admitShared(admissions: Admission[]): Promise<Outcome[]> {
     try {
       return await this.jobs.transaction((tx) => this.decideAndCreate(tx, admissions, 'skip locked'));
-    } catch {
-      // Rolled back for all of them; each again on its own, where what went wrong is its own answer.
+    } catch (error) {
+      // Rolled back for all of them; each again on its own, where what went wrong is its own answer (an
+      // error that is no one submit's, a database outage, is thrown again there and answered to each).
+      // Logged at debug only: each submit's own answer says what went wrong to whom it concerns.
+      this.logger.debug({ err: error, submits: admissions.length }, 'a shared submit batch rolled back');
       return admissions.map(() => ON_ITS_OWN);
     }
   }

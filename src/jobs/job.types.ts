@@ -2,6 +2,7 @@ import { types } from 'pg';
 import type { ErrorObject } from '../common/errors';
 import type { JobApi } from './job-api';
 import type { OutputOptions } from './output-options';
+import type { OutputSpec } from '../media/output-spec';
 
 export { JOB_APIS, type JobApi } from './job-api';
 
@@ -45,6 +46,11 @@ export interface JobRow {
   status: JobStatus;
   region: string;
   output_options: OutputOptions;
+  /**
+   * What the worker makes of it (src/media/output-spec.ts), written by the submit; null only for jobs that
+   * had ended before the spec existed (migrations/1765610000000-job-output-spec.ts), which never run again.
+   */
+  output_spec: OutputSpec | null;
   metadata: Record<string, string>;
   estimated_credits: string;
   charged_credits: string;
@@ -68,6 +74,7 @@ const JOB_FIELDS = {
   status: 'status',
   region: 'region',
   output_options: 'output_options',
+  output_spec: 'output_spec',
   metadata: 'metadata',
   estimated_credits: 'estimated_credits::text',
   charged_credits: 'charged_credits::text',

@@ -19,6 +19,7 @@ import {
   type JobRow,
 } from './job.types';
 import type { OutputOptions } from './output-options';
+import type { OutputSpec } from '../media/output-spec';
 
 export interface NewJobItem {
   source: ItemSource;
@@ -35,6 +36,8 @@ export interface NewJob {
   region: string;
   /** Resolved (every default filled in): see output-options.ts. */
   outputOptions: OutputOptions;
+  /** What the worker makes of them (outputSpec). */
+  outputSpec: OutputSpec;
   metadata: Record<string, string>;
   estimatedCredits: number;
   estimatedSeconds: number;
@@ -101,15 +104,15 @@ export class JobsRepository {
     const inserted = await rows<{ job: JobJson }>(
       manager,
       `WITH job AS (
-         INSERT INTO jobs (id, account_id, api, status, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
-         SELECT id, account_id, api, 'queued', region, output_options, metadata, estimated_credits, estimated_seconds, request_id
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[], $7::bigint[], $8::numeric[], $9::text[])
-             AS new(id, account_id, api, region, output_options, metadata, estimated_credits, estimated_seconds, request_id)
+         INSERT INTO jobs (id, account_id, api, status, region, output_options, output_spec, metadata, estimated_credits, estimated_seconds, request_id)
+         SELECT id, account_id, api, 'queued', region, output_options, output_spec, metadata, estimated_credits, estimated_seconds, request_id
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[], $7::jsonb[], $8::bigint[], $9::numeric[], $10::text[])
+             AS new(id, account_id, api, region, output_options, output_spec, metadata, estimated_credits, estimated_seconds, request_id)
          RETURNING *
        ), items AS (
          INSERT INTO job_items (job_id, index, status, source, duration_seconds, width, height, estimated_credits)
          SELECT job_id, index, 'queued', source, duration_seconds, width, height, estimated_credits
-           FROM unnest($10::text[], $11::int[], $12::jsonb[], $13::numeric[], $14::int[], $15::int[], $16::bigint[])
+           FROM unnest($11::text[], $12::int[], $13::jsonb[], $14::numeric[], $15::int[], $16::int[], $17::bigint[])
              AS new(job_id, index, source, duration_seconds, width, height, estimated_credits)
          RETURNING *
        ), usage AS (
@@ -125,6 +128,7 @@ export class JobsRepository {
         jobs.map((job) => job.api),
         jobs.map((job) => job.region),
         jobs.map((job) => JSON.stringify(job.outputOptions)),
+        jobs.map((job) => JSON.stringify(job.outputSpec)),
         jobs.map((job) => JSON.stringify(job.metadata)),
         jobs.map((job) => job.estimatedCredits),
         jobs.map((job) => job.estimatedSeconds),

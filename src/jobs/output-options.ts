@@ -1,10 +1,11 @@
 // What a job produces, per API (docs/api-decisions.md §4): the allowed values and the defaults, in one place. The
 // submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
 // price and the media runner all read the same typed options and never apply a default again.
-import { DEFAULT_PEAK_NITS } from '../media/encoder-settings';
-import { outputSize } from '../media/output-geometry';
-import type { Mapping, Transfer } from '../media/hdr-mapping';
-import { DEFAULT_QUALITY, type Quality } from '../media/quality-presets';
+import { DEFAULT_HDR_ENCODE } from '../media/encoder-settings';
+import { knownOutputSize } from '../media/output-geometry';
+import { HLG_DISPLAY_PEAK_NITS, type Mapping, type Transfer } from '../media/hdr-mapping';
+import type { OutputSpec } from '../media/output-spec';
+import { DEFAULT_QUALITY, QUALITY_PRESETS, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
 import type { JobApi } from './job-api';
 
@@ -54,11 +55,11 @@ export type JobOutput = { [A in JobApi]: { api: A; output: OutputOptionsOf[A] } 
 export const OUTPUT_DEFAULTS: { [A in JobApi]: OutputOptionsOf[A] } = {
   sdr2hdr: {
     resolution: 'source',
-    peak_nits: DEFAULT_PEAK_NITS,
+    peak_nits: DEFAULT_HDR_ENCODE.peakNits,
     container: 'mp4',
     quality: DEFAULT_QUALITY,
-    mapping: 'reference',
-    transfer: 'pq',
+    mapping: DEFAULT_HDR_ENCODE.mapping,
+    transfer: DEFAULT_HDR_ENCODE.transfer,
   },
   audio: { target_lufs: -16, container: 'wav' },
 };
@@ -115,20 +116,41 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
 }
 
 /**
- * A stored job's options, typed by its API (the column was written by resolveOutput); jobs stored before
- * `mapping` and `transfer` existed were made with today's defaults, so they read as those.
+ * What the worker makes of a job's resolved options (src/media/output-spec.ts), stored with the job at
+ * submit: the resolution's target lines, the quality's x265 setting, HLG's reference peak. The one place
+ * an option becomes an encoder setting; migrations/1765610000000-job-output-spec.ts did the same in SQL
+ * for the jobs stored before it.
+ */
+export function outputSpec(job: JobOutput): OutputSpec {
+  if (job.api === 'audio') {
+    return { api: 'audio', container: job.output.container, targetLufs: job.output.target_lufs };
+  }
+  const { resolution, peak_nits: peakNits, container, quality, mapping, transfer } = job.output;
+  if (transfer === 'pq' && peakNits === null) throw new Error('a PQ output resolved without its peak_nits');
+  return {
+    api: 'sdr2hdr',
+    container,
+    targetLines: targetLines(resolution) ?? null,
+    mapping,
+    transfer,
+    // HLG has no mastering peak: `expand` reaches the HLG reference display's (hdr-mapping.ts expandPeak).
+    peakNits: transfer === 'hlg' || peakNits === null ? HLG_DISPLAY_PEAK_NITS : peakNits,
+    quality,
+    ...QUALITY_PRESETS[quality],
+  };
+}
+
+/** The spec a worker makes a job's items by (jobs.output_spec); only jobs ended before it existed lack one. */
+export function storedSpec(job: { id: string; output_spec: OutputSpec | null }): OutputSpec {
+  if (!job.output_spec) throw new Error(`job ${job.id} has no output spec: it ended before specs were stored`);
+  return job.output_spec;
+}
+
+/**
+ * A stored job's options, typed by its API (the column was written by resolveOutput, and completed for
+ * older jobs by the migrations: nothing is filled in here).
  */
 export function storedOutput(job: { api: JobApi; output_options: OutputOptions }): JobOutput {
-  if (job.api === 'sdr2hdr') {
-    const stored = job.output_options as Partial<Sdr2HdrOutput>;
-    const defaults = OUTPUT_DEFAULTS.sdr2hdr;
-    const output = {
-      ...stored,
-      mapping: stored.mapping ?? defaults.mapping,
-      transfer: stored.transfer ?? defaults.transfer,
-    };
-    return { api: 'sdr2hdr', output: output as Sdr2HdrOutput };
-  }
   return { api: job.api, output: job.output_options } as JobOutput;
 }
 
@@ -149,8 +171,7 @@ export function outputDimensions(
   source: { width: number | null; height: number | null },
   resolution: Resolution,
 ): { width: number; height: number } | null {
-  if (!source.width || !source.height) return null;
-  return outputSize({ width: source.width, height: source.height }, targetLines(resolution));
+  return knownOutputSize(source, targetLines(resolution) ?? null);
 }
 
 /**

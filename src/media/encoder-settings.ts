@@ -1,5 +1,8 @@
 // The HDR encode's customer-visible settings and their defaults (mastering peak, x265 preset and CRF):
-// values only, so the submit can validate and price with them without loading the argv builder.
+// values only, so the submit can validate and price with them without loading the argv builder. The
+// submit applies them (src/jobs/output-options.ts) and stores the result (output-spec.ts); nothing below
+// it applies them again.
+import type { Mapping, Transfer } from './hdr-mapping';
 
 export const DEFAULT_PEAK_NITS = 1000;
 
@@ -34,3 +37,18 @@ export type X265Preset = (typeof X265_PRESETS)[number];
  */
 export const DEFAULT_X265_PRESET: X265Preset = 'veryfast';
 export const DEFAULT_X265_CRF = 12;
+
+/** An sdr2hdr encode when the client chooses nothing (the tests' and benchmarks' base; the submit's defaults). */
+export const DEFAULT_HDR_ENCODE: {
+  mapping: Mapping;
+  transfer: Transfer;
+  peakNits: number;
+  preset: X265Preset;
+  crf: number;
+} = {
+  mapping: 'reference',
+  transfer: 'pq',
+  peakNits: DEFAULT_PEAK_NITS,
+  preset: DEFAULT_X265_PRESET,
+  crf: DEFAULT_X265_CRF,
+};

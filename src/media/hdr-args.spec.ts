@@ -1,6 +1,7 @@
 // Exact argv of the SDR → HDR encode, built from frozen ffprobe outputs of real files
 // (test/fixtures/probe/*.json, made by regenerate.sh there).
 import { HEAD, LOCAL_INPUT, frozenProbe } from '../../test/fixtures/probe/frozen';
+import { DEFAULT_HDR_ENCODE } from './encoder-settings';
 import { buildHdrFilter, buildSdrToHdrArgs, buildX265Params } from './hdr-args';
 import type { VideoStreamInfo } from './media.types';
 
@@ -35,6 +36,7 @@ const BT709_TO_PQ =
 describe('buildSdrToHdrArgs', () => {
   it('builds the docs/media.md recipe for a tagged BT.709 H.264+AAC MP4 with the defaults', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: '/data/in/sdr.mp4',
       output: '/data/out/hdr.mp4',
       probe: frozenProbe('sdr-320x180-aac.mp4'),
@@ -70,12 +72,19 @@ describe('buildSdrToHdrArgs', () => {
       colorSpace: null,
       colorRange: null,
     });
-    const args = buildSdrToHdrArgs({ input: '/in.mp4', output: '/out.mp4', probe, container: 'mp4' });
+    const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
+      input: '/in.mp4',
+      output: '/out.mp4',
+      probe,
+      container: 'mp4',
+    });
     expect(args[args.indexOf('-vf') + 1]).toBe(BT709_TO_PQ);
   });
 
   it('downscales 1080p to 720p in the same zscale step, writes MOV, and derives ST 2086 max luminance from peak_nits', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: '/in/1080.mp4',
       output: '/out/720.mov',
       probe: frozenProbe('sdr-1920x1080-aac.mp4'),
@@ -115,6 +124,7 @@ describe('buildSdrToHdrArgs', () => {
 
   it('treats the requested lines as the short side for portrait video, and writes no audio when there is none', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: '/in/portrait.mp4',
       output: '/out/portrait.mp4',
       probe: frozenProbe('sdr-portrait-1080x1920.mp4'),
@@ -129,6 +139,7 @@ describe('buildSdrToHdrArgs', () => {
 
   it('never upscales: a 720p request on a 180p source keeps the source size', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: '/in.mp4',
       output: '/out.mp4',
       probe: frozenProbe('sdr-320x180-aac.mp4'),
@@ -141,12 +152,19 @@ describe('buildSdrToHdrArgs', () => {
   it('re-encodes non-AAC audio (PCM in MOV) to AAC', () => {
     const probe = frozenProbe('sdr-pcm.mov');
     expect(probe.container).toBe('mov');
-    const args = buildSdrToHdrArgs({ input: '/in.mov', output: '/out.mov', probe, container: 'mov' });
+    const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
+      input: '/in.mov',
+      output: '/out.mov',
+      probe,
+      container: 'mov',
+    });
     expect(args.slice(args.indexOf('-c:a'), args.indexOf('-c:a') + 4)).toEqual(['-c:a', 'aac', '-b:a', '192k']);
   });
 
   it('keeps MaxCLL at or below the mastering peak', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: '/in.mp4',
       output: '/out.mp4',
       probe: frozenProbe('sdr-320x180-aac.mp4'),
@@ -159,6 +177,7 @@ describe('buildSdrToHdrArgs', () => {
   it("keeps a confined worker's encoder on its CPUs: no NUMA pools (they re-pin to the whole node), a frame per CPU", () => {
     const params = (confinedCpus?: number) => {
       const args = buildSdrToHdrArgs({
+        ...DEFAULT_HDR_ENCODE,
         input: '/in.mp4',
         output: '/out.mp4',
         probe: frozenProbe('sdr-320x180-aac.mp4'),
@@ -177,6 +196,7 @@ describe('buildSdrToHdrArgs', () => {
 
   it('reads a URL input with only network protocols and a read timeout', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: 'http://127.0.0.1:4000/source?sig=abc',
       output: '/out.mp4',
       probe: frozenProbe('sdr-320x180-aac.mp4'),
@@ -197,7 +217,7 @@ describe('buildSdrToHdrArgs', () => {
 
   it('refuses values that would make a wrong or unsafe command', () => {
     const probe = frozenProbe('sdr-320x180-aac.mp4');
-    const base = { input: '/in.mp4', output: '/out.mp4', probe, container: 'mp4' as const };
+    const base = { ...DEFAULT_HDR_ENCODE, input: '/in.mp4', output: '/out.mp4', probe, container: 'mp4' as const };
     expect(() => buildSdrToHdrArgs({ ...base, peakNits: 100 })).toThrow(RangeError);
     expect(() => buildSdrToHdrArgs({ ...base, peakNits: 10001 })).toThrow(RangeError);
     expect(() => buildSdrToHdrArgs({ ...base, crf: 52 })).toThrow(RangeError);
@@ -209,6 +229,7 @@ describe('buildSdrToHdrArgs', () => {
 });
 
 describe('buildHdrFilter', () => {
+  const REFERENCE_PQ = { mapping: 'reference', transfer: 'pq' } as const;
   const video: VideoStreamInfo = {
     index: 0,
     codec: 'h264',
@@ -223,19 +244,21 @@ describe('buildHdrFilter', () => {
   };
 
   it('passes the probed colorimetry to zscale', () => {
-    expect(buildHdrFilter(video)).toBe(
+    expect(buildHdrFilter(video, null, REFERENCE_PQ)).toBe(
       'zscale=tin=smpte170m:pin=bt470bg:min=bt470bg:rin=pc:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le',
     );
   });
 
   it('rounds odd source sides down to even (4:2:0) without a downscale', () => {
-    expect(buildHdrFilter({ ...video, width: 721, height: 577 })).toMatch(/^zscale=w=720:h=576:tin=/);
+    expect(buildHdrFilter({ ...video, width: 721, height: 577 }, null, REFERENCE_PQ)).toMatch(
+      /^zscale=w=720:h=576:tin=/,
+    );
   });
 
   it('falls back to BT.709 for tags zscale cannot read', () => {
-    expect(buildHdrFilter({ ...video, colorTransfer: 'smpte240m', colorSpace: 'smpte240m' })).toContain(
-      'tin=bt709:pin=bt470bg:min=bt709:rin=pc',
-    );
+    expect(
+      buildHdrFilter({ ...video, colorTransfer: 'smpte240m', colorSpace: 'smpte240m' }, null, REFERENCE_PQ),
+    ).toContain('tin=bt709:pin=bt470bg:min=bt709:rin=pc');
   });
 
   it('reference with HLG: the same one step, out to arib-std-b67 (zimg puts 203 cd/m² white at 75 %)', () => {
@@ -286,6 +309,7 @@ describe('buildX265Params per transfer', () => {
 
   it('tags the container HLG too', () => {
     const args = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
       input: '/in.mp4',
       output: '/out.mp4',
       probe: frozenProbe('sdr-320x180-aac.mp4'),

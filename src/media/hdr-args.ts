@@ -2,13 +2,7 @@
 // audio kept or re-encoded to AAC. Pure, no I/O: each builder returns the exact argument list the
 // pipeline spawns, so the unit tests pin the commands against frozen probe fixtures.
 import { isAbsolute } from 'node:path';
-import {
-  DEFAULT_PEAK_NITS,
-  DEFAULT_X265_CRF,
-  DEFAULT_X265_PRESET,
-  X265_PRESETS,
-  type X265Preset,
-} from './encoder-settings';
+import { X265_PRESETS, type X265Preset } from './encoder-settings';
 import { AUDIO_AAC_BITRATE, commonHead, inputArgs, outputPath } from './ffmpeg-input';
 import { REFERENCE_WHITE_NITS, type Mapping, type Transfer } from './hdr-mapping';
 import type { ProbeResult, VideoOutputContainer, VideoStreamInfo } from './media.types';
@@ -33,20 +27,20 @@ export interface SdrToHdrArgsInput {
   probe: ProbeResult;
   /**
    * Requested lines (720, 1080, 2160) of the picture's short side, so 720p means 1280×720 for landscape and
-   * 720×1280 for portrait. Only ever shrinks: a smaller source keeps its size.
+   * 720×1280 for portrait. Only ever shrinks: a smaller source keeps its size; null or omitted keeps it too.
    */
-  targetHeight?: number;
+  targetHeight?: number | null;
   /** Mastering display peak in cd/m² (ST 2086 max luminance; `expand`'s target with PQ). Ignored for HLG. */
-  peakNits?: number;
-  /** Where SDR light goes (hdr-mapping.ts); `reference` when omitted. */
-  mapping?: Mapping;
-  /** PQ (HDR10) or HLG; `pq` when omitted. */
-  transfer?: Transfer;
+  peakNits: number;
+  /** Where SDR light goes (hdr-mapping.ts). */
+  mapping: Mapping;
+  /** PQ (HDR10) or HLG. */
+  transfer: Transfer;
   /** `expand` only: the `.cube` LUT (buildExpandCube) the pipeline wrote for this source. */
   lutPath?: string;
   container: VideoOutputContainer;
-  preset?: X265Preset;
-  crf?: number;
+  preset: X265Preset;
+  crf: number;
   rwTimeoutUs?: number;
   /**
    * The CPUs the encode must stay within, when the worker is confined to fewer than the machine has
@@ -65,10 +59,7 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
   const { probe, container } = options;
   const video = probe.video;
   if (!video) throw new Error('buildSdrToHdrArgs: the probe has no video stream');
-  const peakNits = options.peakNits ?? DEFAULT_PEAK_NITS;
-  const transfer = options.transfer ?? 'pq';
-  const preset = options.preset ?? DEFAULT_X265_PRESET;
-  const crf = options.crf ?? DEFAULT_X265_CRF;
+  const { peakNits, transfer, mapping, preset, crf } = options;
   assertPeakNits(peakNits);
   assertPreset(preset);
   assertCrf(crf);
@@ -81,7 +72,7 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     ...(probe.audio ? ['-map', `0:${probe.audio.index}`] : []),
     '-vf',
     buildHdrFilter(video, options.targetHeight, {
-      mapping: options.mapping ?? 'reference',
+      mapping,
       transfer,
       lutPath: options.lutPath,
     }),
@@ -106,7 +97,7 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     '-color_range',
     'tv',
     '-x265-params',
-    buildX265Params({ transfer, peakNits, mapping: options.mapping ?? 'reference' }, options.confinedCpus),
+    buildX265Params({ transfer, peakNits, mapping }, options.confinedCpus),
     ...hdrAudioArgs(probe),
     '-movflags',
     '+faststart',
@@ -130,8 +121,8 @@ export interface HdrFilterChoice {
  */
 export function buildHdrFilter(
   video: VideoStreamInfo,
-  targetHeight?: number,
-  choice: HdrFilterChoice = { mapping: 'reference', transfer: 'pq' },
+  targetHeight: number | null | undefined,
+  choice: HdrFilterChoice,
 ): string {
   const size = outputSize(video, targetHeight);
   const resize = size.width !== video.width || size.height !== video.height;

@@ -8,7 +8,7 @@ import type { VideoStreamInfo } from './media.types';
  */
 export function outputSize(
   video: Pick<VideoStreamInfo, 'width' | 'height'>,
-  targetHeight?: number,
+  targetHeight?: number | null,
 ): {
   width: number;
   height: number;
@@ -21,13 +21,22 @@ export function outputSize(
   };
 }
 
+/** The output picture of a source whose size may be unknown (null sides: audio, or not probed); null then. */
+export function knownOutputSize(
+  source: { width: number | null; height: number | null },
+  targetLines: number | null,
+): { width: number; height: number } | null {
+  if (!source.width || !source.height) return null;
+  return outputSize({ width: source.width, height: source.height }, targetLines);
+}
+
 /** Size for a downscale to `targetLines` on the short side, keeping the aspect with even sides; null = keep the source size. */
 export function downscaleSize(
   width: number,
   height: number,
-  targetLines?: number,
+  targetLines?: number | null,
 ): { width: number; height: number } | null {
-  if (targetLines === undefined) return null;
+  if (targetLines === undefined || targetLines === null) return null;
   if (!Number.isInteger(targetLines) || targetLines < 2 || targetLines % 2 !== 0) {
     throw new RangeError(`targetHeight must be a positive even integer, got ${targetLines}`);
   }

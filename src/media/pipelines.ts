@@ -2,7 +2,6 @@
 // They return a typed verdict (never throw for media or process outcomes) so the worker can map
 // it straight to an item status and a catalogue code.
 import { rm, writeFile } from 'node:fs/promises';
-import { DEFAULT_PEAK_NITS } from './encoder-settings';
 import { buildSdrToHdrArgs, type SdrToHdrArgsInput } from './hdr-args';
 import {
   buildGainLimiterArgs,
@@ -103,9 +102,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
   const video = request.probe.video;
   if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
   if (request.probe.encrypted) return encryptedFailure(started);
-  const mapping = request.mapping ?? 'reference';
-  const transfer = request.transfer ?? 'pq';
-  const peakNits = request.peakNits ?? DEFAULT_PEAK_NITS;
+  const { mapping, transfer, peakNits } = request;
   const lutPath = mapping === 'expand' ? `${request.output}.expand.cube` : undefined;
   const throttle = new ProgressThrottle(request.onProgress, request.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
   const measures = transfer === 'pq';

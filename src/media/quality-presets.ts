@@ -1,6 +1,7 @@
 // The customer's speed/quality choice for sdr2hdr (`output.quality`, docs/api-decisions.md §11), mapped to x265
-// settings. One owner: the submit validates against QUALITY_CHOICES, the worker encodes with
-// QUALITY_PRESETS[quality], and README/OpenAPI publish the measured table below.
+// settings. One owner: the submit validates against QUALITY_CHOICES and stores QUALITY_PRESETS[quality] in
+// the job's output spec (output-spec.ts), which the worker encodes with; README/OpenAPI publish the
+// measured table below.
 //
 // Round-trip fidelity (PQ output → BT.709 with zscale npl=203 → luma SSIM against the colour step alone,
 // i.e. the encoder's own loss; method in test/media/sdr2hdr-quality.spec.ts), 640×360 2 s testsrc2,

@@ -8,7 +8,7 @@ import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import { convertSdrToHdr, normaliseSpeechLoudness, readOutputLight } from '../media/pipelines';
 import { probeMedia } from '../media/probe';
 import { ROUND_TRIP_SAMPLES } from '../media/output-checks';
-import { QUALITY_PRESETS } from '../media/quality-presets';
+import type { HdrOutputSpec } from '../media/output-spec';
 import { extractAudio, joinParts, probeKeyframes, splitVideo } from '../media/segments';
 import { checkWithFfmpeg } from './ffmpeg-output-checks';
 import { fileSha256 } from './run-measurements';
@@ -59,23 +59,18 @@ export class FfmpegMediaRunner implements MediaRunner {
     const output = `${request.outputPath}.${container}`;
     const encoding = performance.now();
     if (request.api === 'sdr2hdr') {
-      const { peak_nits: peakNits, quality, mapping, transfer } = request.output;
+      const spec = request.output;
       const result = await convertSdrToHdr({
         ...common,
         output,
-        container: request.output.container,
-        targetHeight: request.targetHeight,
-        peakNits: peakNits ?? undefined,
-        mapping,
-        transfer,
-        ...QUALITY_PRESETS[quality],
+        ...encodeOf(spec),
         roundTripSamples: request.measureInRun !== false ? ROUND_TRIP_SAMPLES : undefined,
       });
       request.onStage?.('encode', performance.now() - encoding);
       if (!result.ok) return { ok: false, code: result.code, message: result.message };
       const truncated = await endedEarly(output, probed.probe.durationSeconds, result.processedSeconds);
       if (truncated) return truncated;
-      const media = sdr2hdrMedia(result.width, result.height, quality, result.light);
+      const media = sdr2hdrMedia(result.width, result.height, spec.quality, result.light);
       return {
         ...made(output, container, result.processedSeconds, result, media),
         sourceSeconds: probed.probe.durationSeconds,
@@ -88,7 +83,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       ...common,
       output,
       container: request.output.container,
-      targetLufs: request.output.target_lufs,
+      targetLufs: request.output.targetLufs,
       meterWritten: request.measureInRun !== false,
     });
     request.onStage?.('encode', performance.now() - encoding);
@@ -146,13 +141,9 @@ export class FfmpegMediaRunner implements MediaRunner {
     const result = await convertSdrToHdr({
       input: request.inputPath,
       output: request.outputPath,
-      container: 'mp4',
       probe: probed.probe,
-      targetHeight: request.targetHeight,
-      peakNits: request.output.peak_nits ?? undefined,
-      mapping: request.output.mapping,
-      transfer: request.output.transfer,
-      ...QUALITY_PRESETS[request.output.quality],
+      ...encodeOf(request.output),
+      container: 'mp4',
       ...this.tools(request),
       onProgress: request.onProgress,
     });
@@ -228,4 +219,10 @@ export class FfmpegMediaRunner implements MediaRunner {
       ffprobePath: this.config.ffprobePath,
     };
   }
+}
+
+/** The encode of an sdr2hdr spec, field for field (the spec is complete: nothing is filled in here). */
+function encodeOf(spec: HdrOutputSpec) {
+  const { container, targetLines, mapping, transfer, peakNits, preset, crf } = spec;
+  return { container, targetHeight: targetLines, mapping, transfer, peakNits, preset, crf };
 }

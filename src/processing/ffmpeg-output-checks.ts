@@ -1,7 +1,6 @@
 // The production MediaRunner's `check`: an output measured from the file itself and judged by
 // src/media/output-checks.ts. A measurement that could not run because the job was cancelled or ran out
 // of time ends the item with that code; an output the tools cannot read at all fails a check of its own.
-import { DEFAULT_PEAK_NITS } from '../media/encoder-settings';
 import { checkAudioOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import { MeasureFailed, type MeasureTools } from '../media/output-measure';
 import type { CheckedOutput, CheckRequest } from './media-runner';
@@ -16,7 +15,7 @@ export async function checkWithFfmpeg(
     // The run's own measurements count only while the file is the one they were made of.
     const inRun = await stillMeasured(request.output.path, request.output.measuredInRun);
     if (request.api === 'sdr2hdr') {
-      const { quality, mapping, transfer, peak_nits: peakNits } = request.options;
+      const { quality, mapping, transfer, peakNits } = request.options;
       const { measured, checks } = await checkVideoOutput({
         ...tools,
         output: request.output.path,
@@ -24,7 +23,7 @@ export async function checkWithFfmpeg(
         quality,
         mapping,
         transfer,
-        peakNits: peakNits ?? DEFAULT_PEAK_NITS,
+        peakNits,
         roundTripSsim: inRun.roundTripSsim,
       });
       // What was ordered and the light written stay beside the measured facts (the light block is itself
@@ -36,7 +35,7 @@ export async function checkWithFfmpeg(
       ...tools,
       output: request.output.path,
       sourceSeconds,
-      targetLufs: request.options.target_lufs,
+      targetLufs: request.options.targetLufs,
       written: inRun.loudness,
     });
     return { ok: true, measured: { ...request.output.media, ...measured }, checks };

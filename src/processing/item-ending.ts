@@ -18,7 +18,7 @@ import {
 } from '../jobs/job-lifecycle';
 import { openItemStatuses } from '../jobs/job-lifecycle';
 import type { ItemCheck, JobItemRow, JobRow } from '../jobs/job.types';
-import { storedOutput } from '../jobs/output-options';
+import { storedSpec } from '../jobs/output-options';
 import type { ItemClock } from './item-timings';
 import { MEDIA_RUNNER, type MadeOutput, type MediaRun, type MediaRunner, type RunItemResult } from './media-runner';
 import { OUTAGE_POLICIES, retryThroughOutage, type OutagePolicies } from './outage-retry';
@@ -129,11 +129,11 @@ export class ItemEnding {
    * measurement stopped by the job's cancel or time limit ends the item with that code.
    */
   private async verify(job: JobRow, index: number, made: MadeOutput, source: OutputSource): Promise<Verified> {
-    const ordered = storedOutput(job);
+    const ordered = storedSpec(job);
     const checked = await this.runner.check(
       ordered.api === 'sdr2hdr'
-        ? { ...source, output: made, api: 'sdr2hdr', options: ordered.output }
-        : { ...source, output: made, api: 'audio', options: ordered.output },
+        ? { ...source, output: made, api: 'sdr2hdr', options: ordered }
+        : { ...source, output: made, api: 'audio', options: ordered },
     );
     if (!checked.ok) return { ok: false, result: { index, ok: false, code: checked.code, message: checked.message } };
     const failed = checked.checks.find((check) => !check.passed);

@@ -3,7 +3,7 @@
 // frame. The map is an aid for reading the result, not what the customer pays for: when it cannot be
 // made the item still succeeds, without `light_map_url`, and the reason goes to the logs.
 import type { Logger } from '@nestjs/common';
-import type { Sdr2HdrOutput } from '../jobs/output-options';
+import type { HdrOutputSpec } from '../media/output-spec';
 import type { MediaRun, MediaRunner, RunItemResult } from './media-runner';
 
 export interface LightMapStep extends MediaRun {
@@ -14,7 +14,7 @@ export interface LightMapStep extends MediaRun {
   /** The file to take the output frame from (defaults to the made output itself). */
   framePath?: string;
   pngPath: string;
-  output: Sdr2HdrOutput;
+  output: HdrOutputSpec;
   /** For the log line when the map could not be made. */
   context: { job_id: string; item: number };
 }

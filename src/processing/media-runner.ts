@@ -3,9 +3,9 @@
 // in. Each call that makes a file answers with the path it wrote: the caller stores exactly that file,
 // so a test may wrap the real runner (FfmpegMediaRunner) and replace one output with another file.
 import type { ErrorCode } from '../common/errors';
-import type { AudioOutput, Sdr2HdrOutput } from '../jobs/output-options';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import type { OutputCheck } from '../media/output-checks';
+import type { HdrOutputSpec, LoudnessOutputSpec } from '../media/output-spec';
 import type { RunMeasurements } from './run-measurements';
 
 /** How a media tool runs: stopped by the job's cancel, within what is left of its time. */
@@ -39,17 +39,9 @@ interface RunItemCommon extends MediaRun {
   measureInRun?: boolean;
 }
 
-/** One item of a job for its pipeline, with the job's resolved output options. */
+/** One item of a job for its pipeline, with the job's output spec (jobs.output_spec, read as it is). */
 export type RunItemRequest = RunItemCommon &
-  (
-    | {
-        api: 'sdr2hdr';
-        output: Sdr2HdrOutput;
-        /** Lines of the output picture's short side: the requested resolution, never upscaled. */
-        targetHeight: number | undefined;
-      }
-    | { api: 'audio'; output: AudioOutput }
-  );
+  ({ api: 'sdr2hdr'; output: HdrOutputSpec } | { api: 'audio'; output: LoudnessOutputSpec });
 
 /** An output a runner made: the file, and what it is (the asset's container, content type and media). */
 export interface MadeOutput {
@@ -86,8 +78,7 @@ export interface EncodeSegmentRequest extends MediaRun {
   inputPath: string;
   /** The encoded part's path (mp4, whatever the item's container: the join remuxes). */
   outputPath: string;
-  output: Sdr2HdrOutput;
-  targetHeight: number | undefined;
+  output: HdrOutputSpec;
   onProgress(fraction: number): void;
 }
 
@@ -115,7 +106,7 @@ export interface JoinRequest extends MediaRun {
   audio: { path: string; codec: string } | null;
   /** Where the output goes; the runner adds the extension of the container. */
   outputPath: string;
-  output: Sdr2HdrOutput;
+  output: HdrOutputSpec;
 }
 
 /** An output to measure and check against its source and what was ordered (docs/api-decisions.md §12). */
@@ -123,7 +114,7 @@ export type CheckRequest = MediaRun & {
   output: MadeOutput;
   /** The source in one file, or its parts in order (a split item). */
   sourcePaths: string[];
-} & ({ api: 'sdr2hdr'; options: Sdr2HdrOutput } | { api: 'audio'; options: AudioOutput });
+} & ({ api: 'sdr2hdr'; options: HdrOutputSpec } | { api: 'audio'; options: LoudnessOutputSpec });
 
 /** What the output file measured (the job view's `output.video` or `output.audio`) and its checks. */
 export type CheckedOutput = { ok: true; measured: Record<string, unknown>; checks: OutputCheck[] } | MediaFailure;
@@ -135,7 +126,7 @@ export interface LightMapRequest extends MediaRun {
   outputPath: string;
   /** Where the PNG goes. */
   pngPath: string;
-  transfer: Sdr2HdrOutput['transfer'];
+  transfer: HdrOutputSpec['transfer'];
 }
 
 /** The media pipelines and tools as the worker's use cases see them (ffmpeg lives behind this). */

@@ -5,7 +5,7 @@ const limits = { maxDurationSeconds: 5 };
 const priced: PricedSource = {
   api: 'sdr2hdr',
   sourceType: 'url',
-  resolution: 'source',
+  targetLines: null,
   estimatedCredits: 2,
   width: 160,
   height: 90,
@@ -54,7 +54,7 @@ describe('recheckSource', () => {
   });
 
   it('a requested resolution caps the output: a taller source above it changes nothing', () => {
-    const capped: PricedSource = { ...priced, resolution: '720p', estimatedCredits: 2, width: 1920, height: 1080 };
+    const capped: PricedSource = { ...priced, targetLines: 720, estimatedCredits: 2, width: 1920, height: 1080 };
     expect(recheckSource(capped, { durationSeconds: 2, width: 3840, height: 2160 }, limits)).toBeNull();
   });
 
@@ -72,7 +72,14 @@ describe('recheckSource', () => {
   });
 
   it('audio is priced per started 10 s: 12 s priced 2 credits, 25 s is 3', () => {
-    const audio: PricedSource = { api: 'audio', sourceType: 'url', estimatedCredits: 2, width: null, height: null };
+    const audio: PricedSource = {
+      api: 'audio',
+      sourceType: 'url',
+      targetLines: null,
+      estimatedCredits: 2,
+      width: null,
+      height: null,
+    };
     expect(
       recheckSource(audio, { durationSeconds: 19, width: null, height: null }, { maxDurationSeconds: 60 }),
     ).toBeNull();

@@ -7,15 +7,16 @@
 // better submitted again and priced as it is.
 import type { ErrorCode } from '../common/errors';
 import type { JobApi, JobItemRow, JobRow } from '../jobs/job.types';
-import { outputDimensions, outputPixels, storedOutput, type Resolution } from '../jobs/output-options';
+import { storedSpec } from '../jobs/output-options';
+import { knownOutputSize } from '../media/output-geometry';
 import { itemCredits } from '../jobs/pricing';
 
 /** What the submit checked and priced for one item. */
 export interface PricedSource {
   api: JobApi;
   sourceType: 'url' | 'upload';
-  /** The job's requested resolution (sdr2hdr), from which the output height follows. */
-  resolution?: Resolution;
+  /** The output's lines on the short side (sdr2hdr: the spec's targetLines); null keeps the source's size. */
+  targetLines: number | null;
   estimatedCredits: number;
   /** The source size the submit probe saw (null for audio or unknown). */
   width: number | null;
@@ -24,11 +25,11 @@ export interface PricedSource {
 
 /** What the submit checked and priced for an item of a job, for the worker's re-check of the bytes it has. */
 export function pricedSource(job: JobRow, item: JobItemRow): PricedSource {
-  const output = storedOutput(job);
+  const spec = storedSpec(job);
   return {
     api: job.api,
     sourceType: item.source.type,
-    resolution: output.api === 'sdr2hdr' ? output.output.resolution : undefined,
+    targetLines: spec.api === 'sdr2hdr' ? spec.targetLines : null,
     estimatedCredits: Number(item.estimated_credits),
     width: item.width,
     height: item.height,
@@ -61,14 +62,15 @@ export function recheckSource(
       message: priced.sourceType === 'url' ? `The source changed after submit: it now ${lasts}` : `The input ${lasts}`,
     };
   }
-  const resolution = priced.resolution ?? 'source';
-  // The output's pixels, as the submit priced and checked the plan on them.
-  const pricedPixels = priced.api === 'sdr2hdr' ? outputPixels(priced, resolution) : 0;
-  const actualPixels = priced.api === 'sdr2hdr' ? outputPixels(actual, resolution) : 0;
+  // The output's pixels, as the submit priced and checked the plan on them (output-options.ts outputPixels).
+  const pricedPixels = priced.api === 'sdr2hdr' ? pixels(priced, priced.targetLines) : 0;
+  const actualPixels = priced.api === 'sdr2hdr' ? pixels(actual, priced.targetLines) : 0;
   const credits = itemCredits(priced.api, actual.durationSeconds, actualPixels);
   if (credits > priced.estimatedCredits || actualPixels > pricedPixels) {
     const picture =
-      priced.api === 'sdr2hdr' ? ` at ${sides(actual, resolution)} (priced: ${sides(priced, resolution)})` : '';
+      priced.api === 'sdr2hdr'
+        ? ` at ${sides(actual, priced.targetLines)} (priced: ${sides(priced, priced.targetLines)})`
+        : '';
     return {
       ok: false,
       code: 'source_changed',
@@ -79,7 +81,12 @@ export function recheckSource(
 }
 
 /** An output picture's sides as a client reads them ("1920×1080"). */
-function sides(source: { width: number | null; height: number | null }, resolution: Resolution): string {
-  const size = outputDimensions(source, resolution);
+function sides(source: { width: number | null; height: number | null }, lines: number | null): string {
+  const size = knownOutputSize(source, lines);
   return size ? `${size.width}×${size.height}` : 'an unknown size';
+}
+
+function pixels(source: { width: number | null; height: number | null }, lines: number | null): number {
+  const size = knownOutputSize(source, lines);
+  return size ? size.width * size.height : 0;
 }

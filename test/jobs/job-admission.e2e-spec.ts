@@ -15,7 +15,7 @@ import { newId } from '../../src/common/ids';
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { JobAdmission, type Admission } from '../../src/jobs/job-admission';
 import type { JobView } from '../../src/jobs/job-view';
-import { resolveOutput } from '../../src/jobs/output-options';
+import { outputSpec, resolveOutput } from '../../src/jobs/output-options';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { pollUntil } from '../support/processes';
 import { sqlSentDuring } from '../support/sql-sent';
@@ -60,6 +60,7 @@ describe('the submits of one turn, admitted together', () => {
         api: 'sdr2hdr',
         region: inRegion,
         outputOptions: resolveOutput({ api: 'sdr2hdr' }).output,
+        outputSpec: outputSpec(resolveOutput({ api: 'sdr2hdr' })),
         metadata: {},
         estimatedCredits: credits,
         estimatedSeconds: 2,

@@ -3,6 +3,7 @@
 // re-encoding; the result is indistinguishable from a single pass (frame count, HDR10, one HEVC Main10
 // stream, audio once, luma SSIM), billed once; a cancel stops every segment; a segment whose worker
 // is SIGKILLed is retried alone; the temporary segments are gone afterwards.
+import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -166,6 +167,7 @@ describe('segment-parallel sdr2hdr', () => {
     if (!probed.ok) throw new Error(probed.message);
     const single = join(dir, `${jobId}-single.mp4`);
     const onePass = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input: source,
       output: single,
       container: 'mp4',
@@ -205,6 +207,7 @@ describe('segment-parallel sdr2hdr', () => {
       const single = join(dir, `${jobId}-single.mp4`);
       const transfer = 'transfer' in output ? output.transfer : 'pq';
       const onePass = await convertSdrToHdr({
+        ...DEFAULT_HDR_ENCODE,
         input: source,
         output: single,
         container: 'mp4',

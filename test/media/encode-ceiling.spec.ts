@@ -1,6 +1,7 @@
 // The second guard of issue 29 item 1: whatever the probe believed, an encode stops at the probed
 // (and priced) length and fails source_changed — the probe reads packet timestamps, so no file reaches
 // this from outside today; this holds the line if a container ever fools the probe. Real ffmpeg.
+import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ describe('an encode never runs past the length it was priced for', () => {
     expect(probed.probe.durationSeconds).toBeCloseTo(10, 0);
     const output = join(await mkdtemp(join(tmpdir(), 'mj-ceiling-')), 'out.mp4');
     const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output,
       container: 'mp4',
@@ -31,7 +33,13 @@ describe('an encode never runs past the length it was priced for', () => {
     const probed = await probeMedia(input, { api: 'sdr2hdr' });
     if (!probed.ok) throw new Error(probed.code);
     const output = join(await mkdtemp(join(tmpdir(), 'mj-ceiling-')), 'out.mp4');
-    const result = await convertSdrToHdr({ input, output, container: 'mp4', probe: probed.probe });
+    const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
+      input,
+      output,
+      container: 'mp4',
+      probe: probed.probe,
+    });
     expect(result).toMatchObject({ ok: true });
     if (result.ok) expect(result.processedSeconds).toBeCloseTo(3, 0);
   });

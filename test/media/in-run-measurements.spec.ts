@@ -1,6 +1,7 @@
 // What the run measures of the file it wrote, so the output check need not read it all again
 // (src/processing/run-measurements.ts): the figures equal the check's own, measured from the file, and
 // they count only while the file is byte for byte the one they were made of.
+import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { appendFile, copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ describe('measured in the run', () => {
       if (!outcome.ok) throw new Error(outcome.code);
       const output = join(out, `${mapping}.mp4`);
       const made = await convertSdrToHdr({
+        ...DEFAULT_HDR_ENCODE,
         input,
         output,
         probe: outcome.probe,

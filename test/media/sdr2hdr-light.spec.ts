@@ -2,6 +2,7 @@
 // reaches the requested peak and keeps 18 % grey where its formula puts it, `reference` stays at BT.2408's
 // placement, HLG is HLG to ffprobe and mediainfo, and the light levels written into the file are the
 // decoded picture's own.
+import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,14 @@ async function convert(
 ): Promise<SdrToHdrSuccess> {
   const input = await lightPatternMp4({ dim: options.dim });
   const output = join(out, `${name}.mp4`);
-  const result = await convertSdrToHdr({ input, output, probe: await probed(input), container: 'mp4', ...options });
+  const result = await convertSdrToHdr({
+    ...DEFAULT_HDR_ENCODE,
+    input,
+    output,
+    probe: await probed(input),
+    container: 'mp4',
+    ...options,
+  });
   if (!result.ok) throw new Error(`${name}: ${result.code} ${result.stderrTail.join('\n')}`);
   return result;
 }

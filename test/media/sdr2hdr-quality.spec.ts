@@ -1,6 +1,7 @@
 // Round-trip fidelity of each quality preset (the numbers behind src/media/quality-presets.ts):
 // convert to HDR10, convert the PQ output back to BT.709 with zscale at the same 203-nit white, and
 // compare luma SSIM with the source — and with the colour step alone, which isolates the encoder.
+import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,7 @@ describe.each(QUALITY_CHOICES)('quality %s', (quality) => {
     if (!outcome.ok) throw new Error(outcome.code);
     const output = join(out, `${quality}.mp4`);
     const converted = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output,
       probe: outcome.probe,

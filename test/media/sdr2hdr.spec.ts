@@ -1,4 +1,5 @@
 // SDR → HDR10 end to end with real ffmpeg: what ffprobe and mediainfo say about the output.
+import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,7 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const output = join(out, 'hdr.mp4');
     const progress: number[] = [];
     const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output,
       probe: await probed(input),
@@ -98,7 +100,13 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
   it('maps SDR 100% white to about 203 cd/m² (10-bit PQ code 573)', async () => {
     const input = await sdrMp4();
     const output = join(out, 'white.mp4');
-    const result = await convertSdrToHdr({ input, output, probe: await probed(input), container: 'mp4' });
+    const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
+      input,
+      output,
+      probe: await probed(input),
+      container: 'mp4',
+    });
     expect(result.ok).toBe(true);
     // testsrc2 has no flat white area we can rely on, so check the conversion's white point on a synthetic frame.
     const { stdout } = await run(
@@ -127,6 +135,7 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const input = await sdrMp4({ width: 640, height: 360, seconds: 1 });
     const output = join(out, 'small.mov');
     const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output,
       probe: await probed(input),
@@ -139,7 +148,13 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const mov = await sdrMovPcm();
     const movOut = join(out, 'pcm.mov');
     expect(
-      await convertSdrToHdr({ input: mov, output: movOut, probe: await probed(mov), container: 'mov' }),
+      await convertSdrToHdr({
+        ...DEFAULT_HDR_ENCODE,
+        input: mov,
+        output: movOut,
+        probe: await probed(mov),
+        container: 'mov',
+      }),
     ).toMatchObject({ ok: true });
     expect((await streamsOf(movOut)).map((s) => s.codec_name)).toEqual(['hevc', 'aac']);
   });
@@ -147,7 +162,13 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
   it('converts an untagged input (read as BT.709) without zscale failing', async () => {
     const input = await untaggedMp4({ audio: false });
     const output = join(out, 'untagged.mp4');
-    const result = await convertSdrToHdr({ input, output, probe: await probed(input), container: 'mp4' });
+    const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
+      input,
+      output,
+      probe: await probed(input),
+      container: 'mp4',
+    });
     expect(result).toMatchObject({ ok: true });
     expect((await streamsOf(output)).map((s) => s.codec_type)).toEqual(['video']);
     expect((await readMediainfoHdr(output))?.isHdr10).toBe(true);
@@ -157,6 +178,7 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const input = await sdrMp4({ seconds: 4, audio: false });
     const progress: number[] = [];
     const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output: join(out, 'progress.mp4'),
       probe: await probed(input),
@@ -178,6 +200,7 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const controller = new AbortController();
     const started = Date.now();
     const pending = convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output,
       probe: await probed(input),
@@ -198,7 +221,9 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const outcome = await probeMedia(input, { api: 'sdr2hdr', allowEncrypted: true });
     if (!outcome.ok) throw new Error(outcome.code);
     const output = join(out, 'cenc-out.mp4');
-    expect(await convertSdrToHdr({ input, output, probe: outcome.probe, container: 'mp4' })).toMatchObject({
+    expect(
+      await convertSdrToHdr({ ...DEFAULT_HDR_ENCODE, input, output, probe: outcome.probe, container: 'mp4' }),
+    ).toMatchObject({
       ok: false,
       code: 'drm_protected',
     });
@@ -209,6 +234,7 @@ describe('convertSdrToHdr (real ffmpeg)', () => {
     const input = await sdrMp4({ width: 640, height: 360, seconds: 20, audio: false });
     const output = join(out, 'timeout.mp4');
     const result = await convertSdrToHdr({
+      ...DEFAULT_HDR_ENCODE,
       input,
       output,
       probe: await probed(input),

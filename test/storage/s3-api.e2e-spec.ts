@@ -240,7 +240,7 @@ describe('API and worker on the S3 backend (real Swift)', () => {
          VALUES ($1, $2, 'sdr2hdr', 'processing', 'nowhere', '{}', 0, 0, 'authorised', 0, 'req_open')`,
       [openJob, account.accountId],
     );
-    // What a segment-parallel item stores while it runs (src/processing/job-processor.ts segmentsPrefix).
+    // What a segment-parallel item stores while it runs (src/common/storage/storage.ts segmentsPrefix).
     const leftBehind = `segments/${job.job_id}/0/enc-1.mp4`;
     const inUse = `segments/${openJob}/0/src-0.mp4`;
     for (const key of [leftBehind, inUse])

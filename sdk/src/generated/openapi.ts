@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Regenerate with `npm run generate:types`; test/docs/wire-types.spec.ts fails while this file is stale.
+// Regenerate with `npm run generate:types`; test/docs/wire-types.e2e-spec.ts fails while this file is stale.
 
 export interface paths {
     "/health/live": {

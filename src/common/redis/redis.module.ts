@@ -165,6 +165,9 @@ function reconnectUnlessClosed(client: Redis): void {
   client.on('end', () => {
     if (closedByUs) return;
     setTimeout(() => {
+      // A connect that fails is a connection error like any other (see the client's error listener):
+      // ioredis retries it by its retryStrategy (reconnectDelay, without end) and the commands that fail
+      // meanwhile report it; the rejected promise only repeats that first failure.
       if (!closedByUs && client.status === 'end') client.connect().catch(() => undefined);
     }, reconnectDelay(1)).unref();
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { segmentsPrefix, STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
-import { storedOutput, targetLines } from '../../../jobs/output-options';
+import { storedSpec } from '../../../jobs/output-options';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
 import { MEDIA_RUNNER, type EncodeSegmentResult, type MediaRunner } from '../../media-runner';
@@ -56,8 +56,8 @@ export class EncodeSegment {
     const opened = await openItem(this.lifecycle, jobId, index);
     if (!opened) return;
     const { job, item } = opened;
-    const output = storedOutput(job);
-    if (output.api !== 'sdr2hdr') throw new Error(`segment of a ${output.api} item`);
+    const spec = storedSpec(job);
+    if (spec.api !== 'sdr2hdr') throw new Error(`segment of a ${spec.api} item`);
     const timeLimitMs = timeLeftMs(jobDeadline(job, this.config));
     const ended = await this.workDirs.using(
       `${jobId}-${index}-s${segment}`,
@@ -70,8 +70,7 @@ export class EncodeSegment {
             : await this.runner.encodeSegment({
                 inputPath: source,
                 outputPath: join(workDir, 'enc.mp4'),
-                output: output.output,
-                targetHeight: targetLines(output.output.resolution),
+                output: spec,
                 signal,
                 timeLimitMs,
                 onProgress: this.progress.forSegment(jobId, index, segment, command.abort),

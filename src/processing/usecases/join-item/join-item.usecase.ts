@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
-import { storedOutput } from '../../../jobs/output-options';
+import { storedSpec } from '../../../jobs/output-options';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
 import { withLightMap } from '../../light-map-step';
@@ -44,8 +44,8 @@ export class JoinItem {
     const opened = await openItem(this.lifecycle, jobId, index);
     if (!opened) return;
     const { job, item } = opened;
-    const output = storedOutput(job);
-    if (output.api !== 'sdr2hdr') throw new Error(`join of a ${output.api} item`);
+    const spec = storedSpec(job);
+    if (spec.api !== 'sdr2hdr') throw new Error(`join of a ${spec.api} item`);
     const segments = await this.segments.list(jobId, index);
     const deadline = jobDeadline(job, this.config);
     this.progress.phase(jobId, index, 'joining');
@@ -66,7 +66,7 @@ export class JoinItem {
         parts,
         audio,
         outputPath: join(workDir, `out-${index}`),
-        output: output.output,
+        output: spec,
         signal,
         timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });
@@ -79,7 +79,7 @@ export class JoinItem {
         sourcePath: sources[middle],
         framePath: parts[middle],
         pngPath: join(workDir, `light-map-${index}.png`),
-        output: output.output,
+        output: spec,
         signal,
         timeLimitMs: Math.max(1, timeLeftMs(deadline)),
         context: { job_id: jobId, item: index },

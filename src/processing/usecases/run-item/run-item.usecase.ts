@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../../../jobs/job.types';
-import { storedOutput, targetLines } from '../../../jobs/output-options';
+import { storedSpec } from '../../../jobs/output-options';
 import { splitsIntoSegments } from '../../../media/segment-plan';
 import { mediaRun } from '../../../metrics/job-metrics';
 import { ItemEnding } from '../../item-ending';
@@ -156,7 +156,7 @@ export class RunItem {
       // null: not worth splitting after all (too few keyframes), or not splittable: one pass.
       if (split) return split;
     }
-    const output = storedOutput(job);
+    const spec = storedSpec(job);
     const priced = pricedSource(job, item);
     const common = {
       inputPath: input.path,
@@ -169,25 +169,19 @@ export class RunItem {
         recheckSource(priced, actual, { maxDurationSeconds: this.config.maxDurationSeconds }),
     };
     const request: RunItemRequest =
-      output.api === 'sdr2hdr'
-        ? {
-            ...common,
-            ...output,
-            targetHeight: targetLines(output.output.resolution),
-          }
-        : { ...common, ...output };
+      spec.api === 'sdr2hdr' ? { ...common, api: spec.api, output: spec } : { ...common, api: spec.api, output: spec };
     const started = performance.now();
     const result = await this.runner.run(request);
     if (result.ok)
       mediaRun(job.api, result.processedSeconds, (performance.now() - started) / 1000, result.outputHeight);
-    if (output.api !== 'sdr2hdr') return result;
+    if (spec.api !== 'sdr2hdr') return result;
     return clock.time('light_map', () =>
       withLightMap(result, {
         runner: this.runner,
         logger: this.logger,
         sourcePath: input.path,
         pngPath: join(workDir, `light-map-${item.index}.png`),
-        output: output.output,
+        output: spec,
         signal: command.signal,
         timeLimitMs: Math.max(1, timeLeftMs(jobDeadline(job, this.config))),
         context: { job_id: job.id, item: item.index },
