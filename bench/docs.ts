@@ -1,8 +1,10 @@
 // How long the API reference takes to show its operations in a browser: Debian's Chromium (headless,
 // through playwright-core) opens our /docs page with an empty cache and the time from navigation to
 // the moment every operation of the document is on the page is read from the page's own clock.
-// Bare: the same Swagger UI (swagger-ui-dist, the copy the API serves) on a static page with a
-// one-operation document, i.e. what Swagger UI costs before any document of ours.
+// Bare: the same Swagger UI (swagger-ui-dist, the copy the API serves) on a static page, with its default
+// options, given the very document our page draws (the reference's 3.0 rendition, taken from the page):
+// what Swagger UI itself costs to draw our reference, so the ratio is what our page adds (issue 42 item 11:
+// within 1.15×). The one-operation page of before (Swagger UI's start alone) is still timed, for the record.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,10 +15,11 @@ import { createEnvironment } from './lib/environment';
 import { startProcess } from './lib/processes';
 import { compare, type BenchContext, type BenchResult } from './lib/report';
 import { median, round } from './lib/stats';
+import { SWAGGER_UI_OPTIONS } from '../src/docs/swagger-ui-page';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium';
 
-/** The customer reference must show its operations within this (issue 27 item 9). */
-const TARGET_MS = 1000;
+/** Our page may take at most this much longer than bare Swagger UI drawing the same document (issue 42 item 11). */
+const TARGET_RATIO = 1.15;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
 /** Operations under `paths` of an OpenAPI document: what Swagger UI draws one block for. */
@@ -110,55 +113,81 @@ export async function bareSwaggerUi(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
+/** The document our page hands Swagger UI: the JSON data block of its HTML (the reference's 3.0 rendition). */
+export function embeddedReference(html: string): object {
+  const block = /<script id="reference" type="application\/json">([\s\S]*?)<\/script>/.exec(html);
+  if (!block) throw new Error('the /docs page has no reference data block');
+  return JSON.parse(block[1]) as object;
+}
+
 export async function benchDocs(context: BenchContext): Promise<BenchResult> {
   const runs = context.quick ? 3 : 7;
   const env = await createEnvironment('docs');
-  // The target is the reader's wait (wall time), judged only on an idle machine: the renderer spreads its
-  // work over threads (its CPU time exceeds the wall time there), so CPU is no stand-in for the wait, and a
-  // loaded machine stretches the wait many times over.
+  // Judged on the reader's wait (wall time) relative to bare Swagger UI timed alternately in the same browser,
+  // so the shared machine's load stretches both sides alike; the renderer's CPU time is reported beside it.
   const loadAtStart = loadavg()[0];
   const api = await startProcess('dist/src/main.js', env.serviceEnv);
-  const bare = await bareSwaggerUi();
+  const start = await bareSwaggerUi();
   const browser = await launchBrowser();
+  let bare: Awaited<ReturnType<typeof bareSwaggerUi>> | undefined;
+  let bareOurOptions: Awaited<ReturnType<typeof bareSwaggerUi>> | undefined;
   try {
     const documentText = await (await fetch(`${api.url}/docs/openapi.json`)).text();
     const operations = operationCount(JSON.parse(documentText) as Parameters<typeof operationCount>[0]);
+    const drawn = embeddedReference(await (await fetch(`${api.url}/docs`)).text());
+    if (operationCount(drawn as Parameters<typeof operationCount>[0]) !== operations)
+      throw new Error('the page draws another number of operations than /docs/openapi.json has');
+    bare = await bareSwaggerUi(drawn);
+    // The same, with our page's options: what is left between it and our page is the page itself.
+    bareOurOptions = await bareSwaggerUi(drawn, { ...SWAGGER_UI_OPTIONS });
     const ours: RenderTime[] = [];
     const baseline: RenderTime[] = [];
-    // Alternated, so a load spike on the shared machine hits both sides alike.
+    const withOurOptions: RenderTime[] = [];
+    const startOnly: RenderTime[] = [];
+    // Alternated, so a load spike on the shared machine hits every side alike.
     for (let run = 0; run < runs; run++) {
       ours.push(await timeToOperations(browser, `${api.url}/docs`, operations));
-      baseline.push(await timeToOperations(browser, bare.url, 1));
+      baseline.push(await timeToOperations(browser, bare.url, operations));
+      withOurOptions.push(await timeToOperations(browser, bareOurOptions.url, operations));
+      startOnly.push(await timeToOperations(browser, start.url, 1));
       context.log(
-        `run ${run + 1}: ours ${round(ours[run].cpuMs)} ms CPU (${round(ours[run].wallMs)} ms wall), ` +
-          `bare ${round(baseline[run].cpuMs)} ms (${round(baseline[run].wallMs)} ms wall)`,
+        `run ${run + 1}: ours ${round(ours[run].wallMs)} ms wall (${round(ours[run].cpuMs)} ms CPU), ` +
+          `bare with our document ${round(baseline[run].wallMs)} ms (${round(baseline[run].cpuMs)} ms CPU), ` +
+          `and our options ${round(withOurOptions[run].wallMs)} ms (${round(withOurOptions[run].cpuMs)} ms CPU), ` +
+          `bare with one operation ${round(startOnly[run].wallMs)} ms`,
       );
     }
     const busy = ours.map((time) => time.cpuMs);
     const waits = ours.map((time) => time.wallMs);
     return compare(
       'docs',
-      `Swagger UI at /docs shows all ${operations} operations of /docs/openapi.json (${Math.round(documentText.length / 1024)} KB) in Chromium, cold cache: wall time by the page's clock; bare: the same Swagger UI with a one-operation document`,
+      `Swagger UI at /docs shows all ${operations} operations of /docs/openapi.json (${Math.round(documentText.length / 1024)} KB) in Chromium, cold cache: wall time by the page's clock; bare: the same Swagger UI, default options, on a static page given the document our page draws`,
       {
         metric: 'ms to operations rendered',
         ours: waits,
         bare: baseline.map((time) => time.wallMs),
         higherIsBetter: false,
       },
-      { text: `≤ ${TARGET_MS} ms, idle machine`, met: () => median(waits) <= TARGET_MS && loadAtStart < 1 },
+      { text: `≤ ${TARGET_RATIO}× bare Swagger UI given our document`, met: (ratio) => ratio <= TARGET_RATIO },
       {
         operations,
         document_bytes: documentText.length,
         cpu_median_ms: round(median(busy)),
-        wall_median_ms: round(median(ours.map((time) => time.wallMs))),
+        wall_median_ms: round(median(waits)),
         bare_wall_median_ms: round(median(baseline.map((time) => time.wallMs))),
+        bare_cpu_median_ms: round(median(baseline.map((time) => time.cpuMs))),
+        bare_our_options_wall_median_ms: round(median(withOurOptions.map((time) => time.wallMs))),
+        bare_our_options_cpu_median_ms: round(median(withOurOptions.map((time) => time.cpuMs))),
+        one_operation_wall_median_ms: round(median(startOnly.map((time) => time.wallMs))),
         load_average_1m: round(loadAtStart),
-        target_ms: TARGET_MS,
+        target_ratio: TARGET_RATIO,
       },
     );
   } finally {
     await browser.close();
-    bare.server.close();
+    start.server.close();
+    bare?.server.close();
+    bareOurOptions?.server.close();
     await api.stop();
     await env.close();
   }

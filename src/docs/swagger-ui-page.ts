@@ -17,21 +17,26 @@ const DIST_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png
 const INIT_FILE = 'mediajobs-init.js';
 
 /**
- * Starts Swagger UI on the reference embedded in the page. `persistAuthorization`: the API key typed
- * into "Authorize" survives a reload (kept in the browser only). No badge from validator.swagger.io:
- * the page makes no third-party requests. The Schemas section at the end repeats the models every
- * operation already shows (its "Schema" tab); not drawing it saves a fifth of the render.
+ * Swagger UI's options on our pages (also what bench/docs.ts gives bare Swagger UI to tell the options'
+ * cost from the page's). `persistAuthorization`: the API key typed into "Authorize" survives a reload
+ * (kept in the browser only). No badge from validator.swagger.io: the page makes no third-party
+ * requests. The Schemas section at the end repeats the models every operation already shows (its
+ * "Schema" tab); not drawing it saves a fifth of the render.
  */
-const INIT_SCRIPT = `"use strict";
-window.ui = SwaggerUIBundle({
-  spec: JSON.parse(document.getElementById("reference").textContent),
-  dom_id: "#swagger-ui",
+export const SWAGGER_UI_OPTIONS = {
   deepLinking: true,
   validatorUrl: null,
   displayOperationId: true,
   persistAuthorization: true,
   defaultModelsExpandDepth: -1,
-});
+} as const;
+
+/** Starts Swagger UI on the reference embedded in the page. */
+const INIT_SCRIPT = `"use strict";
+window.ui = SwaggerUIBundle(Object.assign({
+  spec: JSON.parse(document.getElementById("reference").textContent),
+  dom_id: "#swagger-ui",
+}, ${JSON.stringify(SWAGGER_UI_OPTIONS)}));
 `;
 
 let assets: Map<string, StaticFile> | undefined;

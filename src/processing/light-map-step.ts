@@ -13,6 +13,8 @@ export interface LightMapStep extends MediaRun {
   sourcePath: string;
   /** The file to take the output frame from (defaults to the made output itself). */
   framePath?: string;
+  /** Where `framePath` starts in the item (a segment's start), so the frame's time is the item's. */
+  frameOffsetSeconds?: number;
   pngPath: string;
   output: HdrOutputSpec;
   /** For the log line when the map could not be made. */
@@ -30,7 +32,10 @@ export async function withLightMap(result: RunItemResult, step: LightMapStep): P
     signal: step.signal,
     timeLimitMs: step.timeLimitMs,
   });
-  if (rendered.ok) return { ...result, lightMapPath: rendered.path, lightMapFrameSeconds: rendered.frameSeconds };
+  if (rendered.ok) {
+    const frameSeconds = Math.round((rendered.frameSeconds + (step.frameOffsetSeconds ?? 0)) * 1000) / 1000;
+    return { ...result, lightMapPath: rendered.path, lightMapFrameSeconds: frameSeconds };
+  }
   step.logger.warn({ ...step.context, stderr: rendered.stderrTail }, 'could not render the light map');
   return result;
 }

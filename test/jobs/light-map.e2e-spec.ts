@@ -1,8 +1,9 @@
 // The light map of an sdr2hdr item (docs/api-decisions.md §12) through the real API, a worker, ffmpeg and
 // the local object store: a PNG behind `items[i].output.light_map_url`, fetched through its signed link
 // and decoded here — reference and expand put the light visibly elsewhere (the share of the output half
-// in the bands at and above 400 cd/m²) — one per item also when the item was encoded in segments, and
-// retention and the storage sweeper remove it with the output.
+// in the bands at and above 400 cd/m²) — one per item also when the item was encoded in segments, its
+// light_map_frame_seconds the output's keyframe nearest the middle, and retention and the storage sweeper
+// remove it with the output.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -143,6 +144,18 @@ describe('the light map of an sdr2hdr item', () => {
     expect(count).toBeGreaterThan(1);
     const png = await fetchMap(job.items[0], 'segmented');
     expect(png).toMatchObject({ width: 640, height: 180 + LEGEND_HEIGHT });
+    // light_map_frame_seconds is the frame's time in the item, not in the middle segment it was taken from
+    // (it said 0.5 s of a 4 s item, the middle of the third 1 s segment).
+    const [segment] = await db.query(
+      `SELECT start_seconds::float8 AS start, duration_seconds::float8 AS length FROM item_segments
+        WHERE job_id = $1 ORDER BY segment OFFSET $2 LIMIT 1`,
+      [job.job_id, Math.floor(count / 2)],
+    );
+    const at: number = job.items[0].output.light_map_frame_seconds;
+    expect(at).toBeGreaterThanOrEqual(segment.start);
+    expect(at).toBeLessThanOrEqual(segment.start + segment.length);
+    expect(at).toBeGreaterThanOrEqual(0.1 * job.items[0].duration_seconds);
+    expect(at).toBeLessThanOrEqual(0.9 * job.items[0].duration_seconds);
     // One output and one light map in the store for the item.
     const objects = await storedObjects(job.job_id);
     expect(objects.filter((name) => name.endsWith('.png'))).toHaveLength(1);

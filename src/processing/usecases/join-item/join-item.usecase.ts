@@ -78,6 +78,7 @@ export class JoinItem {
         logger: this.logger,
         sourcePath: sources[middle],
         framePath: parts[middle],
+        frameOffsetSeconds: Number(segments[middle].start_seconds),
         pngPath: join(workDir, `light-map-${index}.png`),
         output: spec,
         signal,
