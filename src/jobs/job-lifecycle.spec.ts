@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { TERMINAL_STATUSES, type JobStatus } from './job.types';
 import {
-  EVENT_AT_END,
   billingStateAtEnd,
   JOB_TRANSITIONS,
   jobStatusesLeadingTo,
   openItemStatuses,
   openJobStatuses,
 } from './job-lifecycle';
+import { EVENT_AT_END } from './settlement';
 
 const SRC = join(__dirname, '..');
 

@@ -9,9 +9,10 @@ import { settleHold, type HoldSettlement } from '../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
-import { OutboxWriter, type EventItem, type JobEvent } from '../webhooks/outbox.writer';
+import { OutboxWriter, type EventItem } from '../webhooks/outbox.writer';
 import type {
   BillingState,
+  EndStatus,
   ItemCheck,
   ItemOutput,
   ItemPhase,
@@ -21,6 +22,7 @@ import type {
   JobStatus,
 } from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
+import { EVENT_AT_END, planJobEnd, type SettlementPlan } from './settlement';
 
 export type Actor = 'api' | 'worker';
 
@@ -82,8 +84,6 @@ export function openItemStatuses(): ItemStatus[] {
   return [...new Set(ITEM_TRANSITIONS.flatMap((rule) => rule.from))];
 }
 
-export type EndStatus = Extract<JobStatus, 'succeeded' | 'partially_succeeded' | 'failed' | 'cancelled'>;
-
 /**
  * What a job's hold becomes when it ends (the database's jobs_terminal_billing constraint agrees): a
  * job that succeeded, fully or partly, is settled; a failed one released. A cancelled job pays for the
@@ -95,14 +95,6 @@ export function billingStateAtEnd(status: EndStatus, chargedCredits: number): Bi
   if (status === 'succeeded' || status === 'partially_succeeded') return 'settled';
   return status === 'cancelled' && chargedCredits > 0 ? 'settled' : 'released';
 }
-
-/** The webhook event each ending writes to the outbox. */
-export const EVENT_AT_END: Record<EndStatus, JobEvent> = {
-  succeeded: 'job.succeeded',
-  partially_succeeded: 'job.partially_succeeded',
-  failed: 'job.failed',
-  cancelled: 'job.cancelled',
-};
 
 /** How one item ended; `asset` is the output it produced, stored in the same transaction. */
 export interface ItemEnding {
@@ -116,31 +108,12 @@ export interface ItemEnding {
   checks?: ItemCheck[];
 }
 
-/** How a job ends once its last item has: its status, what it costs (capped at the hold), its error. */
-export interface JobEnding {
-  status: Exclude<EndStatus, 'cancelled'>;
-  chargedCredits: number;
-  processedSeconds: number;
-  error: ErrorObject | null;
-}
-
-/** An item as it ended, read back under the job's lock when the job ends. */
-export interface EndedItem {
-  index: number;
-  status: 'succeeded' | 'failed';
-  estimatedCredits: number;
-  chargedCredits: number;
-  processedSeconds: number;
-  error: ErrorObject | null;
-}
-
-/** Decides a job's ending from all its items (the worker's settlement rules, src/processing/settlement.ts). */
-export type JobEndPlanner = (items: EndedItem[]) => JobEnding;
-
-/** What an endItems call did: which of its items it ended, and whether it ended the job. */
+/** What an endItems call did: which of its items it ended, and how the job ended when it did (planJobEnd). */
 export interface ItemsEnded {
   itemsEnded: number[];
   jobEnded: boolean;
+  /** The job's ending, when this call ended it: its status, money and the items as they ended. */
+  ending?: SettlementPlan;
 }
 
 @Injectable()
@@ -193,7 +166,7 @@ export class JobLifecycle {
    * 'authorised' is the second guard: a duplicated or retried worker ends nothing twice. An item
    * that already ended (or whose job ended) is left as it is, and its output is not stored.
    */
-  async endItems(job: JobRow, endings: ItemEnding[], planEnd: JobEndPlanner): Promise<ItemsEnded> {
+  async endItems(job: JobRow, endings: ItemEnding[]): Promise<ItemsEnded> {
     const settling = performance.now();
     let metrics: EndedJob | undefined;
     const result = await this.repository.transaction(async (manager): Promise<ItemsEnded> => {
@@ -248,8 +221,10 @@ export class JobLifecycle {
         await this.repository.updateProgress(manager, job.id, open);
         return { itemsEnded, jobEnded: false };
       }
-      const ending = planEnd(
+      const ending = planJobEnd(
+        { api: job.api, requestId: job.request_id },
         items.map((item) => ({ ...item, status: item.status === 'succeeded' ? 'succeeded' : 'failed' })),
+        this.config.docsUrl,
       );
       const ended = await this.endJob(manager, job.id, {
         status: ending.status,
@@ -262,12 +237,12 @@ export class JobLifecycle {
       await this.outbox.write(manager, {
         accountId: job.account_id,
         jobId: job.id,
-        event: EVENT_AT_END[ending.status],
+        event: ending.event,
         error: ending.error,
         items: eventItems(items),
       });
       metrics = { ...ending, api: job.api, startedAt: locked.started_at, items, settlementStartedAt: settling };
-      return { itemsEnded, jobEnded: true };
+      return { itemsEnded, jobEnded: true, ending };
     });
     // Counted once committed (a rolled-back attempt is retried and counted then).
     if (metrics) jobEnded(metrics);

@@ -10,6 +10,8 @@ export const TERMINAL_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 
 /** Every status a job can be in, in the order of its life: the one list the API's validation and document use. */
 export const JOB_STATUSES = ['queued', 'processing', ...TERMINAL_STATUSES] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+/** The statuses a job ends in. */
+export type EndStatus = Extract<JobStatus, 'succeeded' | 'partially_succeeded' | 'failed' | 'cancelled'>;
 export type ItemStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'cancelled';
 /** What a processing item is doing now (items[i].phase). */
 export const ITEM_PHASES = ['encoding', 'joining', 'storing'] as const;

@@ -10,19 +10,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { randomBase62 } from '../common/ids';
 import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
-import {
-  JobLifecycle,
-  type EndedItem,
-  type ItemEnding as LifecycleEnding,
-  type ItemsEnded,
-} from '../jobs/job-lifecycle';
+import { JobLifecycle, type ItemEnding as LifecycleEnding, type ItemsEnded } from '../jobs/job-lifecycle';
 import { openItemStatuses } from '../jobs/job-lifecycle';
 import type { ItemCheck, JobItemRow, JobRow } from '../jobs/job.types';
 import { storedSpec } from '../jobs/output-options';
+import { planItem, type ItemResult } from '../jobs/settlement';
 import type { ItemClock } from './item-timings';
 import { MEDIA_RUNNER, type MadeOutput, type MediaRun, type MediaRunner, type RunItemResult } from './media-runner';
 import { OUTAGE_POLICIES, retryThroughOutage, type OutagePolicies } from './outage-retry';
-import { planItem, planJobEnd, type ItemResult } from './settlement';
 
 export const STORE_FAILED = 'The object store did not answer; the item may be retried.';
 
@@ -191,7 +186,8 @@ export class ItemEnding {
   }
 
   /**
-   * Ends items with their results; what the job costs, once its last item ends, comes from settlement.ts.
+   * Ends items with their results; what the job costs, once its last item ends, JobLifecycle.endItems settles
+   * (src/jobs/settlement.ts).
    * The call that ends the job logs its one "job ended" line (ids, counts, status, code, credits; no secret).
    */
   private async endItems(
@@ -220,21 +216,16 @@ export class ItemEnding {
         checks,
       };
     });
-    let ending: ReturnType<typeof planJobEnd> | undefined;
-    let endedItems: EndedItem[] = [];
-    const outcome = await this.lifecycle.endItems(job, endings, (ended) => {
-      endedItems = ended;
-      ending = planJobEnd(context, ended, this.config.docsUrl);
-      return ending;
-    });
-    if (outcome.jobEnded && ending) {
+    const outcome = await this.lifecycle.endItems(job, endings);
+    const { ending } = outcome;
+    if (ending) {
       this.logger.log(
         {
           job_id: job.id,
           request_id: job.request_id,
           api: job.api,
-          items: endedItems.length,
-          failed_items: endedItems.filter((item) => item.status === 'failed').length,
+          items: ending.items.length,
+          failed_items: ending.items.filter((item) => item.status === 'failed').length,
           status: ending.status,
           code: ending.error?.code ?? null,
           duration_ms: job.started_at ? Date.now() - job.started_at.getTime() : null,

@@ -5,7 +5,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { JobLifecycle, type ItemEnding } from '../../src/jobs/job-lifecycle';
-import { planJobEnd } from '../../src/processing/settlement';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { credits, upload } from '../support/jobs';
@@ -61,9 +60,6 @@ describe('the end of a job whose items end on different workers', () => {
       asset: null,
     };
   }
-
-  const plan = (job: { api: 'sdr2hdr' | 'audio'; request_id: string }) => (items: Parameters<typeof planJobEnd>[1]) =>
-    planJobEnd({ api: job.api, requestId: job.request_id }, items, api.config.docsUrl);
 
   const openBarriers = new Set<Client>();
 
@@ -129,9 +125,7 @@ describe('the end of a job whose items end on different workers', () => {
     for (let round = 0; round < 5; round++) {
       const { jobId, job, items } = await takenJob(2);
       const gate = await barrier(jobId);
-      const ends = items.map((item) =>
-        lifecycle.endItems(job, [succeeded(item.index, item.estimated_credits)], plan(job)),
-      );
+      const ends = items.map((item) => lifecycle.endItems(job, [succeeded(item.index, item.estimated_credits)]));
       await gate.waiting(2);
       await gate.release();
       const results = await Promise.all(ends);
@@ -159,7 +153,7 @@ describe('the end of a job whose items end on different workers', () => {
     const { jobId, job, items } = await takenJob(2);
     const gate = await barrier(jobId);
     const ending = succeeded(0, items[0].estimated_credits);
-    const ends = [lifecycle.endItems(job, [ending], plan(job)), lifecycle.endItems(job, [ending], plan(job))];
+    const ends = [lifecycle.endItems(job, [ending]), lifecycle.endItems(job, [ending])];
     await gate.waiting(2);
     await gate.release();
     const results = await Promise.all(ends);
@@ -172,18 +166,23 @@ describe('the end of a job whose items end on different workers', () => {
     expect(view.progress).toBe(0.5);
     expect(await ledgerOf(jobId)).toEqual(['authorise']);
 
-    const last = await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job));
-    expect(last).toEqual({ itemsEnded: [1], jobEnded: true });
+    const last = await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)]);
+    // The call that ended the job says how: the settlement planned under the job's lock (src/jobs/settlement.ts).
+    expect(last).toEqual({
+      itemsEnded: [1],
+      jobEnded: true,
+      ending: expect.objectContaining({ status: 'succeeded', chargedCredits: 2, event: 'job.succeeded' }),
+    });
     expect(await ledgerOf(jobId)).toEqual(['authorise', 'capture']);
   });
 
   it('a worker that dies inside the ending transaction leaves the job open; the retried item ends it once', async () => {
     const { jobId, job, items } = await takenJob(2);
-    await lifecycle.endItems(job, [succeeded(0, items[0].estimated_credits)], plan(job));
+    await lifecycle.endItems(job, [succeeded(0, items[0].estimated_credits)]);
 
     // The last item's ending waits at the barrier; its connection is then cut, as when its worker dies.
     const gate = await barrier(jobId);
-    const dying = lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job));
+    const dying = lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)]);
     const [victim] = await gate.waiting(1);
     await db.query('SELECT pg_terminate_backend($1)', [victim]);
     await gate.release();
@@ -197,12 +196,13 @@ describe('the end of a job whose items end on different workers', () => {
     // BullMQ hands the unit to another worker, which takes the item again and ends it — and the job.
     const again = await lifecycle.takeItem(jobId, 1, 'wkr_test9');
     expect(again).not.toBeNull();
-    expect(await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job))).toEqual({
+    expect(await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)])).toEqual({
       itemsEnded: [1],
       jobEnded: true,
+      ending: expect.objectContaining({ status: 'succeeded', chargedCredits: 2 }),
     });
     // A late duplicate of the dead worker's unit changes nothing.
-    expect(await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)], plan(job))).toEqual({
+    expect(await lifecycle.endItems(job, [succeeded(1, items[1].estimated_credits)])).toEqual({
       itemsEnded: [],
       jobEnded: false,
     });
@@ -241,10 +241,10 @@ describe('the end of a job whose items end on different workers', () => {
     const items = (await call(api, 'GET', `/v1/sdr2hdr/jobs/${first.body.job_id}`, { key: limited.apiKey })).body
       .items as { index: number; estimated_credits: number }[];
     for (const item of items.slice(0, 3)) {
-      await lifecycle.endItems(job!, [succeeded(item.index, String(item.estimated_credits))], plan(job!));
+      await lifecycle.endItems(job!, [succeeded(item.index, String(item.estimated_credits))]);
     }
     expect((await submit()).status).toBe(429);
-    await lifecycle.endItems(job!, [succeeded(3, String(items[3].estimated_credits))], plan(job!));
+    await lifecycle.endItems(job!, [succeeded(3, String(items[3].estimated_credits))]);
     expect((await submit()).status).toBe(202);
   });
 
@@ -253,7 +253,7 @@ describe('the end of a job whose items end on different workers', () => {
     const cancelled = await call(api, 'POST', `/v1/sdr2hdr/jobs/${jobId}/cancel`, { key: account.apiKey });
     expect(cancelled.status).toBe(200);
     const late = await Promise.all(
-      items.map((item) => lifecycle.endItems(job, [succeeded(item.index, item.estimated_credits)], plan(job))),
+      items.map((item) => lifecycle.endItems(job, [succeeded(item.index, item.estimated_credits)])),
     );
     expect(late).toEqual([
       { itemsEnded: [], jobEnded: false },

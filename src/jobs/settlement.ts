@@ -1,16 +1,25 @@
-// How a job ends, from its items' results: pure, so the rules of docs/api-decisions.md §4 are unit-tested.
+// The money of a job's ending: what each item costs from its result (planItem, the worker's side) and how
+// the job ends once every item has (planJobEnd, which JobLifecycle.endItems calls under the job's lock).
+// Pure, so the rules of docs/api-decisions.md §4 are unit-tested; the hold it settles is billing/holds.ts.
 import { type ErrorCode, type ErrorObject, toErrorObject } from '../common/errors';
-import type { JobStatus } from '../jobs/job.types';
-import type { JobApi } from '../jobs/job.types';
-import { itemCredits } from '../jobs/pricing';
-import { EVENT_AT_END } from '../jobs/job-lifecycle';
 import type { JobEvent } from '../webhooks/outbox.writer';
+import type { EndStatus, JobApi, JobStatus } from './job.types';
+import { itemCredits } from './pricing';
+
+/** The webhook event each ending writes to the outbox. */
+export const EVENT_AT_END: Record<EndStatus, JobEvent> = {
+  succeeded: 'job.succeeded',
+  partially_succeeded: 'job.partially_succeeded',
+  failed: 'job.failed',
+  cancelled: 'job.cancelled',
+};
 
 export type ItemResult =
   | { index: number; ok: true; processedSeconds: number; outputPixels: number }
   | { index: number; ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
 
-export interface ItemPlan {
+/** An item's money at its end: planned by the worker (planItem), read back under the job's lock (planJobEnd). */
+export interface SettledItem {
   index: number;
   status: 'succeeded' | 'failed';
   estimatedCredits: number;
@@ -23,7 +32,7 @@ export interface SettlementPlan {
   status: Extract<JobStatus, 'succeeded' | 'partially_succeeded' | 'failed'>;
   chargedCredits: number;
   processedSeconds: number;
-  items: ItemPlan[];
+  items: SettledItem[];
   error: ErrorObject | null;
   event: JobEvent;
 }
@@ -51,7 +60,7 @@ export function planItem(
   item: { index: number; estimatedCredits: number },
   result: ItemResult | undefined,
   docsUrl: string,
-): ItemPlan {
+): SettledItem {
   const context = { requestId: job.requestId, docsUrl };
   if (!result || !result.ok) {
     const code: ErrorCode = result && !result.ok ? result.code : 'processing_failed';
@@ -83,7 +92,7 @@ export function planItem(
 /** How a job ends once every item has: its status, what it costs and its error (docs/api-decisions.md §4). */
 export function planJobEnd(
   job: { api: JobApi; requestId: string },
-  plans: ItemPlan[],
+  plans: SettledItem[],
   docsUrl: string,
 ): SettlementPlan {
   const context = { requestId: job.requestId, docsUrl };
