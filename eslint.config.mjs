@@ -38,17 +38,32 @@ const DEPENDENCY_ZONES = [
     message: why('only the worker module (src/worker.module.ts) imports processing'),
   },
   {
-    // The API runs ffprobe at submit (media/probe.ts); encoding, speech detection and output checks
-    // are the worker's, so only processing (and media itself) may import them.
-    target: srcExcept('processing', 'media'),
-    from: [
-      './src/media/pipelines.ts',
-      './src/media/vad.ts',
-      './src/media/mediainfo.ts',
-      './src/media/cpu-set.ts',
-      './src/media/index.ts',
+    target: './src/media',
+    from: './src',
+    except: ['./media'],
+    message: why('media is a leaf: plain functions over ffmpeg/ffprobe, it imports nothing else of src'),
+  },
+  {
+    target: srcExcept('processing', 'media', 'jobs'),
+    from: './src/media',
+    message: why('only processing and jobs import src/media (the worker, and the submit)'),
+  },
+  {
+    // The API probes at submit (probe.ts) and validates, prices and estimates the output with values and
+    // arithmetic only; encoding argv, pipelines, speech detection and output checks are the worker's.
+    target: './src/jobs',
+    from: './src/media',
+    except: [
+      './probe.ts',
+      './media.types.ts',
+      './encoder-settings.ts',
+      './quality-presets.ts',
+      './hdr-mapping.ts',
+      './output-geometry.ts',
+      './segment-plan.ts',
+      './pixel-budget.ts',
     ],
-    message: why('the API process never loads ffmpeg pipelines: only processing imports them'),
+    message: why('the API process never loads ffmpeg argv builders or pipelines: only processing imports them'),
   },
   {
     target: './src/common',

@@ -10,7 +10,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSdrToHdrArgs } from '../src/media/ffmpeg-args';
+import { buildSdrToHdrArgs } from '../src/media/hdr-args';
 import { buildExpandCube, neutralLight, pqEncode, type Mapping, type Transfer } from '../src/media/hdr-mapping';
 import { readHdrMetadata } from '../src/media/hdr-metadata';
 import { measureLightLevels } from '../src/media/light-levels';

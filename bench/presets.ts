@@ -8,7 +8,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildSdrToHdrArgs } from '../src/media/ffmpeg-args';
+import { buildSdrToHdrArgs } from '../src/media/hdr-args';
 import { probeMedia } from '../src/media/probe';
 import { QUALITY_CHOICES, QUALITY_PRESETS, type Quality } from '../src/media/quality-presets';
 import { sdrClip } from './lib/media';

@@ -1,7 +1,8 @@
 // What a job produces, per API (docs/api-decisions.md §4): the allowed values and the defaults, in one place. The
 // submit resolves the client's `output` once (defaults filled in) and stores that, so the worker, the
 // price and the media runner all read the same typed options and never apply a default again.
-import { DEFAULT_PEAK_NITS, outputSize } from '../media/ffmpeg-args';
+import { DEFAULT_PEAK_NITS } from '../media/encoder-settings';
+import { outputSize } from '../media/output-geometry';
 import type { Mapping, Transfer } from '../media/hdr-mapping';
 import { DEFAULT_QUALITY, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
@@ -135,7 +136,7 @@ export type OutputPicture =
   { output_width: number; output_height: number } | { output_width: null; output_height: null };
 
 /**
- * The picture an item will produce, as the worker encodes it (src/media/ffmpeg-args.ts outputSize):
+ * The picture an item will produce, as the worker encodes it (src/media/output-geometry.ts outputSize):
  * the requested lines on the short side, never upscaling the source; null without a picture (audio).
  */
 export function outputPicture(job: JobOutput, source: { width: number | null; height: number | null }): OutputPicture {

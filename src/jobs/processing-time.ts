@@ -2,8 +2,9 @@
 // Debian ffmpeg 5.1, x265 taking both cores; docs/media.md "Encode speed"). An estimate shown before
 // a submit: an item's processing time on one idle worker, and the job's on the region's workers, never
 // the wait in the queue.
-import { DEFAULT_X265_PRESET, outputSize, type X265Preset } from '../media/ffmpeg-args';
-import { planSegments, splitsIntoSegments } from '../media/segments';
+import { DEFAULT_X265_PRESET, type X265Preset } from '../media/encoder-settings';
+import { outputSize } from '../media/output-geometry';
+import { planSegments, splitsIntoSegments } from '../media/segment-plan';
 import type { JobApi } from './job.types';
 
 /**

@@ -9,7 +9,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { MASTER_DISPLAY } from './ffmpeg-args';
+import { MASTER_DISPLAY } from './hdr-args';
 import type { LightLevels } from './light-levels';
 
 /** prefix SEI NAL header (type 39), payload type 144 (content light level info), payload size 4. */

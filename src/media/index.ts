@@ -2,24 +2,23 @@
 // (config → options, item → request, result → item status and catalogue code).
 export * from './media.types';
 export {
-  buildGainLimiterArgs,
-  buildHdrFilter,
-  buildLoudnessMeasureArgs,
-  buildLoudnormArgs,
-  buildPcmExtractArgs,
-  buildProbeArgs,
-  buildSdrToHdrArgs,
-  buildX265Params,
-  canNormaliseLinearly,
   DEFAULT_PEAK_NITS,
   DEFAULT_X265_CRF,
   DEFAULT_X265_PRESET,
-  downscaleSize,
-  outputSize,
   X265_PRESETS,
-  type LoudnessMeasurement,
   type X265Preset,
-} from './ffmpeg-args';
+} from './encoder-settings';
+export { buildHdrFilter, buildSdrToHdrArgs, buildX265Params } from './hdr-args';
+export {
+  buildGainLimiterArgs,
+  buildLoudnessMeasureArgs,
+  buildLoudnormArgs,
+  buildPcmExtractArgs,
+  canNormaliseLinearly,
+  type LoudnessMeasurement,
+} from './loudness-args';
+export { downscaleSize, outputSize } from './output-geometry';
+export { buildProbeArgs } from './probe-args';
 export { scanIsoBmff, type IsoBmffScan } from './iso-bmff';
 export { readMediainfoHdr, type MediainfoVideoHdr } from './mediainfo';
 export {

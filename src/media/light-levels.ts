@@ -3,7 +3,7 @@
 // computation: the sdr2hdr pipeline writes these numbers into the file (hdr-metadata.ts), and the job view
 // and its checks read the same ones.
 import { pqDecode } from './hdr-mapping';
-import { inputOptions } from './ffmpeg-args';
+import { inputOptions } from './ffmpeg-input';
 import { parseSsimY, pickFrames, referenceInputArgs } from './round-trip';
 import { defaultFfmpegPath, runMediaProcess, type MediaProcessResult } from './run-ffmpeg';
 import { isAbsolute } from 'node:path';

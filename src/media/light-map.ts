@@ -4,7 +4,8 @@
 // band colour), applied by ffmpeg's lut3d; drawbox/drawtext draw the legend.
 import { rm, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { ALLOWED_DEMUXERS, zscaleColour } from './ffmpeg-args';
+import { ALLOWED_DEMUXERS } from './ffmpeg-input';
+import { zscaleColour } from './hdr-args';
 import {
   bt2020Luminance,
   hlgInverseOetf,

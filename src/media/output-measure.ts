@@ -4,7 +4,7 @@
 // to SDR for its fidelity. output-checks.ts judges these numbers; the job view shows them.
 import { open, rm, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { ALLOWED_DEMUXERS } from './ffmpeg-args';
+import { ALLOWED_DEMUXERS } from './ffmpeg-input';
 import { parseEbur128Summary } from './pipelines';
 import { containerOf } from './probe';
 import {

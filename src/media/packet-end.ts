@@ -8,7 +8,7 @@
 // one keyframe interval of packets, not an hour of frames. Streamed line by line and reduced to one
 // number per stream, so a file with few keyframes cannot grow our memory.
 import { defaultFfprobePath, runMediaProcess } from './run-ffmpeg';
-import { inputOptions } from './ffmpeg-args';
+import { inputOptions } from './ffmpeg-input';
 
 /** Far past any accepted source: ffprobe seeks to the last keyframe before it. */
 const SEEK_TO_END_SECONDS = 100_000_000;

@@ -2,19 +2,18 @@
 // They return a typed verdict (never throw for media or process outcomes) so the worker can map
 // it straight to an item status and a catalogue code.
 import { rm, writeFile } from 'node:fs/promises';
+import { DEFAULT_PEAK_NITS } from './encoder-settings';
+import { buildSdrToHdrArgs, type SdrToHdrArgsInput } from './hdr-args';
 import {
   buildGainLimiterArgs,
   buildLoudnessMeasureArgs,
   buildLoudnormArgs,
+  buildPcmExtractArgs,
   canNormaliseLinearly,
   metersWritten,
-  buildPcmExtractArgs,
-  buildSdrToHdrArgs,
-  DEFAULT_PEAK_NITS,
-  outputSize,
   type LoudnessMeasurement,
-  type SdrToHdrArgsInput,
-} from './ffmpeg-args';
+} from './loudness-args';
+import { outputSize } from './output-geometry';
 import { confinedCpuCount } from './cpu-set';
 import { buildExpandCube, type Mapping, type Transfer } from './hdr-mapping';
 import { levelsToWrite, readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
@@ -209,7 +208,7 @@ export interface SpeechLoudnessRequest extends PipelineRunOptions {
   container: AudioOutputContainer;
   vad?: VadOptions;
   /**
-   * Meter the samples pass 2 writes, in the same run (WAV only: ffmpeg-args.ts metersWritten); the
+   * Meter the samples pass 2 writes, in the same run (WAV only: loudness-args.ts metersWritten); the
    * result's `written`. Off, the output is made alone (the checks bench's "checks off").
    */
   meterWritten?: boolean;

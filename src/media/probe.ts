@@ -1,7 +1,8 @@
 // Runs ffprobe on a source and judges it: either a ProbeResult the pipelines can use, or the catalogue
 // code a customer should see (unsupported_format, unsupported_codec, invalid_media, drm_protected, …).
 import { runMediaProcess, defaultFfprobePath } from './run-ffmpeg';
-import { buildProbeArgs, isNetworkInput } from './ffmpeg-args';
+import { isNetworkInput } from './ffmpeg-input';
+import { buildProbeArgs } from './probe-args';
 import { scanIsoBmff } from './iso-bmff';
 import { measurePacketEnds, type PacketEnds } from './packet-end';
 import { pixelBudgetProblem } from './pixel-budget';

@@ -9,7 +9,7 @@
 //   medium 12 → 0.968, 2.37 s | medium 10 → 0.973, 2.55 s | slow 12 → 0.973, 4.75 s
 // `npm run bench -- --only=presets` measures each preset at 1080p (speed × realtime, bytes, SSIM);
 // README "Speed or quality" carries its latest table.
-import { DEFAULT_X265_CRF, DEFAULT_X265_PRESET, type X265Preset } from './ffmpeg-args';
+import { DEFAULT_X265_CRF, DEFAULT_X265_PRESET, type X265Preset } from './encoder-settings';
 
 export const QUALITY_CHOICES = ['fast', 'balanced', 'best'] as const;
 export type Quality = (typeof QUALITY_CHOICES)[number];

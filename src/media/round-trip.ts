@@ -5,7 +5,7 @@
 // anyway (pipelines.ts), with the source's sampled frames kept by the encode that decoded them.
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { filterPath, zscaleColour } from './ffmpeg-args';
+import { filterPath, zscaleColour } from './hdr-args';
 import { buildExpandInverseCube } from './hdr-inverse';
 import { REFERENCE_WHITE_NITS, type MappingChoice } from './hdr-mapping';
 import type { VideoStreamInfo } from './media.types';

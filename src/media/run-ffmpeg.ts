@@ -177,7 +177,7 @@ export interface RunFfmpegResult extends MediaProcessResult {
   overran: boolean;
 }
 
-/** Runs ffmpeg whose argv contains `-progress pipe:1` (the builders in ffmpeg-args.ts all do). */
+/** Runs ffmpeg whose argv contains `-progress pipe:1` (the builders in hdr-args.ts and loudness-args.ts all do). */
 export async function runFfmpeg(args: string[], options: RunFfmpegOptions = {}): Promise<RunFfmpegResult> {
   const parser = new FfmpegProgressParser();
   const throttle = new ProgressThrottle(options.onProgress, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);

@@ -1,4 +1,5 @@
-import { buildJoinArgs, buildSplitArgs, concatList, parseKeyframeTimes, planSegments } from './segments';
+import { planSegments } from './segment-plan';
+import { buildJoinArgs, buildSplitArgs, concatList, parseKeyframeTimes } from './segments';
 
 describe('segment plan', () => {
   const everySecond = Array.from({ length: 10 }, (_, i) => i);

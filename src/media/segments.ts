@@ -6,7 +6,8 @@
 // the join is one valid HEVC Main10 stream.
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { ALLOWED_DEMUXERS, hdrAudioCodecArgs } from './ffmpeg-args';
+import { ALLOWED_DEMUXERS } from './ffmpeg-input';
+import { hdrAudioCodecArgs } from './hdr-args';
 import { readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
 import { combineLightLevels } from './light-levels';
 import type { VideoOutputContainer } from './media.types';
@@ -20,39 +21,6 @@ import {
 
 /** No banner, no stdin, errors only, overwrite: how every ffmpeg run here starts. */
 const QUIET = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y'];
-
-export interface PlannedSegment {
-  /** Where the segment starts in the source (a keyframe; 0 for the first). */
-  start: number;
-  duration: number;
-}
-
-/**
- * Whether an item is encoded in segments: sdr2hdr, at least twice `segmentSeconds` long (SEGMENT_SECONDS;
- * 0 never splits). The worker decides with it, and the estimate models the job with it.
- */
-export function splitsIntoSegments(api: string, durationSeconds: number, segmentSeconds: number): boolean {
-  return api === 'sdr2hdr' && segmentSeconds > 0 && durationSeconds >= 2 * segmentSeconds;
-}
-
-/**
- * Cut points on keyframes: each segment runs from its keyframe to the first keyframe at least
- * `segmentSeconds` later, and the last one is never shorter than half a segment (it joins the one
- * before instead). One segment means: do not split.
- */
-export function planSegments(keyframes: number[], durationSeconds: number, segmentSeconds: number): PlannedSegment[] {
-  if (!(segmentSeconds > 0) || !(durationSeconds > 0)) return [{ start: 0, duration: durationSeconds }];
-  const starts = [0];
-  for (const time of [...new Set(keyframes)].sort((a, b) => a - b)) {
-    if (time - starts[starts.length - 1] >= segmentSeconds && durationSeconds - time >= segmentSeconds / 2) {
-      starts.push(time);
-    }
-  }
-  return starts.map((start, i) => ({
-    start,
-    duration: round3((i + 1 < starts.length ? starts[i + 1] : durationSeconds) - start),
-  }));
-}
 
 /** ffprobe listing the presentation time of every keyframe of the video stream (no decoding of other frames). */
 export function buildKeyframeProbeArgs(input: string, videoIndex: number): string[] {
@@ -271,8 +239,4 @@ function localInput(input: string): string[] {
 function absolute(path: string): string {
   if (!isAbsolute(path)) throw new Error(`media path must be absolute: ${path}`);
   return path;
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }

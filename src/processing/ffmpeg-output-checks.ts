@@ -1,7 +1,7 @@
 // The production MediaRunner's `check`: an output measured from the file itself and judged by
 // src/media/output-checks.ts. A measurement that could not run because the job was cancelled or ran out
 // of time ends the item with that code; an output the tools cannot read at all fails a check of its own.
-import { DEFAULT_PEAK_NITS } from '../media/ffmpeg-args';
+import { DEFAULT_PEAK_NITS } from '../media/encoder-settings';
 import { checkAudioOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import { MeasureFailed, type MeasureTools } from '../media/output-measure';
 import type { CheckedOutput, CheckRequest } from './media-runner';

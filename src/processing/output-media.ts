@@ -1,6 +1,6 @@
 // What an sdr2hdr output is as the pipeline made it (the asset's `media` before the output is measured,
 // then merged with what the file measured: src/processing/ffmpeg-output-checks.ts).
-import { TRANSFER_TAGS } from '../media/ffmpeg-args';
+import { TRANSFER_TAGS } from '../media/hdr-args';
 import type { OutputLight } from '../media/pipelines';
 
 /** What an sdr2hdr output is (the asset's `media`, the job view's `output.video`), one pass or joined. */

@@ -57,8 +57,14 @@ const WRONG_WAY: [filePath: string, importLine: string, reason: string][] = [
   [
     'src/account/wrong-way.ts',
     "import { convertSdrToHdr } from '../media/pipelines';",
-    'the API process never loads ffmpeg pipelines',
+    'only processing and jobs import src/media',
   ],
+  [
+    'src/jobs/wrong-way.ts',
+    "import { buildSdrToHdrArgs } from '../media/hdr-args';",
+    'the API process never loads ffmpeg argv builders or pipelines',
+  ],
+  ['src/media/wrong-way.ts', "import { JobApi } from '../jobs/job.types';", 'media is a leaf'],
   [
     'src/processing/wrong-way.ts',
     "import { AdminService } from '../admin/admin.service';",
@@ -73,6 +79,8 @@ const RIGHT_WAY: [filePath: string, importLine: string][] = [
   ['src/processing/right-way.ts', "import { JobLifecycle } from '../jobs/job-lifecycle';"],
   ['src/worker.module.ts', "import { ProcessingModule } from './processing/processing.module';"],
   ['src/jobs/right-way.ts', "import { probeMedia } from '../media/probe';"],
+  ['src/jobs/right-way.ts', "import { outputSize } from '../media/output-geometry';"],
+  ['src/processing/right-way.ts', "import { buildSdrToHdrArgs } from '../media/hdr-args';"],
 ];
 
 describe('dependency directions in npm run lint', () => {

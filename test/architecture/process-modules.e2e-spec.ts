@@ -1,5 +1,6 @@
-// The API process never loads the worker's code: nothing of src/processing/ and none of the media
-// pipelines that run ffmpeg encodes (it runs only the short ffprobe of a source at submit). Checked on
+// The API process never loads the worker's code: nothing of src/processing/, none of the media
+// pipelines that run ffmpeg encodes and none of their argv builders (it runs only the short ffprobe of a
+// source at submit, and prices with the output geometry alone). Checked on
 // the built modules, transitively: what requiring the API's composition actually loads.
 import { spawnSync } from 'node:child_process';
 import { ensureBuilt, ROOT } from '../support/dist-build';
@@ -17,10 +18,11 @@ function loadedBy(entry: string): string[] {
   return JSON.parse(result.stdout) as string[];
 }
 
-const WORKER_ONLY = /^(processing\/|media\/(pipelines|vad|mediainfo|cpu-set)\.js$)/;
+const WORKER_ONLY =
+  /^(processing\/|media\/(pipelines|vad|mediainfo|cpu-set|hdr-args|loudness-args|segments|light-levels)\.js$)/;
 
 describe('which code each process loads', () => {
-  it('the API loads no processing and no media pipeline', () => {
+  it('the API loads no processing, no media pipeline and no encode argv', () => {
     const api = loadedBy('dist/src/http-app.js');
     expect(api).toContain('jobs/jobs.module.js');
     expect(api.filter((file) => WORKER_ONLY.test(file))).toEqual([]);
@@ -30,5 +32,6 @@ describe('which code each process loads', () => {
     const worker = loadedBy('dist/src/worker.module.js');
     expect(worker).toContain('processing/processing.module.js');
     expect(worker).toContain('media/pipelines.js');
+    expect(worker).toContain('media/hdr-args.js');
   });
 });

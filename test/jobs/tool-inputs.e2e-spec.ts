@@ -8,7 +8,7 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALLOWED_DEMUXERS } from '../../src/media/ffmpeg-args';
+import { ALLOWED_DEMUXERS } from '../../src/media/ffmpeg-input';
 import { keyframedSdrMp4, sdrMp4, speechWav } from '../fixtures/media';
 import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { ensureBuilt } from '../support/dist-build';

@@ -8,7 +8,7 @@ import { STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
 import type { JobItemRow, JobRow } from '../../../jobs/job.types';
 import { storedOutput, targetLines } from '../../../jobs/output-options';
-import { splitsIntoSegments } from '../../../media/segments';
+import { splitsIntoSegments } from '../../../media/segment-plan';
 import { mediaRun } from '../../../metrics/job-metrics';
 import { ItemEnding } from '../../item-ending';
 import { ItemInput } from '../../item-input';

@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { inTurns } from '../../../common/in-turns';
 import { segmentsPrefix, STORAGE, StorageUnavailableError, type Storage } from '../../../common/storage/storage';
 import type { JobItemRow, JobRow } from '../../../jobs/job.types';
-import { planSegments } from '../../../media/segments';
+import { planSegments } from '../../../media/segment-plan';
 import { STORE_FAILED } from '../../item-ending';
 import { MEDIA_RUNNER, type MediaFailure, type MediaRunner, type ToolFailure } from '../../media-runner';
 import { SegmentFiles } from '../../segment-files';

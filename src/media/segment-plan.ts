@@ -1,0 +1,40 @@
+// Where a long sdr2hdr item is cut (segments.ts does the cutting): whether it splits at all and the cut
+// points on keyframes. Pure arithmetic, shared by the worker's split and the submit's time estimate, so
+// the API loads it without the split/join tools.
+
+export interface PlannedSegment {
+  /** Where the segment starts in the source (a keyframe; 0 for the first). */
+  start: number;
+  duration: number;
+}
+
+/**
+ * Whether an item is encoded in segments: sdr2hdr, at least twice `segmentSeconds` long (SEGMENT_SECONDS;
+ * 0 never splits). The worker decides with it, and the estimate models the job with it.
+ */
+export function splitsIntoSegments(api: string, durationSeconds: number, segmentSeconds: number): boolean {
+  return api === 'sdr2hdr' && segmentSeconds > 0 && durationSeconds >= 2 * segmentSeconds;
+}
+
+/**
+ * Cut points on keyframes: each segment runs from its keyframe to the first keyframe at least
+ * `segmentSeconds` later, and the last one is never shorter than half a segment (it joins the one
+ * before instead). One segment means: do not split.
+ */
+export function planSegments(keyframes: number[], durationSeconds: number, segmentSeconds: number): PlannedSegment[] {
+  if (!(segmentSeconds > 0) || !(durationSeconds > 0)) return [{ start: 0, duration: durationSeconds }];
+  const starts = [0];
+  for (const time of [...new Set(keyframes)].sort((a, b) => a - b)) {
+    if (time - starts[starts.length - 1] >= segmentSeconds && durationSeconds - time >= segmentSeconds / 2) {
+      starts.push(time);
+    }
+  }
+  return starts.map((start, i) => ({
+    start,
+    duration: round3((i + 1 < starts.length ? starts[i + 1] : durationSeconds) - start),
+  }));
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
