@@ -7,7 +7,8 @@ import {
   expandPeak,
   hlgDecodeDisplayLight,
   invert,
-  methodCToSdr,
+  expandToSdr,
+  REFERENCE_WHITE_NITS,
   pqDecode,
   SDR_PEAK_NITS,
   toBt2020Matrix,
@@ -43,7 +44,7 @@ export function buildExpandInverseCube(input: ExpandInverseInput): string {
         const signal: Rgb = [r / (size - 1), g / (size - 1), b / (size - 1)];
         const light = input.choice.transfer === 'pq' ? (signal.map(pqDecode) as Rgb) : hlgDecodeDisplayLight(signal);
         const luminance = bt2020Luminance(light);
-        const gain = luminance > 0 ? methodCToSdr(curve, luminance) / luminance : curve.k1;
+        const gain = luminance > 0 ? expandToSdr(curve, luminance) / luminance : SDR_PEAK_NITS / REFERENCE_WHITE_NITS;
         const sdr = apply(fromBt2020, light.map((channel) => (channel * gain) / SDR_PEAK_NITS) as Rgb);
         lines.push(sdr.map((value) => sdrEncode(value, input.sourceTransfer).toFixed(6)).join(' '));
       }
