@@ -17,6 +17,8 @@ import {
 
 export interface PatchReading {
   name: string;
+  /** Decoded light, cd/m² per BT.2020 channel (the patch's mean). */
+  light: Rgb;
   /** Decoded luminance, cd/m². */
   nits: number;
   /** Where BT.2408 puts the source colour (SDR white at 203 cd/m²), cd/m². */
@@ -50,6 +52,7 @@ function reading(patch: ChartPatch, shown: Rgb): PatchReading {
   const neutral = patch.rgb[0] === patch.rgb[1] && patch.rgb[1] === patch.rgb[2];
   return {
     name: patch.name,
+    light: shown,
     nits: luminance(shown),
     referenceNits: luminance(expected),
     duv: neutral && patch.rgb[0] === 0 ? 0 : uvDistance(uvPrime(shown), uvPrime(expected)),
