@@ -1,7 +1,7 @@
 // A media tool that records how it was called: a shell wrapper, named in FFMPEG_PATH or FFPROBE_PATH of the
 // worker under test, writes its argv (NUL-separated) to a new file in `<dir>/calls` and then runs the real
 // tool. The tests read what the worker really ran from those files.
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface ToolCall {
@@ -29,6 +29,12 @@ export async function recordedCalls(dir: string): Promise<ToolCall[]> {
       return { tool: name.split('.')[0], argv };
     }),
   );
+}
+
+/** Forgets the calls recorded so far (the next recordedCalls sees only later ones). */
+export async function forgetCalls(dir: string): Promise<void> {
+  await rm(join(dir, 'calls'), { recursive: true, force: true });
+  await mkdir(join(dir, 'calls'), { recursive: true });
 }
 
 /** The value after `option` in an argv (its last occurrence), or undefined. */
