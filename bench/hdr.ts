@@ -255,7 +255,7 @@ async function drawCurves(ramps: Record<string, number[]>): Promise<void> {
         `<text x="${left - 6}" y="${y(nits) + 4}" text-anchor="end" font-size="12">${nits}</text>`,
     )
     .join('');
-  const codes = [16, 64, 106, 126, 160, 200, 235]
+  const codes = [16, 64, 106, 146, 200, 235]
     .map((code) => `<text x="${x(code)}" y="${bottom + 18}" text-anchor="middle" font-size="12">${code}</text>`)
     .join('');
   const series: [string, string, ((signal: number) => number) | null, string | null][] = [
@@ -292,7 +292,7 @@ async function drawCurves(ramps: Record<string, number[]>): Promise<void> {
 ${series.map(([, colour, light]) => (light ? formula('', colour, light) : '')).join('')}
 ${series.map(([, colour, , ramp]) => (ramp && ramps[ramp] ? measured(ramps[ramp], colour) : '')).join('')}
 ${legend}
-<text x="${(left + right) / 2}" y="${bottom + 40}" text-anchor="middle" font-size="13">SDR 8-bit code (16 black, 106 = 18 % grey card, 126 = expand's knee, 235 = 100 % white)</text>
+<text x="${(left + right) / 2}" y="${bottom + 40}" text-anchor="middle" font-size="13">SDR 8-bit code (16 black, 106 = 18 % grey card, 146 = expand's knee at 1000 cd/m² (149 at 4000), 235 = 100 % white)</text>
 <text x="18" y="${(top + bottom) / 2}" transform="rotate(-90 18 ${(top + bottom) / 2})" text-anchor="middle" font-size="13">cd/m² (PQ-scaled axis)</text>
 <text x="${right}" y="${top - 10}" text-anchor="end" font-size="12">lines: formulas; dots: measured from the encoded HDR test card's ramp</text>
 </svg>`;

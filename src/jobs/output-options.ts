@@ -68,8 +68,9 @@ export const OUTPUT_DEFAULTS: { [A in JobApi]: OutputOptionsOf[A] } = {
 export const MAPPING_DESCRIPTION =
   'Where the SDR light goes. `reference` (default): ITU-R BT.2408 placement, SDR 100 % white at 203 cd/m², ' +
   'the picture looks as the SDR source did (graphics and skin where BT.2408 puts them). `expand`: inverse tone ' +
-  'mapping (ITU-R BT.2446-1 Method C): everything up to 50 % SDR signal stays exactly where `reference` puts it ' +
-  '(18 % grey at 24 cd/m²), the top half is expanded so SDR white reaches `peak_nits` (HLG: 1000 cd/m²). ' +
+  'mapping (ITU-R BT.2446-1 Method C): shadows, mid-tones and skin stay where `reference` puts them (18 % grey at ' +
+  '24 cd/m², the brightest skin within ×1.45 up to 1000 cd/m² and ×1.95 from 4000), the range above is expanded so ' +
+  'SDR white reaches 82 % of `peak_nits` (HLG: of 1000 cd/m²) and super-whites keep distinct light up to the peak. ' +
   'Same price.';
 export const TRANSFER_DESCRIPTION =
   '`pq` (default): HDR10, SMPTE ST 2084 with ST 2086 mastering metadata and measured MaxCLL/MaxFALL. ' +

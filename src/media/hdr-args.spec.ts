@@ -29,7 +29,7 @@ const HDR_ENCODE = [
 ];
 const X265_PARAMS_1000 =
   'hdr10=1:hdr10-opt=1:repeat-headers=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=limited:' +
-  'master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=249,203:log-level=error';
+  'master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=249,203:log-level=error:info=0';
 const BT709_TO_PQ =
   'zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le';
 
@@ -261,17 +261,20 @@ describe('buildHdrFilter', () => {
     ).toContain('tin=bt709:pin=bt470bg:min=bt709:rin=pc');
   });
 
-  it('reference with HLG: the same one step, out to arib-std-b67 (zimg puts 203 cd/m² white at 75 %)', () => {
-    expect(buildHdrFilter(video, undefined, { mapping: 'reference', transfer: 'hlg' })).toBe(
-      'zscale=tin=smpte170m:pin=bt470bg:min=bt470bg:rin=pc:t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le',
+  it("reference with HLG: through the mapping LUT (zimg's HLG applies the OOTF per channel: hue shifts)", () => {
+    expect(() => buildHdrFilter(video, undefined, { mapping: 'reference', transfer: 'hlg' })).toThrow(/LUT/);
+    expect(buildHdrFilter(video, undefined, { mapping: 'reference', transfer: 'hlg', lutPath: '/w/l.cube' })).toBe(
+      'zscale=tin=smpte170m:t=smpte170m:pin=bt470bg:p=bt470bg:min=bt470bg:m=gbr:rin=pc:r=pc,format=gbrpf32le,' +
+        'lut3d=file=/w/l.cube:interp=tetrahedral,' +
+        'zscale=tin=arib-std-b67:t=arib-std-b67:pin=bt2020:p=bt2020:min=gbr:m=bt2020nc:rin=pc:r=tv,format=yuv420p10le',
     );
   });
 
-  it('expand: matrix (and size) to 16-bit R′G′B′, the LUT, matrix to BT.2020 Y′CbCr', () => {
+  it('expand: matrix (and size) to float R′G′B′ (super-whites above 1 kept), the LUT, matrix to BT.2020 Y′CbCr', () => {
     expect(
       buildHdrFilter(video, 288, { mapping: 'expand', transfer: 'pq', lutPath: '/jobs/item/out.mp4.expand.cube' }),
     ).toBe(
-      'zscale=w=360:h=288:tin=smpte170m:t=smpte170m:pin=bt470bg:p=bt470bg:min=bt470bg:m=gbr:rin=pc:r=pc,format=gbrp16le,' +
+      'zscale=w=360:h=288:tin=smpte170m:t=smpte170m:pin=bt470bg:p=bt470bg:min=bt470bg:m=gbr:rin=pc:r=pc,format=gbrpf32le,' +
         'lut3d=file=/jobs/item/out.mp4.expand.cube:interp=tetrahedral,' +
         'zscale=tin=smpte2084:t=smpte2084:pin=bt2020:p=bt2020:min=gbr:m=bt2020nc:rin=pc:r=tv,format=yuv420p10le',
     );
@@ -293,7 +296,7 @@ describe('buildX265Params per transfer', () => {
   it('PQ: HDR10 SEI with the mastering peak and a first MaxCLL bound (reference 249/203, expand the peak)', () => {
     expect(buildX265Params({ transfer: 'pq', mapping: 'reference', peakNits: 1000 })).toBe(
       'hdr10=1:hdr10-opt=1:repeat-headers=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=limited:' +
-        'master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=249,203:log-level=error',
+        'master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=249,203:log-level=error:info=0',
     );
     expect(buildX265Params({ transfer: 'pq', mapping: 'expand', peakNits: 4000 })).toContain(
       'L(40000000,1):max-cll=4000,4000:',
@@ -303,7 +306,7 @@ describe('buildX265Params per transfer', () => {
   it('HLG: arib-std-b67 in the VUI, no mastering display or light levels', () => {
     expect(buildX265Params({ transfer: 'hlg', mapping: 'expand', peakNits: 1000 }, 2)).toBe(
       'repeat-headers=1:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc:range=limited:log-level=error:' +
-        'pools=none:frame-threads=2',
+        'info=0:pools=none:frame-threads=2',
     );
   });
 
@@ -315,6 +318,7 @@ describe('buildX265Params per transfer', () => {
       probe: frozenProbe('sdr-320x180-aac.mp4'),
       container: 'mp4',
       transfer: 'hlg',
+      lutPath: '/w/l.cube',
     });
     expect(args[args.indexOf('-color_trc') + 1]).toBe('arib-std-b67');
   });

@@ -4,7 +4,7 @@
 import { isAbsolute } from 'node:path';
 import { X265_PRESETS, type X265Preset } from './encoder-settings';
 import { AUDIO_AAC_BITRATE, commonHead, inputArgs, outputPath } from './ffmpeg-input';
-import { REFERENCE_WHITE_NITS, type Mapping, type Transfer } from './hdr-mapping';
+import { REFERENCE_WHITE_NITS, usesMappingLut, type Mapping, type Transfer } from './hdr-mapping';
 import type { ProbeResult, VideoOutputContainer, VideoStreamInfo } from './media.types';
 import { outputSize } from './output-geometry';
 
@@ -114,10 +114,12 @@ export interface HdrFilterChoice {
 }
 
 /**
- * `reference`: one zscale step, input colorimetry from the probe (BT.709/limited when untagged), out to
- * BT.2020 PQ or HLG with SDR white at 203 cd/m² (HLG: 75 % signal, zimg's OOTF at 1000 cd/m²).
- * `expand`: zscale to the source's R'G'B' (matrix and size only), the expand LUT (tetrahedral), zscale to
- * BT.2020 Y'CbCr (matrix only): the LUT holds the whole colour conversion.
+ * `reference` with PQ: one zscale step, input colorimetry from the probe (BT.709/limited when untagged), out to
+ * BT.2020 PQ with SDR white at 203 cd/m².
+ * `expand`, and `reference` with HLG: zscale to the source's float R'G'B' (matrix and size only; float keeps
+ * super-whites above 1.0, which 16-bit integers clip), the mapping LUT (tetrahedral, its DOMAIN_MAX above 1),
+ * zscale to BT.2020 Y'CbCr (matrix only): the LUT holds the whole colour conversion. HLG goes through the LUT
+ * because zimg applies HLG's OOTF per channel, not on luminance as BT.2100 says (hue shifts up to Δu'v' 0.035).
  */
 export function buildHdrFilter(
   video: VideoStreamInfo,
@@ -129,18 +131,18 @@ export function buildHdrFilter(
   const sizeParts = resize ? [`w=${size.width}`, `h=${size.height}`] : [];
   const { tin, pin, min, rin } = zscaleColour(video);
   const t = TRANSFER_TAGS[choice.transfer];
-  if (choice.mapping === 'reference') {
+  if (!usesMappingLut(choice)) {
     const parts = [...sizeParts, `tin=${tin}`, `pin=${pin}`, `min=${min}`, `rin=${rin}`];
     parts.push(`t=${t}`, 'p=bt2020', 'm=bt2020nc', 'r=tv', `npl=${REFERENCE_WHITE_NITS}`);
     return `zscale=${parts.join(':')},format=yuv420p10le`;
   }
-  if (!choice.lutPath) throw new Error('buildHdrFilter: expand needs the path of its LUT');
+  if (!choice.lutPath) throw new Error('buildHdrFilter: this mapping needs the path of its LUT');
   // Same transfer and primaries in and out: zscale converts only the matrix (and the size).
   const toRgb = [...sizeParts, `tin=${tin}`, `t=${tin}`, `pin=${pin}`, `p=${pin}`, `min=${min}`, 'm=gbr'];
   const toYuv = [`tin=${t}`, `t=${t}`, 'pin=bt2020', 'p=bt2020', 'min=gbr', 'm=bt2020nc', 'rin=pc', 'r=tv'];
   return [
     `zscale=${[...toRgb, `rin=${rin}`, 'r=pc'].join(':')}`,
-    'format=gbrp16le',
+    'format=gbrpf32le',
     `lut3d=file=${filterPath(choice.lutPath)}:interp=tetrahedral`,
     `zscale=${toYuv.join(':')}`,
     'format=yuv420p10le',
@@ -181,6 +183,9 @@ export function buildX265Params(
     ...signalling,
     // x265 logs its banner and stats to stderr at info level; keep stderr for real problems.
     'log-level=error',
+    // No settings string in the stream (x265's "user data unregistered" SEI): it would carry the first
+    // max-cll bound after the pipeline has written the measured one, and every place in the file must agree.
+    'info=0',
     // A confined worker: no NUMA thread pools (x265 pins their threads to the whole node, escaping the
     // confinement — see cpu-set.ts), so its threads keep the process's CPUs; frame parallelism only,
     // one frame in flight per CPU (x265 allows at most 16).

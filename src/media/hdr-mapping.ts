@@ -89,9 +89,12 @@ export function hlgSceneToDisplayLight(scene: Rgb): Rgb {
   return scene.map((channel) => channel * gain) as Rgb;
 }
 
-/** The source's display light relative to its white (0..1) from its signal: BT.1886 (γ 2.4, black 0), or sRGB. */
+/**
+ * The source's display light relative to its white from its signal: BT.1886 (γ 2.4, black 0), or sRGB. Above 1
+ * (super-whites) the curve goes on, so their detail reaches the mapping.
+ */
 export function sdrDecode(signal: number, transfer: string | null): number {
-  const v = Math.min(Math.max(signal, 0), 1);
+  const v = Math.max(signal, 0);
   if (transfer === 'iec61966-2-1') return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
   if (transfer === 'linear') return v;
   return v ** 2.4;
@@ -192,19 +195,61 @@ export function methodCToHdr(curve: MethodCCurve, sdrNits: number): number {
   return curve.hdrKnee * (Math.exp((sdrNits - curve.k4) / curve.k2) + curve.k3);
 }
 
-/** `expand`'s knee: 50 % SDR signal (BT.1886), one stop above the 18 % grey card. */
+/** `expand`'s lowest knee: 50 % SDR signal (BT.1886), one stop above the 18 % grey card. */
 export const EXPAND_KNEE_SIGNAL = 0.5;
+/** Pale skin: the brightest face tone `expand` keeps near its `reference` light (80 % SDR signal, BT.1886). */
+export const PALE_SKIN_SIGNAL = 0.8;
+/** Diffuse (100 %) SDR white lands at this share of the peak; the super-whites above it share the rest. */
+export const EXPAND_WHITE_SHARE = 0.82;
+/**
+ * The SDR signal that reaches the peak: 8-bit code 255 ((255 − 16) / 219). Super-whites 236…254 keep distinct,
+ * increasing light between diffuse white and the peak; nothing a source can carry lands above it.
+ */
+export const EXPAND_TOP_SIGNAL = (255 - 16) / 219;
 
 /**
- * `expand` toward `peakNits`: Method C with k1 = 100/203 (below the knee, exactly BT.2408's placement), the
- * knee at EXPAND_KNEE_SIGNAL, and k3 solved so that SDR 100 % white reaches the peak.
+ * How much brighter than under `reference` pale skin may be at `peakNits`: ×1.45 up to 1000 cd/m², ×1.95 from
+ * 4000 (log-interpolated between) — inside issue 40's ×1.5 and ×2, so faces stay faces and the expansion goes
+ * to highlights.
  */
-export function expandCurve(peakNits: number): MethodCCurve {
-  if (!(peakNits > REFERENCE_WHITE_NITS && peakNits <= 10000)) {
-    throw new RangeError(`expand needs a peak above ${REFERENCE_WHITE_NITS} cd/m², got ${peakNits}`);
-  }
+export function paleSkinGain(peakNits: number): number {
+  const t = Math.min(Math.max(Math.log(peakNits / 1000) / Math.log(4), 0), 1);
+  return 1.45 + 0.5 * t;
+}
+
+/**
+ * `expand` toward a peak, in three pieces of SDR display light x (cd/m² on the 100 cd/m² SDR display, above 100
+ * for super-whites): BT.2408's placement (×2.03) below the knee; Method C's exponential from the knee to diffuse
+ * white, which it brings to EXPAND_WHITE_SHARE of the peak; and a geometric shoulder from white to the peak at
+ * EXPAND_TOP_SIGNAL, so super-whites keep their detail.
+ */
+export interface ExpandCurve {
+  peakNits: number;
+  /** HDR light of SDR 100 % white. */
+  whiteNits: number;
+  /** SDR light (cd/m²) of EXPAND_TOP_SIGNAL, which reaches the peak. */
+  topSdrNits: number;
+  /** The exponential between the knee and white. */
+  methodC: MethodCCurve;
+}
+
+/** SDR light (cd/m², may exceed 100 for super-whites) → HDR light (cd/m²) on `curve`. */
+export function expandToHdr(curve: ExpandCurve, sdrNits: number): number {
+  if (sdrNits <= SDR_PEAK_NITS) return methodCToHdr(curve.methodC, sdrNits);
+  const t = Math.min((sdrNits - SDR_PEAK_NITS) / (curve.topSdrNits - SDR_PEAK_NITS), 1);
+  return curve.whiteNits * (curve.peakNits / curve.whiteNits) ** t;
+}
+
+/** The inverse: HDR light → SDR light. */
+export function expandToSdr(curve: ExpandCurve, hdrNits: number): number {
+  if (hdrNits <= curve.whiteNits) return methodCToSdr(curve.methodC, hdrNits);
+  const t = Math.log(Math.min(hdrNits, curve.peakNits) / curve.whiteNits) / Math.log(curve.peakNits / curve.whiteNits);
+  return SDR_PEAK_NITS + t * (curve.topSdrNits - SDR_PEAK_NITS);
+}
+
+/** Method C from `sdrKnee` (SDR cd/m²) with k3 solved so that SDR white reaches `whiteNits`. */
+function methodCToWhite(sdrKnee: number, whiteNits: number): MethodCCurve {
   const k1 = SDR_PEAK_NITS / REFERENCE_WHITE_NITS;
-  const sdrKnee = SDR_PEAK_NITS * EXPAND_KNEE_SIGNAL ** 2.4;
   // White's HDR light falls as 1 − k3 grows (k3 < 0 is allowed: a gentler curve for low peaks): bisect on
   // log(1 − k3).
   const whiteAt = (oneMinusK3: number) => methodCToHdr(methodCCurve(k1, 1 - oneMinusK3, sdrKnee), SDR_PEAK_NITS);
@@ -212,10 +257,42 @@ export function expandCurve(peakNits: number): MethodCCurve {
   let high = Math.log(1e6);
   for (let i = 0; i < 200; i++) {
     const middle = (low + high) / 2;
-    if (whiteAt(Math.exp(middle)) > peakNits) low = middle;
+    if (whiteAt(Math.exp(middle)) > whiteNits) low = middle;
     else high = middle;
   }
   return methodCCurve(k1, 1 - Math.exp((low + high) / 2), sdrKnee);
+}
+
+/**
+ * `expand` toward `peakNits`: white at EXPAND_WHITE_SHARE of the peak (at least halfway between 203 and the
+ * peak), and the knee as low as EXPAND_KNEE_SIGNAL allows while pale skin stays within paleSkinGain of its
+ * `reference` light — the higher the peak, the higher the knee.
+ */
+export function expandCurve(peakNits: number): ExpandCurve {
+  if (!(peakNits > REFERENCE_WHITE_NITS && peakNits <= 10000)) {
+    throw new RangeError(`expand needs a peak above ${REFERENCE_WHITE_NITS} cd/m², got ${peakNits}`);
+  }
+  const whiteNits = Math.max(EXPAND_WHITE_SHARE * peakNits, (REFERENCE_WHITE_NITS + peakNits) / 2);
+  const skinSdr = SDR_PEAK_NITS * PALE_SKIN_SIGNAL ** 2.4;
+  const skinLimit = (paleSkinGain(peakNits) * (skinSdr * REFERENCE_WHITE_NITS)) / SDR_PEAK_NITS;
+  const skinAt = (sdrKnee: number) => methodCToHdr(methodCToWhite(sdrKnee, whiteNits), skinSdr);
+  // Pale skin's light falls as the knee rises; the knee stays below the skin itself (where the gain is 1).
+  let low = SDR_PEAK_NITS * EXPAND_KNEE_SIGNAL ** 2.4;
+  let high = skinSdr;
+  if (skinAt(low) > skinLimit) {
+    for (let i = 0; i < 100; i++) {
+      const middle = (low + high) / 2;
+      if (skinAt(middle) > skinLimit) low = middle;
+      else high = middle;
+    }
+    low = high;
+  }
+  return {
+    peakNits,
+    whiteNits,
+    topSdrNits: SDR_PEAK_NITS * EXPAND_TOP_SIGNAL ** 2.4,
+    methodC: methodCToWhite(low, whiteNits),
+  };
 }
 
 // --- per mapping -------------------------------------------------------------------------------------
@@ -232,34 +309,49 @@ export function expandPeak(choice: MappingChoice): number {
   return choice.transfer === 'hlg' ? HLG_DISPLAY_PEAK_NITS : choice.peakNits;
 }
 
-/** HDR luminance (cd/m²) of a neutral SDR pixel at `signal` (0..1, BT.1886): the mapping's curve. */
+/** A mapping's curve on luminance: SDR display light (cd/m², 100 = white) → HDR display light (cd/m²). */
+export type LightCurve = (sdrNits: number) => number;
+
+/** `reference` (BT.2408: ×2.03, super-whites on the same line) or `expand`'s curve toward its peak. */
+export function lightCurve(choice: MappingChoice): LightCurve {
+  if (choice.mapping === 'reference') return (sdrNits) => (sdrNits * REFERENCE_WHITE_NITS) / SDR_PEAK_NITS;
+  const curve = expandCurve(expandPeak(choice));
+  return (sdrNits) => expandToHdr(curve, sdrNits);
+}
+
+/** HDR luminance (cd/m²) of a neutral SDR pixel at `signal` (0..1, above 1 for super-whites; BT.1886). */
 export function neutralLight(choice: MappingChoice, signal: number): number {
-  const sdrNits = SDR_PEAK_NITS * sdrDecode(signal, null);
-  if (choice.mapping === 'reference') return (sdrNits * REFERENCE_WHITE_NITS) / SDR_PEAK_NITS;
-  return methodCToHdr(expandCurve(expandPeak(choice)), sdrNits);
+  return lightCurve(choice)(SDR_PEAK_NITS * sdrDecode(signal, null));
 }
 
 /**
- * One source colour through `expand`: source R'G'B' (0..1, full range) → linear BT.2020 light → Method C on
- * its luminance, chromaticity kept (every channel scaled alike, so hue and saturation stay) → PQ or HLG R'G'B'.
- * Every channel stays within 0..peak: the gain f(Y)/Y grows with Y and no channel exceeds 100 % before it.
+ * One source colour through a mapping: source R'G'B' (full range, super-whites above 1) → linear BT.2020 light
+ * → the curve on its luminance, chromaticity kept (every channel scaled alike, so hue and saturation stay) →
+ * PQ or HLG R'G'B' (HLG through BT.2100's luminance-based OOTF, so a BT.2100 display shows the source's
+ * chromaticity). No channel leaves 0…peak: the light is limited before the encode.
  */
-export function expandColour(
+export function mapColour(
   source: Rgb,
-  curve: MethodCCurve,
+  curve: LightCurve,
+  peakNits: number,
   toBt2020: Matrix,
   sourceTransfer: string | null,
   transfer: Transfer,
 ): Rgb {
   const linear = apply(toBt2020, source.map((v) => SDR_PEAK_NITS * sdrDecode(v, sourceTransfer)) as Rgb);
   const luminance = bt2020Luminance(linear);
-  const gain = luminance > 0 ? methodCToHdr(curve, luminance) / luminance : 1 / curve.k1;
-  const light = linear.map((channel) => Math.max(0, channel * gain)) as Rgb;
+  const gain = luminance > 0 ? curve(luminance) / luminance : curve(1e-6) / 1e-6;
+  const light = linear.map((channel) => Math.min(peakNits, Math.max(0, channel * gain))) as Rgb;
   return transfer === 'pq' ? (light.map(pqEncode) as Rgb) : hlgEncodeDisplayLight(light);
 }
 
-/** Lattice size of the expand LUT: ≤ 0.5 10-bit code of interpolation error on greys above 10 % signal. */
+/** Lattice size of the mapping LUT: ≤ 0.5 10-bit code of interpolation error on greys above 10 % signal. */
 export const EXPAND_LUT_SIZE = 33;
+/**
+ * The LUT's input reaches this R'G'B' (its DOMAIN_MAX, on float input): past EXPAND_TOP_SIGNAL, and SDR white
+ * (1.0) falls on a lattice point (29 of 32) so the knee of the shoulder is not blurred by interpolation.
+ */
+export const LUT_DOMAIN_MAX = 32 / 29;
 
 export interface ExpandLutInput {
   choice: MappingChoice;
@@ -269,22 +361,37 @@ export interface ExpandLutInput {
 }
 
 /**
- * The expand mapping as an Adobe/Resolve `.cube` 3D LUT for ffmpeg's lut3d: input the source's R'G'B'
- * (full range), output BT.2020 PQ or HLG R'G'B' (full range); red varies fastest, as the format says.
+ * A mapping as an Adobe/Resolve `.cube` 3D LUT for ffmpeg's lut3d on float R'G'B': input the source's R'G'B'
+ * (full range, 0…LUT_DOMAIN_MAX so super-whites keep their values), output BT.2020 PQ or HLG R'G'B' (full
+ * range); red varies fastest, as the format says. `expand` always goes through it, and so does `reference`
+ * with HLG (zimg's HLG conversion applies the OOTF per channel, which shifts hue on a BT.2100 display).
  */
 export function buildExpandCube(input: ExpandLutInput): string {
   const size = input.size ?? EXPAND_LUT_SIZE;
-  const curve = expandCurve(expandPeak(input.choice));
+  const curve = lightCurve(input.choice);
+  const peak = input.choice.mapping === 'expand' ? expandPeak(input.choice) : 10000;
   const matrix = toBt2020Matrix(input.sourcePrimaries);
-  const lines = [`TITLE "mediajobs expand: BT.2446-1 Method C to ${input.choice.transfer}"`, `LUT_3D_SIZE ${size}`];
+  const title = input.choice.mapping === 'expand' ? 'expand (BT.2446-1 Method C)' : 'reference (BT.2408)';
+  const lines = [
+    `TITLE "mediajobs ${title} to ${input.choice.transfer}"`,
+    `LUT_3D_SIZE ${size}`,
+    'DOMAIN_MIN 0 0 0',
+    `DOMAIN_MAX ${[0, 1, 2].map(() => LUT_DOMAIN_MAX.toFixed(8)).join(' ')}`,
+  ];
+  const step = LUT_DOMAIN_MAX / (size - 1);
   for (let b = 0; b < size; b++) {
     for (let g = 0; g < size; g++) {
       for (let r = 0; r < size; r++) {
-        const source: Rgb = [r / (size - 1), g / (size - 1), b / (size - 1)];
-        const out = expandColour(source, curve, matrix, input.sourceTransfer, input.choice.transfer);
+        const source: Rgb = [r * step, g * step, b * step];
+        const out = mapColour(source, curve, peak, matrix, input.sourceTransfer, input.choice.transfer);
         lines.push(out.map((value) => value.toFixed(6)).join(' '));
       }
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Whether a choice is made through the LUT (buildExpandCube) rather than zscale's one step. */
+export function usesMappingLut(choice: Pick<MappingChoice, 'mapping' | 'transfer'>): boolean {
+  return choice.mapping === 'expand' || choice.transfer === 'hlg';
 }

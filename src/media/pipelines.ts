@@ -14,9 +14,10 @@ import {
 } from './loudness-args';
 import { outputSize } from './output-geometry';
 import { confinedCpuCount } from './cpu-set';
-import { buildExpandCube, type Mapping, type Transfer } from './hdr-mapping';
+import { buildExpandCube, usesMappingLut, type Mapping, type Transfer } from './hdr-mapping';
 import { levelsToWrite, readHdrMetadata, writeHdrMetadata } from './hdr-metadata';
-import { measureLightLevels } from './light-levels';
+import { measureLightLevels, type LightLevels } from './light-levels';
+import { measurePacketEnds } from './packet-end';
 import { backToSdr, inverseLutPath, referenceOutputArgs, sampleEvery, writeInverseLut } from './round-trip';
 import type { AudioOutputContainer, PipelineErrorCode, ProbeResult } from './media.types';
 import {
@@ -37,6 +38,7 @@ export interface PipelineRunOptions {
   onProgress?: (fraction: number) => void;
   progressIntervalMs?: number;
   ffmpegPath?: string;
+  ffprobePath?: string;
 }
 
 export interface PipelineFailure {
@@ -103,7 +105,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
   if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
   if (request.probe.encrypted) return encryptedFailure(started);
   const { mapping, transfer, peakNits } = request;
-  const lutPath = mapping === 'expand' ? `${request.output}.expand.cube` : undefined;
+  const lutPath = usesMappingLut({ mapping, transfer }) ? `${request.output}.mapping.cube` : undefined;
   const throttle = new ProgressThrottle(request.onProgress, request.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
   const measures = transfer === 'pq';
   const size = outputSize(video, request.targetHeight);
@@ -166,20 +168,21 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
         const run = measured.run;
         return run ? processFailure(run, started) : failure('processing_failed', 'Processing failed.', [], started);
       }
+      const levels = withinMasteringPeak(measured.levels, peakNits);
       try {
-        await writeHdrMetadata(request.output, { levels: measured.levels, peakNits });
+        await writeHdrMetadata(request.output, { levels, peakNits });
       } catch (error) {
         await removePartial(request.output);
         return failure('processing_failed', 'Processing failed.', [String(error)], started);
       }
-      Object.assign(light, { masteringPeakNits: peakNits, ...levelsToWrite(measured.levels) });
+      Object.assign(light, { masteringPeakNits: peakNits, ...levelsToWrite(levels) });
       roundTripSsim = measured.roundTripSsim;
     }
     throttle.complete();
     return {
       ok: true,
       outputPath: request.output,
-      processedSeconds: processedSeconds(run.outTimeSeconds, request.probe.durationSeconds),
+      processedSeconds: await decodedEnd(request, run.outTimeSeconds),
       width: size.width,
       height: size.height,
       light,
@@ -467,6 +470,33 @@ function encryptedFailure(started: number): PipelineFailure {
 function remaining(deadline: number | undefined): number | undefined {
   // A spent budget still gets 1 ms so the step starts and is killed as 'timeout' through the same path.
   return deadline === undefined ? undefined : Math.max(1, deadline - Date.now());
+}
+
+/**
+ * MaxCLL and MaxFALL as stated in the file: the decoded picture's, at most the mastering display's peak. The
+ * signal never exceeds the peak before the encode (the mapping limits every channel); only the 4:2:0
+ * reconstruction on one-pixel saturated edges overshoots (a few hundred pixels of a frame), light a
+ * mastering display clips. Platform QC rejects MaxCLL above the mastering peak, and a TV tone-maps to it.
+ */
+export function withinMasteringPeak(levels: LightLevels, peakNits: number): LightLevels {
+  const maxCll = Math.min(levels.maxCll, peakNits);
+  return { maxCll, maxFall: Math.min(levels.maxFall, maxCll) };
+}
+
+/**
+ * Seconds of video made: the end of the output's last frame (pts + duration, read from its packets), at most
+ * the source's length. ffmpeg's progress `out_time` trails it by the frames still in the encoder's
+ * reorder delay (90 frames at 30 fps read 2.900 s); falls back to it when the packets cannot be read.
+ */
+async function decodedEnd(request: SdrToHdrRequest, outTimeSeconds: number | null): Promise<number> {
+  const ends = await measurePacketEnds(request.output, {
+    ffprobePath: request.ffprobePath,
+    timeoutMs: 30_000,
+    signal: request.signal,
+  }).catch(() => null);
+  const videoEnd = ends?.get(0)?.endSeconds;
+  if (videoEnd === undefined || !(videoEnd > 0)) return processedSeconds(outTimeSeconds, request.probe.durationSeconds);
+  return Math.min(videoEnd, request.probe.durationSeconds);
 }
 
 function processedSeconds(outTimeSeconds: number | null, probedSeconds: number): number {

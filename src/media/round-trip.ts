@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { filterPath, zscaleColour } from './hdr-args';
 import { buildExpandInverseCube } from './hdr-inverse';
-import { REFERENCE_WHITE_NITS, type MappingChoice } from './hdr-mapping';
+import { REFERENCE_WHITE_NITS, usesMappingLut, type MappingChoice } from './hdr-mapping';
 import type { VideoStreamInfo } from './media.types';
 
 export type SourceColour = Pick<VideoStreamInfo, 'colorTransfer' | 'colorPrimaries' | 'colorSpace' | 'colorRange'>;
@@ -27,9 +27,9 @@ export function pickFrames(every: number, renumber = true): string {
   return `select='not(mod(n\\,${every}))'${renumber ? ',setpts=N/(10*TB)' : ''}`;
 }
 
-/** Where the inverse LUT of an `expand` output goes (null: `reference`, which zscale inverts). */
+/** Where the inverse LUT of a LUT-made output goes (null: `reference` with PQ, which zscale inverts). */
 export function inverseLutPath(output: string, choice: RoundTripChoice): string | null {
-  return choice.mapping === 'expand' ? `${output}.inverse.cube` : null;
+  return usesMappingLut(choice) ? `${output}.inverse.cube` : null;
 }
 
 export async function writeInverseLut(path: string, choice: RoundTripChoice, colour: SourceColour): Promise<void> {

@@ -1,38 +1,31 @@
 // `output.quality` (fast | balanced | best) from the outside: the submit validates it, the job says
-// which one it ran, and the file carries the matching x265 settings (mediainfo's "Encoding settings",
-// which any customer can read). The fidelity floors per preset are test/media/sdr2hdr-quality.spec.ts.
-import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+// which one it ran, and the worker's encode ran x265 with the matching preset and CRF — read from the argv of
+// the ffmpeg it really ran (a recording wrapper named in FFMPEG_PATH): the file carries no x265 settings
+// string since issue 40 (`info=0`: it disagreed with the light levels written after the encode). The
+// fidelity floors per preset are test/media/sdr2hdr-quality.spec.ts.
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { call, createAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
+import { forgetCalls, optionValue, recordedCalls, recordingTool } from '../support/recording-tool';
 import { startStack } from '../support/worker';
 import { sdrMp4 } from '../fixtures/media';
 
-const exec = promisify(execFile);
 const REGION = 'quality';
-
-/** x265's settings as mediainfo reports them, e.g. { subme: '0', crf: '12.0', … }. */
-async function encoderSettings(file: string): Promise<Record<string, string>> {
-  const { stdout } = await exec('mediainfo', ['--Inform=Video;%Encoded_Library_Settings%', file]);
-  return Object.fromEntries(
-    stdout
-      .split('/')
-      .map((part) => part.trim().split('='))
-      .filter((pair) => pair.length === 2),
-  );
-}
 
 describe('output.quality', () => {
   let api: TestApi;
   let stack: Awaited<ReturnType<typeof startStack>>;
-  let scratch: string;
+  let tools: string;
 
   beforeAll(async () => {
-    scratch = await mkdtemp(join(tmpdir(), 'mj-quality-'));
-    stack = await startStack({ REGION, STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-quality-store-')) });
+    tools = await mkdtemp(join(tmpdir(), 'mj-quality-tools-'));
+    stack = await startStack({
+      REGION,
+      STORAGE_DIR: await mkdtemp(join(tmpdir(), 'mj-quality-store-')),
+      FFMPEG_PATH: await recordingTool(tools, 'ffmpeg', process.env.FFMPEG_PATH || 'ffmpeg'),
+    });
     api = stack.api;
   });
   afterAll(() => stack.close());
@@ -50,15 +43,17 @@ describe('output.quality', () => {
   });
 
   it.each([
-    // x265 presets as mediainfo shows them: ultrafast (me=0 subme=0), veryfast (subme=1 rd=2), medium (subme=2 rd=3).
-    ['fast', { subme: '0', rd: '2', crf: '12.0' }],
-    [undefined, { subme: '1', rd: '2', crf: '12.0' }],
-    ['best', { subme: '2', rd: '3', crf: '10.0' }],
+    // src/media/quality-presets.ts: fast = ultrafast CRF 12, balanced = veryfast CRF 12, best = medium CRF 10.
+    ['fast', { preset: 'ultrafast', crf: '12' }],
+    [undefined, { preset: 'veryfast', crf: '12' }],
+    ['best', { preset: 'medium', crf: '10' }],
   ] as const)(
-    'quality %s: the job reports it and the file was encoded with its settings',
+    'quality %s: the job reports it and the worker encoded with its x265 preset and CRF',
     async (quality, settings) => {
       const account = await createAccount(api, { credits: 100 });
       const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 320, height: 180, seconds: 1 }));
+      // One job at a time in this file: every call recorded from here on is this job's.
+      await forgetCalls(tools);
       const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
         key: account.apiKey,
         body: { inputs: [{ upload_id: uploadId }], ...(quality ? { output: { quality } } : {}) },
@@ -70,9 +65,11 @@ describe('output.quality', () => {
       expect(output.video).toMatchObject({ codec: 'hevc', hdr: 'HDR10', quality: quality ?? 'balanced' });
       // The price does not depend on the quality: one credit per started second, as for every sdr2hdr job.
       expect(job.billing).toMatchObject({ estimated_credits: 1, charged_credits: 1 });
-      const file = join(scratch, `${quality ?? 'default'}.mp4`);
-      await writeFile(file, Buffer.from(await (await fetch(output.url)).arrayBuffer()));
-      expect(await encoderSettings(file)).toMatchObject(settings);
+      // This job's encode: its one libx265 call (one pass; the same call also writes the round trip's raw frames).
+      const encodes = (await recordedCalls(tools)).filter((c) => c.tool === 'ffmpeg' && c.argv.includes('libx265'));
+      expect(
+        encodes.map((c) => ({ preset: optionValue(c.argv, '-preset'), crf: optionValue(c.argv, '-crf') })),
+      ).toEqual([settings]);
     },
   );
 });

@@ -224,9 +224,11 @@ describe('segment-parallel sdr2hdr', () => {
         expect(light).toEqual({ mapping: 'expand', mastering_peak_nits: null, max_cll: null, max_fall: null });
         return;
       }
-      // The whole item's levels (the brightest segment's), in the view, the boxes and the SEI alike.
+      // The whole item's levels (the brightest segment's), in the view, the boxes and the SEI alike; MaxCLL
+      // never above the mastering peak (issue 40: chroma reconstruction on testsrc2's one-pixel edges decodes
+      // brighter than the signal the encode was given).
       const decoded = await decodedLightLevels(file, 320, 180);
-      expect(Math.abs(light.max_cll / decoded.maxCll - 1)).toBeLessThan(0.05);
+      expect(Math.abs(light.max_cll / Math.min(decoded.maxCll, 1000) - 1)).toBeLessThan(0.05);
       expect(Math.abs(light.max_fall / decoded.maxFall - 1)).toBeLessThan(0.05);
       expect(await readHdrMetadata(file)).toEqual({
         levels: { maxCll: light.max_cll, maxFall: light.max_fall },

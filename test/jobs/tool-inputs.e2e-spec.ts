@@ -5,7 +5,7 @@
 // FFPROBE_PATH pointing at wrappers that write their argv to a file each and run the real tool; the
 // jobs cover the one-pass and the segmented sdr2hdr item (split, audio copy, parts, join, the round
 // trip measured against the concat of the parts, the light map) and an audio item.
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALLOWED_DEMUXERS } from '../../src/media/ffmpeg-input';
@@ -14,25 +14,12 @@ import { call, createAccount, startApi, type TestApi } from '../support/app';
 import { ensureBuilt } from '../support/dist-build';
 import { upload, waitForJob } from '../support/jobs';
 import { killAllWorkers, sleep, spawnWorker } from '../support/processes';
+import { recordedCalls, recordingTool, type ToolCall } from '../support/recording-tool';
 
 const FFMPEG = process.env.FFMPEG_PATH || 'ffmpeg';
 const FFPROBE = process.env.FFPROBE_PATH || 'ffprobe';
 /** Demuxers an input may be parsed by: those we accept, the concat of our own parts, the raw frames we keep. */
 const DEMUXERS = new Set([...ALLOWED_DEMUXERS.split(','), 'concat', 'rawvideo']);
-
-/** A tool that writes its argv (NUL-separated) to a new file in `dir`, then runs `real`. */
-async function recordingTool(dir: string, name: string, real: string): Promise<string> {
-  const path = join(dir, name);
-  const script = `#!/bin/sh\nprintf '%s\\0' "$@" > "$(mktemp '${dir}/calls/${name}.XXXXXXXX')"\nexec '${real}' "$@"\n`;
-  await writeFile(path, script);
-  await chmod(path, 0o755);
-  return path;
-}
-
-interface ToolCall {
-  tool: string;
-  argv: string[];
-}
 
 /** What is wrong with one call's inputs (empty: nothing). */
 function inputProblems({ tool, argv }: ToolCall): string[] {
@@ -70,7 +57,6 @@ describe('the inputs of every media tool a worker runs', () => {
   beforeAll(async () => {
     ensureBuilt('dist/src/worker.js');
     dir = await mkdtemp(join(tmpdir(), 'mj-tool-inputs-'));
-    await mkdir(join(dir, 'calls'));
     api = await startApi({ REGION: 'toolargv', STORAGE_DIR: join(dir, 'storage') });
   }, 120_000);
   afterAll(async () => {
@@ -119,14 +105,7 @@ describe('the inputs of every media tool a worker runs', () => {
       expect({ path, status: job.status }).toEqual({ path, status: 'succeeded' });
     }
 
-    const names = await readdir(join(dir, 'calls'));
-    const calls: ToolCall[] = await Promise.all(
-      names.map(async (name) => {
-        const argv = (await readFile(join(dir, 'calls', name), 'utf8')).split('\0');
-        argv.pop();
-        return { tool: name.split('.')[0], argv };
-      }),
-    );
+    const calls = await recordedCalls(dir);
     // The worker ran both tools, and calls of two inputs (the round trip against the source's parts).
     expect(calls.filter((c) => c.tool === 'ffprobe').length).toBeGreaterThan(3);
     expect(
