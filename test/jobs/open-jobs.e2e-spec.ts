@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { runAdminCommand } from '../../src/admin/admin-commands';
 import { AdminService } from '../../src/admin/admin.service';
 import { LicenseAdminService } from '../../src/license/license-admin.service';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { expectError } from '../support/error-checks';
 import { upload } from '../support/jobs';
-import { privateDatabase } from '../support/private-database';
+import { databaseBeforeMigration } from '../support/private-database';
 import { sdrMp4 } from '../fixtures/media';
 
 // No worker serves this region (its heartbeat is written by hand): a job stays queued until cancelled.
@@ -122,19 +121,8 @@ describe('the count of open jobs', () => {
 
 describe('the open-jobs migration', () => {
   it('adds the column and counts the open jobs of a database from before it', async () => {
-    const database = await privateDatabase('open_jobs_migration');
-    const source = new DataSource({
-      type: 'postgres',
-      url: database.url,
-      migrations: MIGRATIONS,
-      migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
-    });
-    await source.initialize();
+    const { source, close } = await databaseBeforeMigration('open_jobs_migration', 'AccountOpenJobs1765530000000');
     try {
-      // Undone with every migration after it, then all of them run again.
-      const at = MIGRATIONS.findIndex((migration) => migration.name === 'AccountOpenJobs1765530000000');
-      expect(at).toBeGreaterThan(0);
-      for (let n = MIGRATIONS.length - 1; n >= at; n--) await source.undoLastMigration();
       // 1,200 accounts (more than one batch), every third with jobs: 2 queued, 1 processing, 3 ended.
       await source.query(
         `INSERT INTO accounts (id, name, plan_id) SELECT 'acct_mig' || lpad(n::text, 5, '0'), 'm', 'pro' FROM generate_series(1, 1200) n`,
@@ -157,8 +145,7 @@ describe('the open-jobs migration', () => {
         { open_jobs: 3, n: '400' },
       ]);
     } finally {
-      await source.destroy();
-      await database.drop();
+      await close();
     }
   });
 });

@@ -2,12 +2,10 @@
 // jobs get the spec the submit of today writes for the same options (outputSpec), field for field, so a
 // job queued before an upgrade is made exactly as one submitted after it; their options gain the mapping
 // and transfer they predate; ended jobs keep no spec (they never run again).
-import { DataSource } from 'typeorm';
-import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { outputSpec, storedOutput } from '../../src/jobs/output-options';
 import type { JobApi } from '../../src/jobs/job-api';
 import type { OutputOptions } from '../../src/jobs/output-options';
-import { privateDatabase } from '../support/private-database';
+import { databaseBeforeMigration } from '../support/private-database';
 
 /** Options as jobs of each era stored them (the resolved options of 1764500000000 and later). */
 const LEGACY: { id: string; api: JobApi; status: string; options: Record<string, unknown> }[] = [
@@ -53,18 +51,8 @@ const LEGACY: { id: string; api: JobApi; status: string; options: Record<string,
 
 describe('the output-spec migration', () => {
   it('gives the open jobs of a database from before it the spec a submit writes today', async () => {
-    const database = await privateDatabase('output_spec_migration');
-    const source = new DataSource({
-      type: 'postgres',
-      url: database.url,
-      migrations: MIGRATIONS,
-      migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
-    });
-    await source.initialize();
+    const { source, close } = await databaseBeforeMigration('output_spec_migration', 'JobOutputSpec1765610000000');
     try {
-      const at = MIGRATIONS.findIndex((migration) => migration.name === 'JobOutputSpec1765610000000');
-      expect(at).toBeGreaterThan(0);
-      for (let n = MIGRATIONS.length - 1; n >= at; n--) await source.undoLastMigration();
       await source.query(`INSERT INTO accounts (id, name, plan_id) VALUES ('acct_spec_mig', 'm', 'pro')`);
       for (const job of LEGACY) {
         await source.query(
@@ -103,8 +91,7 @@ describe('the output-spec migration', () => {
       });
       expect(byId.get('job_spec_720')!.output_spec).toMatchObject({ preset: 'ultrafast', crf: 12, targetLines: 720 });
     } finally {
-      await source.destroy();
-      await database.drop();
+      await close();
     }
   });
 });

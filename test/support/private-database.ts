@@ -3,7 +3,8 @@
 // leftover webhooks. A copy of the run's migrated template (global-setup.ts) when there is one, else
 // migrated here. Dropped by the returned function.
 import { Client } from 'pg';
-import { migrateDatabase } from '../../migrations';
+import { DataSource } from 'typeorm';
+import { migrateDatabase, MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { adminQuery } from './global-setup';
 
 async function exists(name: string | undefined): Promise<boolean> {
@@ -29,4 +30,34 @@ export async function privateDatabase(suffix: string): Promise<{ url: string; dr
     await migrateDatabase(url);
   }
   return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/**
+ * A private database as it was just before the migration `migrationName` (it and every later one undone),
+ * for a migration's test: insert the rows of that era, then `source.runMigrations({ transaction: 'each' })`.
+ * `close()` ends the connection and drops the database.
+ */
+export async function databaseBeforeMigration(
+  suffix: string,
+  migrationName: string,
+): Promise<{ source: DataSource; close(): Promise<void> }> {
+  const database = await privateDatabase(suffix);
+  const source = new DataSource({
+    type: 'postgres',
+    url: database.url,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: MIGRATIONS_TRANSACTION_MODE,
+  });
+  await source.initialize();
+  const close = async () => {
+    await source.destroy();
+    await database.drop();
+  };
+  const at = MIGRATIONS.findIndex((migration) => migration.name === migrationName);
+  if (!(at > 0)) {
+    await close();
+    throw new Error(`${migrationName} is not a migration after the first (MIGRATIONS index ${at})`);
+  }
+  for (let n = MIGRATIONS.length - 1; n >= at; n--) await source.undoLastMigration();
+  return { source, close };
 }
