@@ -138,13 +138,17 @@ export function outputSpec(job: JobOutput): OutputSpec {
     peakNits: transfer === 'hlg' || peakNits === null ? HLG_DISPLAY_PEAK_NITS : peakNits,
     quality,
     ...QUALITY_PRESETS[quality],
+    package: 'file',
+    ladder: null,
   };
 }
 
 /** The spec a worker makes a job's items by (jobs.output_spec); only jobs ended before it existed lack one. */
 export function storedSpec(job: { id: string; output_spec: OutputSpec | null }): OutputSpec {
   if (!job.output_spec) throw new Error(`job ${job.id} has no output spec: it ended before specs were stored`);
-  return job.output_spec;
+  const spec = job.output_spec;
+  // Specs stored before packages existed name none: they were files (src/media/output-spec.ts).
+  return spec.api === 'sdr2hdr' && spec.package === undefined ? { ...spec, package: 'file', ladder: null } : spec;
 }
 
 /**

@@ -28,6 +28,45 @@ export interface HdrOutputSpec {
   /** The x265 setting `quality` stood for at submit (quality-presets.ts). */
   preset: X265Preset;
   crf: number;
+  /**
+   * `file`: one MP4 (as before packages existed). `hls`: a CMAF HLS package (docs/ladder-plan.md), whose
+   * renditions `ladder` lists, every one resolved at submit. Specs stored before packages existed have no
+   * `package`: the one place that reads a stored spec (jobs.output_spec) reads that as `file`.
+   */
+  package: OutputPackage;
+  /** The package's ladder, resolved at submit; null for `file`. */
+  ladder: LadderSpec | null;
+}
+
+export type OutputPackage = 'file' | 'hls';
+
+/** HLS's VIDEO-RANGE of a rendition: the HDR rungs carry the job's transfer, the SDR rungs the source's range. */
+export type VideoRange = 'PQ' | 'HLG' | 'SDR';
+
+/** One rendition of an item's package (ladder.ts itemRungs): its codec, range, picture and target bitrate. */
+export interface RungSpec {
+  /** `hevc`: HEVC Main10 `hvc1` (HDR); `av1`: SVT-AV1 10-bit (HDR); `h264`: H.264 High, BT.709 (SDR, from the source). */
+  codec: 'hevc' | 'av1' | 'h264';
+  range: VideoRange;
+  /** Output picture, both sides even, never above the source's. */
+  width: number;
+  height: number;
+  /** The encoder's target (kbit/s); the master playlist publishes what the segments measure. */
+  bitrateKbps: number;
+}
+
+export interface LadderSpec {
+  /** Every rendition's segment length (s): a fixed GOP of this length keeps all rungs' boundaries aligned. */
+  segmentSeconds: number;
+  /**
+   * Lines (short side) of the HDR rungs, resolved at submit: the client's `output.ladder`, or the default
+   * ladder (ladder.ts DEFAULT_HDR_LINES). Each item keeps those at or below its source (ladder.ts itemRungs).
+   */
+  hdrLines: number[];
+  /** The HDR rungs' codecs (`output.codecs`): every HDR line is made in each. */
+  hdrCodecs: Array<'hevc' | 'av1'>;
+  /** The one AAC audio group's bitrate (kbit/s); an item whose source has no audio gets no audio group. */
+  audioKbps: number;
 }
 
 export interface LoudnessOutputSpec {

@@ -56,6 +56,8 @@ export function jobRow(overrides: Partial<JobRow> = {}): JobRow {
       quality: 'balanced',
       preset: 'veryfast',
       crf: 12,
+      package: 'file',
+      ladder: null,
     },
     metadata: {},
     estimated_credits: '10',

@@ -89,6 +89,15 @@ export function outputKey(accountId: string, jobId: string, index: number, conta
   return `${OUTPUTS_PREFIX}${accountId}/${jobId}/${index}${run ? `-${run}` : ''}.${container}`;
 }
 
+/**
+ * Where an item's HLS package lives: a prefix (ending in `/`) under which the master playlist is
+ * `master.m3u8` and each rendition has a folder of its own (playlist, init segment, media segments).
+ * `run` as for outputKey. The asset row of a package stores this prefix as its storage key.
+ */
+export function packagePrefix(accountId: string, jobId: string, index: number, run?: string): string {
+  return `${OUTPUTS_PREFIX}${accountId}/${jobId}/${index}${run ? `-${run}` : ''}.hls/`;
+}
+
 /** The job an output key belongs to (outputKey's inverse), or null for a key that is not an output. */
 export function jobOfOutputKey(key: string): string | null {
   const match = /^outputs\/[^/]+\/([^/]+)\/\d+(?:-[0-9A-Za-z]+)?\.[a-z0-9]+$/.exec(key);
