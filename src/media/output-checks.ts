@@ -127,7 +127,7 @@ export interface VideoCheckRequest extends MeasureTools {
   mapping: Mapping;
   transfer: Transfer;
   peakNits: number;
-  /** The round trip as the pipeline measured it reading the written file back (pipelines.ts); else measured here. */
+  /** The round trip as the pipeline measured it reading the written file back (hdr-pipeline.ts); else measured here. */
   roundTripSsim?: number;
 }
 

@@ -5,7 +5,7 @@
 import { open, rm, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { ALLOWED_DEMUXERS } from './ffmpeg-input';
-import { parseEbur128Summary } from './pipelines';
+import { parseEbur128Summary } from './loudness-reports';
 import { containerOf } from './probe';
 import {
   backToSdr,
@@ -233,7 +233,7 @@ export async function measureAudio(path: string, tools: MeasureTools): Promise<M
 
 /**
  * A 16-bit PCM WAV output's facts from its own RIFF header (fmt and data chunks), with loudness metered
- * on the very samples its encoder wrote (pipelines.ts `written`): what measureAudio reads, without a second
+ * on the very samples its encoder wrote (loudness-pipeline.ts `written`): what measureAudio reads, without a second
  * ffmpeg pass. Null for anything else (another codec, a header that does not add up): measure it in full.
  */
 export async function measurePcmWav(path: string, written: LoudnessFigures): Promise<MeasuredAudio | null> {
@@ -356,7 +356,7 @@ export interface RoundTripRequest extends MeasureTools {
  * Luma SSIM of the output taken back to the source's SDR with the inverse of its mapping, against the
  * source (scaled to the output's size), on `samples` frames spread evenly: both streams are decoded
  * (cheap next to the encode), only the sampled frames are converted and compared. The PQ pipeline measures
- * the same in its light pass (pipelines.ts); this is for every output it did not (src/media/round-trip.ts).
+ * the same in its light pass (hdr-pipeline.ts); this is for every output it did not (src/media/round-trip.ts).
  */
 export async function roundTripSsim(request: RoundTripRequest): Promise<number> {
   const pick = pickFrames(sampleEvery(request.outputSize.frames, request.samples));

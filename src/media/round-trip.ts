@@ -2,7 +2,7 @@
 // with the inverse of its mapping, and the source's frames it is compared with, on frames sampled
 // evenly by index. One owner for both places that run it: the output check reading the file
 // (output-measure.ts roundTripSsim) and the PQ pipeline's light pass, which decodes the written file
-// anyway (pipelines.ts), with the source's sampled frames kept by the encode that decoded them.
+// anyway (hdr-pipeline.ts), with the source's sampled frames kept by the encode that decoded them.
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { filterPath, zscaleColour } from './hdr-args';

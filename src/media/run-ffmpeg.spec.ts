@@ -1,4 +1,4 @@
-import { parseEbur128Summary, parseLoudnormReport } from './pipelines';
+import { parseEbur128Summary, parseLoudnormReport } from './loudness-reports';
 import { FfmpegProgressParser, ProgressThrottle } from './run-ffmpeg';
 
 describe('FfmpegProgressParser', () => {

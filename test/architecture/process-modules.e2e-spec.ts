@@ -19,7 +19,7 @@ function loadedBy(entry: string): string[] {
 }
 
 const WORKER_ONLY =
-  /^(processing\/|media\/(pipelines|vad|mediainfo|cpu-set|hdr-args|loudness-args|segments|light-levels)\.js$)/;
+  /^(processing\/|media\/(pipelines|hdr-pipeline|loudness-pipeline|pipeline-outcome|loudness-reports|vad|mediainfo|cpu-set|hdr-args|loudness-args|segments|light-levels)\.js$)/;
 
 describe('which code each process loads', () => {
   it('the API loads no processing, no media pipeline and no encode argv', () => {
