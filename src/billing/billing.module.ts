@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
+import { HoldsModule } from './holds.module';
 
-@Module({ providers: [BillingRepository, BillingService], exports: [BillingService] })
+@Module({
+  imports: [HoldsModule],
+  providers: [BillingRepository, BillingService],
+  exports: [BillingService, HoldsModule],
+})
 export class BillingModule {}

@@ -3,7 +3,7 @@
 //
 // Per account: its balance is its grants less its captures; its reservation is the holds of its open
 // jobs; its open_jobs counts those jobs. Per job: exactly one authorise, for its hold; while open no
-// settlement, once ended one capture and/or one release (src/billing/holds.ts writes only the non-zero
+// settlement, once ended one capture and/or one release (src/billing/holds.repository.ts writes only the non-zero
 // ones) that capture its charge and add up to its hold; its charge is the sum of its items' charges.
 //
 // Each check is one set-based statement over whole tables (or, given accounts, over their rows by the

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HoldsModule } from '../billing/holds.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { JobLifecycle } from './job-lifecycle';
 import { JobLifecycleRepository } from './job-lifecycle.repository';
@@ -8,7 +9,7 @@ import { JobLifecycleRepository } from './job-lifecycle.repository';
  * module so the worker gets it without the API's controllers, sources and queue producer.
  */
 @Module({
-  imports: [WebhooksModule],
+  imports: [HoldsModule, WebhooksModule],
   providers: [JobLifecycle, JobLifecycleRepository],
   exports: [JobLifecycle],
 })

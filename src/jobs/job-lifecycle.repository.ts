@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { HoldSettlement } from '../billing/holds';
+import type { HoldSettlement } from '../billing/holds.repository';
 import { addToUsageDays, utcDay } from '../billing/usage-days';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { createAsyncCommitPool } from '../common/database/async-commit-pool';

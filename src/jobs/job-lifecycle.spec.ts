@@ -1,14 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { TERMINAL_STATUSES, type JobStatus } from './job.types';
-import {
-  billingStateAtEnd,
-  JOB_TRANSITIONS,
-  jobStatusesLeadingTo,
-  openItemStatuses,
-  openJobStatuses,
-} from './job-lifecycle';
-import { EVENT_AT_END } from './settlement';
+import { JOB_TRANSITIONS, jobStatusesLeadingTo, openItemStatuses, openJobStatuses } from './job-lifecycle';
+import { billingStateAtEnd, EVENT_AT_END } from './settlement';
 
 const SRC = join(__dirname, '..');
 

@@ -1,17 +1,17 @@
 // The one owner of a job's status (docs/api-decisions.md §4). Every change of `jobs.status` and `job_items.status`
 // goes through this file: the tables below are the whole state machine, and each UPDATE that moves a
 // job is given its allowed "from" statuses from them (the SQL is in job-lifecycle.repository.ts), so
-// no code path can move a job along a path the tables do not list. Money moves through billing's holds, inside the
-// same transaction as the status change that causes it.
+// no code path can move a job along a path the tables do not list. What an ending costs is settlement.ts's
+// (beside this file); the money moves through billing's HoldsRepository, inside the same transaction as the
+// status change that causes it.
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { settleHold, type HoldSettlement } from '../billing/holds';
+import { HoldsRepository, type HoldSettlement } from '../billing/holds.repository';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError, toErrorObject, type ErrorObject } from '../common/errors';
 import { jobClaimed, jobEnded, type EndedJob } from '../metrics/job-metrics';
 import { OutboxWriter, type EventItem } from '../webhooks/outbox.writer';
 import type {
-  BillingState,
   EndStatus,
   ItemCheck,
   ItemOutput,
@@ -22,7 +22,7 @@ import type {
   JobStatus,
 } from './job.types';
 import { JobLifecycleRepository, type NewAsset } from './job-lifecycle.repository';
-import { EVENT_AT_END, planJobEnd, type SettlementPlan } from './settlement';
+import { billingStateAtEnd, EVENT_AT_END, planCancel, planJobEnd, type SettlementPlan } from './settlement';
 
 export type Actor = 'api' | 'worker';
 
@@ -84,18 +84,6 @@ export function openItemStatuses(): ItemStatus[] {
   return [...new Set(ITEM_TRANSITIONS.flatMap((rule) => rule.from))];
 }
 
-/**
- * What a job's hold becomes when it ends (the database's jobs_terminal_billing constraint agrees): a
- * job that succeeded, fully or partly, is settled; a failed one released. A cancelled job pays for the
- * items delivered before the cancel — their outputs stay downloadable, so giving them away would make
- * every finished item of a job free by cancelling it — and is settled when that is anything (its hold
- * captured for that, the rest released), else released.
- */
-export function billingStateAtEnd(status: EndStatus, chargedCredits: number): BillingState {
-  if (status === 'succeeded' || status === 'partially_succeeded') return 'settled';
-  return status === 'cancelled' && chargedCredits > 0 ? 'settled' : 'released';
-}
-
 /** How one item ended; `asset` is the output it produced, stored in the same transaction. */
 export interface ItemEnding {
   index: number;
@@ -120,6 +108,7 @@ export interface ItemsEnded {
 export class JobLifecycle {
   constructor(
     private readonly repository: JobLifecycleRepository,
+    private readonly holds: HoldsRepository,
     private readonly outbox: OutboxWriter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -278,13 +267,7 @@ export class JobLifecycle {
       );
       await this.repository.cancelItems(manager, jobId, itemStatusesLeadingTo('cancelled'));
       const items = await this.repository.itemEndings(manager, jobId);
-      const delivered = items.filter((item) => item.status === 'succeeded');
-      const ended = await this.endJob(manager, jobId, {
-        status: 'cancelled',
-        chargedCredits: delivered.reduce((sum, item) => sum + item.chargedCredits, 0),
-        processedSeconds: delivered.reduce((sum, item) => sum + item.processedSeconds, 0),
-        error,
-      });
+      const ended = await this.endJob(manager, jobId, { ...planCancel(items), error });
       // Locked above and found open, so this flip cannot miss; if it ever does, nothing has moved.
       if (!ended) throw new ApiError('job_not_cancellable', { param: 'job_id', details: { status: job.status } });
       await this.outbox.write(manager, {
@@ -325,7 +308,7 @@ export class JobLifecycle {
     });
     if (!ended) return null;
     const { seconds, ...hold } = ended;
-    await settleHold(manager, hold);
+    await this.holds.settle(manager, hold);
     await this.repository.addEndedSeconds(manager, seconds);
     return hold;
   }

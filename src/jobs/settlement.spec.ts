@@ -1,4 +1,4 @@
-import { planSettlement } from './settlement';
+import { planCancel, planSettlement } from './settlement';
 
 const DOCS = 'https://docs.example/docs';
 const job = { api: 'sdr2hdr' as const, requestId: 'req_1' };
@@ -78,5 +78,17 @@ describe('planSettlement', () => {
       estimated_credits: 30,
       charged_credits: 20,
     });
+  });
+});
+
+describe('planCancel', () => {
+  it('charges the items delivered before the cancel, and nothing for the open ones it cancels', () => {
+    const items = [
+      { status: 'succeeded' as const, chargedCredits: 12, processedSeconds: 6 },
+      { status: 'cancelled' as const, chargedCredits: 0, processedSeconds: 0 },
+      { status: 'failed' as const, chargedCredits: 0, processedSeconds: 2 },
+    ];
+    expect(planCancel(items)).toEqual({ status: 'cancelled', chargedCredits: 12, processedSeconds: 6 });
+    expect(planCancel(items.slice(1))).toEqual({ status: 'cancelled', chargedCredits: 0, processedSeconds: 0 });
   });
 });

@@ -1,9 +1,11 @@
-// The money of a job's ending: what each item costs from its result (planItem, the worker's side) and how
-// the job ends once every item has (planJobEnd, which JobLifecycle.endItems calls under the job's lock).
-// Pure, so the rules of docs/api-decisions.md §4 are unit-tested; the hold it settles is billing/holds.ts.
+// The money of a job's ending: what each item costs from its result (planItem, the worker's side), how
+// the job ends once every item has (planJobEnd, which JobLifecycle.endItems calls under the job's lock),
+// what a cancel charges (planCancel, JobLifecycle.cancel) and what the hold becomes (billingStateAtEnd).
+// Pure, so the rules of docs/api-decisions.md §4 are unit-tested; the lifecycle settles the hold with
+// billing's HoldsRepository (src/billing/holds.repository.ts).
 import { type ErrorCode, type ErrorObject, toErrorObject } from '../common/errors';
 import type { JobEvent } from '../webhooks/outbox.writer';
-import type { EndStatus, JobApi, JobStatus } from './job.types';
+import type { BillingState, EndStatus, ItemStatus, JobApi, JobStatus } from './job.types';
 import { itemCredits } from './pricing';
 
 /** The webhook event each ending writes to the outbox. */
@@ -145,5 +147,34 @@ export function planJobEnd(
     items: plans,
     error,
     event: EVENT_AT_END.partially_succeeded,
+  };
+}
+
+/**
+ * What a job's hold becomes when it ends (the database's jobs_terminal_billing constraint agrees): a
+ * job that succeeded, fully or partly, is settled; a failed one released. A cancelled job pays for the
+ * items delivered before the cancel — their outputs stay downloadable, so giving them away would make
+ * every finished item of a job free by cancelling it — and is settled when that is anything (its hold
+ * captured for that, the rest released), else released.
+ */
+export function billingStateAtEnd(status: EndStatus, chargedCredits: number): BillingState {
+  if (status === 'succeeded' || status === 'partially_succeeded') return 'settled';
+  return status === 'cancelled' && chargedCredits > 0 ? 'settled' : 'released';
+}
+
+/**
+ * A cancel's money: the items that succeeded before it were delivered and are charged what each was
+ * (their charges and seconds, as their endings wrote them); its open items are cancelled and cost nothing.
+ */
+export function planCancel(items: { status: ItemStatus; chargedCredits: number; processedSeconds: number }[]): {
+  status: 'cancelled';
+  chargedCredits: number;
+  processedSeconds: number;
+} {
+  const delivered = items.filter((item) => item.status === 'succeeded');
+  return {
+    status: 'cancelled',
+    chargedCredits: delivered.reduce((sum, item) => sum + item.chargedCredits, 0),
+    processedSeconds: delivered.reduce((sum, item) => sum + item.processedSeconds, 0),
   };
 }

@@ -1,5 +1,5 @@
 // An account's open jobs (accounts.open_jobs): the number the concurrency limit compares and the
-// balance shows as running_jobs, kept with each job's credit hold (src/billing/holds.ts: taken at the
+// balance shows as running_jobs, kept with each job's credit hold (src/billing/holds.repository.ts: taken at the
 // submit, settled at the ending) instead of counted on each request. What a client sees of it, the count under concurrent submits and cancels,
 // and the migration and the operator's command that count it from the jobs. Endings by a worker (an
 // item's last settlement, failures, the reconciler) are checked by the chaos runs' money audit

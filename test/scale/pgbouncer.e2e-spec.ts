@@ -11,7 +11,7 @@ import { Client } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MIGRATIONS, MIGRATIONS_TRANSACTION_MODE } from '../../migrations';
 import { AdminService } from '../../src/admin/admin.service';
-import { lockAccounts } from '../../src/billing/holds';
+import { HoldsRepository } from '../../src/billing/holds.repository';
 import { call, type TestApi } from '../support/app';
 import { createAccountOnPlan } from '../support/chaos-accounts';
 import { expectError } from '../support/error-checks';
@@ -244,7 +244,7 @@ describe('through PgBouncer in transaction-pooling mode', () => {
     try {
       await holder.query('BEGIN');
       const onHolder = { query: async (sql: string, params: unknown[]) => (await holder.query(sql, params)).rows };
-      await lockAccounts(onHolder as unknown as EntityManager, [account.accountId]);
+      await new HoldsRepository().lockAccounts(onHolder as unknown as EntityManager, [account.accountId]);
       let answered: unknown;
       const first = call(api, 'POST', '/v1/sdr2hdr/jobs', { key, body, headers });
       void first.then((response) => (answered = response));
