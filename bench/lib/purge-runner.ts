@@ -10,14 +10,14 @@ import { createStorage } from '../../src/common/storage/storage.module';
 import { batchPlan, inBatches } from '../../src/common/upkeep-batches';
 import { ProcessingRepository } from '../../src/processing/processing.repository';
 import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
-import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { WebhookDeliveryRepository } from '../../src/webhooks/webhook-delivery.repository';
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
   const db = new DataSource({ type: 'postgres', url: config.databaseUrl, extra: { max: 4 } });
   await db.initialize();
   const retention = new RetentionPurge(new ProcessingRepository(db), createStorage(config), config);
-  const events = new WebhooksRepository(db);
+  const events = new WebhookDeliveryRepository(db);
   let stopped = false;
   process.once('SIGTERM', () => {
     stopped = true;

@@ -20,7 +20,7 @@ import { REDIS, type RedisClient } from '../common/redis/redis.module';
 import { publishEvents } from './event-channel';
 import { nextAttemptDelayMs } from './retry-policy';
 import { type AttemptResult, sendWebhook } from './webhook-sender';
-import { type AttemptOutcome, type DueDelivery, WebhooksRepository } from './webhooks.repository';
+import { type AttemptOutcome, type DueDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 /** How often the outbox is relayed and due deliveries are (re)queued: the latency of a new event. */
 const PUMP_MS = 1000;
@@ -49,7 +49,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private stopping = false;
 
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookDeliveryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly queues: QueueOwner,

@@ -7,6 +7,7 @@ import { StreamSlots } from './stream-slots';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksMetrics } from './webhooks-metrics';
 import { EventsController, WebhookEndpointsController } from './webhooks.controller';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
@@ -25,5 +26,5 @@ export class WebhooksModule {}
 export class WebhooksApiModule {}
 
 /** Worker process only: relays the outbox and sends deliveries. */
-@Module({ providers: [WebhookDispatcher, WebhooksRepository] })
+@Module({ providers: [WebhookDispatcher, WebhookDeliveryRepository] })
 export class WebhooksWorkerModule {}

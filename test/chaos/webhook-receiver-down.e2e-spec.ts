@@ -25,7 +25,7 @@ import {
   type SinkAnswer,
   type WorkerProcess,
 } from '../support/processes';
-import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhooks.repository';
+import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhook-delivery.repository';
 
 const REGION = 'chaos-webhook';
 /**

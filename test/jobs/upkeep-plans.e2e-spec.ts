@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { JobsRepository } from '../../src/jobs/jobs.repository';
 import { ProcessingRepository } from '../../src/processing/processing.repository';
+import { WebhookDeliveryRepository } from '../../src/webhooks/webhook-delivery.repository';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { seedExpiredJobs } from '../support/expired-jobs';
 import { privateDatabase } from '../support/private-database';
@@ -146,7 +147,7 @@ describe('upkeep statements use indexes', () => {
     await processing.expireUploads(10);
     await processing.deleteExpiredJobs(30, 10);
     await processing.deleteExpiredIdempotencyKeys(10);
-    await webhooks.purgeEvents(30, 10);
+    await new WebhookDeliveryRepository(recording).purgeEvents(30, 10);
     await processing.objectsInUse([
       { key: 'outputs/acct_1/job_1/0.mp4', jobId: 'job_1' },
       { key: 'uploads/acct_1/upl_1', jobId: null },

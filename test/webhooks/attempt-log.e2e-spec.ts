@@ -11,7 +11,7 @@ import { IdleBackendKiller } from '../support/idle-backend-kill';
 import { pollUntil } from '../support/processes';
 import { deleteRegisteredEndpoints, emitEvent, registerEndpoint, waitForDelivery } from '../support/webhook-receiver';
 import { startStack } from '../support/worker';
-import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhooks.repository';
+import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhook-delivery.repository';
 
 describe('the delivery log', () => {
   it('counts an attempt whose outcome was lost with its backend: requests received = attempts logged', async () => {

@@ -7,7 +7,7 @@ import { encryptedMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
 import { startStack } from '../support/worker';
-import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhooks.repository';
+import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhook-delivery.repository';
 import {
   deleteRegisteredEndpoints,
   emitEvent,

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { startWorker, type TestWorker } from '../support/worker';
-import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhooks.repository';
+import { UNRECORDED_OUTCOME } from '../../src/webhooks/webhook-delivery.repository';
 import {
   deleteRegisteredEndpoints,
   emitEvent,
