@@ -36,16 +36,18 @@ import { SessionAuthenticator } from './session-authenticator';
  * |                                           | same round trip as step 1's budget and the credentials       |
  * |                                           | version for a key looked up recently                         |
  * | 3 maintenance                             | here: `checkMaintenance` (common/maintenance/)               |
- * | 3 region health                           | jobs.service.ts `checkRegion`: the region is named in the    |
- * |                                           | body, so it runs after steps 4–5 (a retried submit whose job |
- * |                                           | exists gets its stored 202 even while the region is down)    |
+ * | 3 region health                           | jobs/usecases/prepare-job.ts `checkRegion`: the region is    |
+ * |                                           | named in the body, so it runs after steps 4–5 (a retried     |
+ * |                                           | submit whose job exists gets its stored 202 even while the   |
+ * |                                           | region is down)                                              |
  * | 4 request shape 400/413/415               | Fastify's body parsers (http-app.ts; they run after this     |
  * |                                           | hook, so a body that cannot be parsed is refused only for a  |
  * |                                           | caller steps 1–3 let through), the validation pipe           |
  * |                                           | (common/http/validation.ts: NotJsonBody's 415), and          |
- * |                                           | jobs.service.ts `validate*`                                  |
+ * |                                           | jobs/usecases/submit-request.ts `validate*`                  |
  * | 5 Idempotency-Key replay or conflict      | common/idempotency/idempotency.interceptor.ts                |
- * | 6 account state and plan                  | jobs.service.ts `checkPlan`, `checkAccountState`             |
+ * | 6 account state and plan                  | jobs/usecases/prepare-job.ts `checkPlan`,                    |
+ * |                                           | `checkAccountState`                                          |
  * | 7 sources                                 | jobs/sources.service.ts (probe: media/probe.ts)              |
  * | 8 quota, concurrency, spend, balance,     | jobs/limits.ts, inside the submit's transaction              |
  * |   queue depth                             |                                                              |

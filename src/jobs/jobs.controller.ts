@@ -16,6 +16,9 @@ import { jobLocation, type JobView } from './job-view';
 import type { JobApi } from './job.types';
 import { JobsService } from './jobs.service';
 import type { RequestedOutput } from './output-options';
+import { CancelJob } from './usecases/cancel-job/cancel-job.usecase';
+import { EstimateJob } from './usecases/estimate-job/estimate-job.usecase';
+import { SubmitJob } from './usecases/submit-job/submit-job.usecase';
 
 const TITLES: Record<JobApi, string> = { sdr2hdr: 'an SDR→HDR10 job', audio: 'a speech loudness job' };
 
@@ -33,7 +36,12 @@ function jobsController<Body extends SubmitJobBase>(
   @RequireScope(api)
   @Controller(`v1/${api}/jobs`)
   class ApiJobsController {
-    constructor(readonly jobs: JobsService) {}
+    constructor(
+      readonly jobs: JobsService,
+      readonly submitJob: SubmitJob,
+      readonly estimateJob: EstimateJob,
+      readonly cancelJob: CancelJob,
+    ) {}
 
     @Post()
     @HttpCode(202)
@@ -55,7 +63,7 @@ function jobsController<Body extends SubmitJobBase>(
       @Req() request: FastifyRequest,
       @Res({ passthrough: true }) reply: FastifyReply,
     ): Promise<JobView> {
-      const view = await this.jobs.submit(caller, {
+      const view = await this.submitJob.execute(caller, {
         ...requested(body),
         inputs: body.inputs,
         metadata: body.metadata ?? {},
@@ -84,7 +92,7 @@ function jobsController<Body extends SubmitJobBase>(
       @Body(createValidationPipe(bodyType, { fast: true })) body: Body,
       @Req() request: FastifyRequest,
     ): Promise<JobEstimate> {
-      return this.jobs.estimate(caller, {
+      return this.estimateJob.execute(caller, {
         ...requested(body),
         inputs: body.inputs,
         metadata: body.metadata ?? {},
@@ -117,7 +125,7 @@ function jobsController<Body extends SubmitJobBase>(
     @ApiSuccess(200, JobResponse, 'The job, cancelled')
     @ApiErrorResponses('auth', 'rate', 'job_missing', 'cancel')
     cancel(@Caller() caller: AuthContext, @Param('job_id') jobId: string): Promise<JobView> {
-      return this.jobs.cancel(caller.accountId, api, jobId);
+      return this.cancelJob.execute(caller.accountId, api, jobId);
     }
   }
   Object.defineProperty(ApiJobsController, 'name', {

@@ -18,12 +18,20 @@ import { SourcesService } from './sources.service';
 import { UploadsController } from './uploads.controller';
 import { UploadsRepository } from './uploads.repository';
 import { UploadsService } from './uploads.service';
+import { CancelJob } from './usecases/cancel-job/cancel-job.usecase';
+import { EstimateJob } from './usecases/estimate-job/estimate-job.usecase';
+import { PrepareJob } from './usecases/prepare-job';
+import { SubmitJob } from './usecases/submit-job/submit-job.usecase';
 
 @Module({
   imports: [AuthModule, BillingModule, JobLifecycleModule],
   controllers: [Sdr2HdrJobsController, AudioJobsController, UploadsController, AssetsController],
   providers: [
     JobsService,
+    PrepareJob,
+    SubmitJob,
+    EstimateJob,
+    CancelJob,
     JobsRepository,
     SubmitLimits,
     JobAdmission,

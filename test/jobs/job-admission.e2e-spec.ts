@@ -1,7 +1,7 @@
 // The submits that arrive together share one transaction (src/jobs/job-admission.ts), and each is still
 // answered as if it had been alone: its own refusal, its own job and hold, its own stored 202; one
 // submit's failure never another's. The admissions are handed over in one turn here, as a burst of
-// requests hands them over under load (the HTTP path is the same call: jobs.service.ts `create`).
+// requests hands them over under load (the HTTP path is the same call: the submit-job use case).
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
