@@ -451,14 +451,19 @@ const PROCESS_FAILURES: Record<Exclude<MediaProcessResult['status'], 'succeeded'
   failed: ['processing_failed', 'Processing failed.'],
 };
 
-function processFailure(run: MediaProcessResult & { overran?: boolean }, started: number): PipelineFailure {
+export function processFailure(run: MediaProcessResult & { overran?: boolean }, started: number): PipelineFailure {
   if (run.overran) return failure('source_changed', OVERRAN, run.stderrTail, started);
   const status = run.status === 'succeeded' ? 'failed' : run.status;
   const [code, message] = PROCESS_FAILURES[status];
   return failure(code, message, run.stderrTail, started);
 }
 
-function failure(code: PipelineErrorCode, message: string, stderrTail: string[], started: number): PipelineFailure {
+export function failure(
+  code: PipelineErrorCode,
+  message: string,
+  stderrTail: string[],
+  started: number,
+): PipelineFailure {
   return { ok: false, code, message, stderrTail, wallMs: Date.now() - started };
 }
 
