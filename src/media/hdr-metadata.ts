@@ -74,6 +74,27 @@ export async function writeHdrMetadata(path: string, metadata: HdrMetadata): Pro
   await rewriteWithMoov(path, moov, updated);
 }
 
+/**
+ * Writes the levels into the CLL SEI of a CMAF media segment (moof + mdat, no moov): an HLS package's
+ * HDR rung carries x265's SEI in every segment, and its init segment's boxes (writeHdrMetadata) must agree.
+ */
+export async function writeSegmentLightLevels(path: string, levels: LightLevels): Promise<void> {
+  const written = levelsToWrite(levels);
+  const payload = Buffer.from([
+    written.maxCll >> 8,
+    written.maxCll & 0xff,
+    written.maxFall >> 8,
+    written.maxFall & 0xff,
+  ]);
+  const boxes = await topLevelBoxes(path);
+  const file = await open(path, 'r+');
+  try {
+    for (const box of boxes.filter((each) => each.type === 'mdat')) await patchSeiInFile(file, box, payload);
+  } finally {
+    await file.close();
+  }
+}
+
 /** The `clli` and `mdcv` boxes of the video track, as a player reads them; null when either is absent. */
 export async function readHdrMetadata(path: string): Promise<HdrMetadata | null> {
   const moov = (await topLevelBoxes(path)).find((box) => box.type === 'moov');

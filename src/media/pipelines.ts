@@ -15,4 +15,10 @@ export {
   type SpeechLoudnessSuccess,
 } from './loudness-pipeline';
 export { parseEbur128Summary, parseLoudnormReport, type LoudnessReport, type LoudnormReport } from './loudness-reports';
-export { encodeCeiling, type PipelineFailure, type PipelineRunOptions } from './pipeline-outcome';
+export {
+  encodeCeiling,
+  failure,
+  processFailure,
+  type PipelineFailure,
+  type PipelineRunOptions,
+} from './pipeline-outcome';

@@ -1,0 +1,219 @@
+// The HLS package pipeline: one ffmpeg run encodes every rung and the audio into CMAF segments
+// (ladder-args.ts), then each rendition is read back — its playlist for the bandwidths and boundaries, its
+// init segment for CODECS — and every PQ rung's picture is measured and its light levels written where
+// players read them, as the MP4 path does (light-levels.ts, hdr-metadata.ts): `clli`/`mdcv` in the init
+// segment, the CLL SEI in every segment. Last, our master playlist. Answers a verdict, never throws for
+// media or process outcomes (as pipelines.ts).
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { buildExpandCube, usesMappingLut } from '../hdr-mapping';
+import { levelsToWrite, writeHdrMetadata, writeSegmentLightLevels } from '../hdr-metadata';
+import { measureLightLevels } from '../light-levels';
+import type { RungSpec } from '../output-spec';
+import {
+  encodeCeiling,
+  failure,
+  processFailure,
+  withinMasteringPeak,
+  type PipelineFailure,
+  type PipelineRunOptions,
+} from '../pipelines';
+import { runFfmpeg } from '../run-ffmpeg';
+import { codecsOfInitSegment } from './codecs-string';
+import { buildLadderArgs, type LadderArgsInput } from './ladder-args';
+import { buildMasterPlaylist } from './master-playlist';
+import {
+  averageBitrate,
+  peakBitrate,
+  readMediaPlaylist,
+  segmentStarts,
+  totalDuration,
+  type MediaPlaylist,
+} from './media-playlist';
+import { AUDIO_FOLDER, MASTER_PLAYLIST, MEDIA_PLAYLIST, renditionFolder } from './rendition-names';
+
+export interface LadderRequest extends PipelineRunOptions, Omit<LadderArgsInput, 'lutPath'> {
+  /** A folder of the caller's beside `dir` for the rungs joined into one file each (measured, never stored). */
+  scratchDir: string;
+}
+
+/** One rendition as made: what the master playlist says of it, and its picture in one file for the checks. */
+export interface MadeRendition {
+  rung: RungSpec;
+  folder: string;
+  codecs: string;
+  /** Video alone (bit/s); the master's BANDWIDTH adds the audio's. */
+  peakBitrate: number;
+  averageBitrate: number;
+  segments: number;
+  durationSeconds: number;
+  /** Where each segment starts (s): the same on every rung (checked: package-checks.ts). */
+  starts: number[];
+  /** Each segment's EXTINF (s), in order. */
+  durations: number[];
+  targetDuration: number;
+  frameRate: number;
+  /** PQ rungs: ST 2086 peak and the measured levels written; null for HLG and SDR rungs. */
+  light: { masteringPeakNits: number; maxCll: number; maxFall: number } | null;
+  /** init + segments as one fragmented MP4 (in scratchDir), for the output checks. */
+  joinedPath: string;
+}
+
+export interface LadderSuccess {
+  ok: true;
+  dir: string;
+  renditions: MadeRendition[];
+  audio: { codecs: string; peakBitrate: number; averageBitrate: number; segments: number } | null;
+  processedSeconds: number;
+  wallMs: number;
+  args: string[];
+}
+
+// Share of the progress bar: the encode, then measuring and writing the PQ rungs' light.
+const ENCODE_WEIGHT = 0.85;
+
+export async function packageLadder(request: LadderRequest): Promise<LadderSuccess | PipelineFailure> {
+  const started = Date.now();
+  const video = request.probe.video;
+  if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
+  if (request.probe.encrypted)
+    return failure('drm_protected', 'The input is encrypted (DRM/CENC) and cannot be processed.', [], started);
+  const { hdr, rungs, dir } = request;
+  const hdrRungs = rungs.some((rung) => rung.range !== 'SDR');
+  const lutPath = hdrRungs && usesMappingLut(hdr) ? join(request.scratchDir, 'mapping.cube') : undefined;
+  try {
+    await mkdir(request.scratchDir, { recursive: true });
+    for (const folder of [...rungs.map(renditionFolder), ...(request.probe.audio ? [AUDIO_FOLDER] : [])])
+      await mkdir(join(dir, folder), { recursive: true });
+    if (lutPath) {
+      const cube = buildExpandCube({
+        choice: hdr,
+        sourcePrimaries: video.colorPrimaries,
+        sourceTransfer: video.colorTransfer,
+      });
+      await writeFile(lutPath, cube);
+    }
+    const args = buildLadderArgs({ ...request, lutPath });
+    const run = await runFfmpeg(args, {
+      ffmpegPath: request.ffmpegPath,
+      durationSeconds: request.probe.durationSeconds,
+      maxOutSeconds: encodeCeiling(request.probe.durationSeconds),
+      onProgress: (fraction) => request.onProgress?.(fraction * ENCODE_WEIGHT),
+      signal: request.signal,
+      timeLimitMs: request.timeLimitMs,
+    });
+    if (run.status !== 'succeeded') return processFailure(run, started);
+    const renditions: MadeRendition[] = [];
+    for (const rung of rungs) {
+      const made = await finishRendition(rung, video.fps ?? 25, request, started);
+      if (!made.ok) return made;
+      renditions.push(made.rendition);
+    }
+    const audio = request.probe.audio ? await readAudio(dir) : null;
+    await writeFile(
+      join(dir, MASTER_PLAYLIST),
+      buildMasterPlaylist(
+        renditions.map((rendition) => ({
+          folder: rendition.folder,
+          bandwidth: rendition.peakBitrate + (audio?.peakBitrate ?? 0),
+          averageBandwidth: rendition.averageBitrate + (audio?.averageBitrate ?? 0),
+          codecs: rendition.codecs,
+          width: rendition.rung.width,
+          height: rendition.rung.height,
+          frameRate: rendition.frameRate,
+          videoRange: rendition.rung.range,
+        })),
+        audio && { codecs: audio.codecs, channels: 2 },
+      ),
+    );
+    request.onProgress?.(1);
+    return {
+      ok: true,
+      dir,
+      renditions,
+      audio,
+      processedSeconds: Math.min(request.probe.durationSeconds, renditions[0].durationSeconds),
+      wallMs: Date.now() - started,
+      args,
+    };
+  } catch (error) {
+    return failure('processing_failed', 'Processing failed.', [String(error)], started);
+  } finally {
+    if (lutPath) await rm(lutPath, { force: true });
+  }
+}
+
+async function finishRendition(
+  rung: RungSpec,
+  frameRate: number,
+  request: LadderRequest,
+  started: number,
+): Promise<{ ok: true; rendition: MadeRendition } | PipelineFailure> {
+  const folder = renditionFolder(rung);
+  const path = join(request.dir, folder);
+  const playlist = await readMediaPlaylist(path, MEDIA_PLAYLIST);
+  const joinedPath = join(request.scratchDir, `${folder}.mp4`);
+  await joinRendition(path, playlist, joinedPath);
+  let light: MadeRendition['light'] = null;
+  if (rung.range === 'PQ') {
+    const measured = await measureLightLevels(joinedPath, {
+      width: rung.width,
+      height: rung.height,
+      ffmpegPath: request.ffmpegPath,
+      signal: request.signal,
+      timeLimitMs: request.timeLimitMs,
+    });
+    if (!measured.ok) {
+      return measured.run
+        ? processFailure(measured.run, started)
+        : failure('processing_failed', 'Processing failed.', [], started);
+    }
+    const peakNits = request.hdr.peakNits;
+    const levels = withinMasteringPeak(measured.levels, peakNits);
+    await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
+    for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
+    // The checks read the rung as a player gets it: joined again from the files as stored.
+    await joinRendition(path, playlist, joinedPath);
+    light = { masteringPeakNits: peakNits, ...levelsToWrite(levels) };
+  }
+  return {
+    ok: true,
+    rendition: {
+      rung,
+      folder,
+      codecs: await codecsOfInitSegment(join(path, playlist.map ?? '')),
+      peakBitrate: peakBitrate(playlist),
+      averageBitrate: averageBitrate(playlist),
+      segments: playlist.segments.length,
+      durationSeconds: Math.round(totalDuration(playlist) * 1000) / 1000,
+      starts: segmentStarts(playlist),
+      durations: playlist.segments.map((segment) => segment.duration),
+      targetDuration: playlist.targetDuration,
+      frameRate,
+      light,
+      joinedPath,
+    },
+  };
+}
+
+async function readAudio(dir: string): Promise<LadderSuccess['audio']> {
+  const folder = join(dir, AUDIO_FOLDER);
+  const playlist = await readMediaPlaylist(folder, MEDIA_PLAYLIST);
+  return {
+    codecs: await codecsOfInitSegment(join(folder, playlist.map ?? '')),
+    peakBitrate: peakBitrate(playlist),
+    averageBitrate: averageBitrate(playlist),
+    segments: playlist.segments.length,
+  };
+}
+
+/** The init segment and every media segment, in order, as one fragmented MP4. */
+async function joinRendition(folder: string, playlist: MediaPlaylist, output: string): Promise<void> {
+  if (!playlist.map) throw new Error(`${folder}: the playlist has no EXT-X-MAP`);
+  const out = createWriteStream(output);
+  for (const name of [playlist.map, ...playlist.segments.map((segment) => segment.uri)])
+    await pipeline(createReadStream(join(folder, name)), out, { end: false });
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
