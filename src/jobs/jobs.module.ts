@@ -11,6 +11,7 @@ import { AudioJobsController, Sdr2HdrJobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { SubmitLimits } from './limits';
+import { PlaybackController } from './playback.controller';
 import { ProbeSlots } from './probe-slots';
 import { RegionHealth } from './region-health';
 import { SOURCE_PROBE } from './source-probe';
@@ -21,7 +22,7 @@ import { UploadsService } from './uploads.service';
 
 @Module({
   imports: [AuthModule, BillingModule, JobLifecycleModule],
-  controllers: [Sdr2HdrJobsController, AudioJobsController, UploadsController, AssetsController],
+  controllers: [Sdr2HdrJobsController, AudioJobsController, UploadsController, AssetsController, PlaybackController],
   providers: [
     JobsService,
     JobsRepository,
