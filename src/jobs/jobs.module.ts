@@ -11,6 +11,7 @@ import { AudioJobsController, Sdr2HdrJobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { SubmitLimits } from './limits';
+import { PlaybackController } from './playback.controller';
 import { ProbeSlots } from './probe-slots';
 import { RegionHealth } from './region-health';
 import { SOURCE_PROBE } from './source-probe';
@@ -25,7 +26,7 @@ import { SubmitJob } from './usecases/submit-job/submit-job.usecase';
 
 @Module({
   imports: [AuthModule, BillingModule, JobLifecycleModule],
-  controllers: [Sdr2HdrJobsController, AudioJobsController, UploadsController, AssetsController],
+  controllers: [Sdr2HdrJobsController, AudioJobsController, UploadsController, AssetsController, PlaybackController],
   providers: [
     JobsService,
     PrepareJob,

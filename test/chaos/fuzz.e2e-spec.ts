@@ -26,9 +26,11 @@ import { CATALOGUE, type ErrorCode } from '../../src/common/errors/catalogue';
 import { mediaQueueName, WEBHOOK_QUEUE } from '../../src/queues/catalogue';
 import { MaintenanceService } from '../../src/common/maintenance/maintenance.service';
 import { signAssetUrl } from '../../src/jobs/asset-url';
+import { signPlaybackToken } from '../../src/jobs/playback-token';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, mergeReferences, startApi, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
+import { finishWithPackage } from '../support/hls-package';
 import { createAccountOnPlan, markRegionHealthy } from '../support/chaos-accounts';
 import {
   REGION,
@@ -161,6 +163,10 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
     };
     expect((await call(api, 'GET', `${signed.pathname}${signed.search}`)).status).toBe(200);
 
+    // A real HLS package (ended as the ladder worker will), so the playback routes meet real files.
+    const packageAsset = await finishWithPackage(api, await submit());
+    const playbackToken = signPlaybackToken(packageAsset, api.config.assetUrlSecret, new Date(Date.now() + 3600_000));
+
     fixtures = {
       apiKey: key,
       adminToken: api.config.adminToken!,
@@ -180,6 +186,9 @@ describe('fuzzing every endpoint: never a 5xx, always the envelope, nothing inte
         sdr2hdrJob: [queuedJob, cancelledJob, queuedJob, cancelledJob, audioJobs[0]],
         audioJob: [...audioJobs, ...audioJobs, queuedJob],
         asset: [assetId],
+        playbackToken: [playbackToken, playbackToken.replace(/\.\d+\./, '.1.')],
+        rendition: ['h264-180-sdr', 'audio', 'hevc-180-pq', 'hevc-2160-pq'],
+        packageFile: ['master.m3u8', 'playlist.m3u8', 'init.mp4', 'seg-00000.m4s', 'seg-99999.m4s'],
         endpoint: endpoints.slice(0, 2),
         spareEndpoint: endpoints.slice(2),
         event: eventIds,

@@ -121,7 +121,7 @@ describe('the API references at /docs/openapi.json (customers) and /docs/operato
     expect(customer.filter((operation) => operator.includes(operation))).toEqual([]);
     for (const { path, method, operation } of operations(documents.customer)) {
       const byKey = operation.security.some((requirement: object) => 'api_key' in requirement);
-      expect({ path, method, customer: byKey || /^\/v1\/(license|assets)\b/.test(path) }).toEqual({
+      expect({ path, method, customer: byKey || /^\/v1\/(license|assets|playback)\b/.test(path) }).toEqual({
         path,
         method,
         customer: true,

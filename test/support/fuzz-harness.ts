@@ -124,6 +124,19 @@ export const OPERATIONS: Operation[] = [
     params: { asset_id: 'asset' },
     query: ['expires', 'signature'],
   },
+  // An HLS package's files through its signed token (src/jobs/playback.controller.ts).
+  {
+    method: 'GET',
+    path: '/v1/playback/{token}/{file}',
+    access: 'none',
+    params: { token: 'playbackToken', file: 'packageFile' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/playback/{token}/{rendition}/{file}',
+    access: 'none',
+    params: { token: 'playbackToken', rendition: 'rendition', file: 'packageFile' },
+  },
   {
     method: 'POST',
     path: '/v1/webhook-endpoints',
@@ -258,7 +271,7 @@ export const UNDOCUMENTED: Operation[] = [
   { method: 'GET', path: '/', access: 'none' },
   { method: 'GET', path: '/login', access: 'none' },
 ];
-const NON_JSON_SUCCESS = /^\/(?:metrics|docs|dashboard)(?:[/?]|$)|^\/v1\/assets\//;
+const NON_JSON_SUCCESS = /^\/(?:metrics|docs|dashboard)(?:[/?]|$)|^\/v1\/(?:assets|playback)\//;
 /** The two paths that lead to the dashboard with a redirect. */
 const REDIRECTS = /^\/(?:login)?(?:\?|$)/;
 
@@ -281,6 +294,10 @@ export interface Fixtures {
     sdr2hdrJob: string[];
     audioJob: string[];
     asset: string[];
+    /** A package's playback token (valid), and the names inside a package. */
+    playbackToken: string[];
+    rendition: string[];
+    packageFile: string[];
     endpoint: string[];
     spareEndpoint: string[];
     event: string[];

@@ -637,6 +637,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/playback/{token}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Play an HLS package: its master playlist (`master.m3u8`), through the signed token of `playlist_url` */
+        get: operations["playbackTop"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/playback/{token}/{rendition}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Play an HLS package: a rendition’s playlist, init segment or media segment (Range supported) */
+        get: operations["playbackNested"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -6636,6 +6670,100 @@ export interface operations {
                     "audio/wav": string;
                     "audio/mp4": string;
                     "image/png": string;
+                };
+            };
+            400: components["responses"]["error_400_67ae5eaa"];
+            404: components["responses"]["error_404_5ce13b3f"];
+            416: components["responses"]["error_416_517f9bf0"];
+            429: components["responses"]["error_429_4752a641"];
+            500: components["responses"]["error_500_128f3aad"];
+            503: components["responses"]["error_503_648062cc"];
+        };
+    };
+    playbackTop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The playback token of the job view’s `playlist_url`: `<asset_id>.<expires>.<signature>` */
+                token: string;
+                /** @description A file at the top of the package: `master.m3u8` */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description The byte range asked for with Range */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            400: components["responses"]["error_400_67ae5eaa"];
+            404: components["responses"]["error_404_5ce13b3f"];
+            416: components["responses"]["error_416_517f9bf0"];
+            429: components["responses"]["error_429_4752a641"];
+            500: components["responses"]["error_500_128f3aad"];
+            503: components["responses"]["error_503_648062cc"];
+        };
+    };
+    playbackNested: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The playback token of the job view’s `playlist_url`: `<asset_id>.<expires>.<signature>` */
+                token: string;
+                /** @description A rendition’s folder, e.g. `h264-720-sdr`, `hevc-1080-pq`, `audio` */
+                rendition: string;
+                /** @description `playlist.m3u8`, `init.mp4` or `seg-00000.m4s`… */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "video/mp4": string;
+                    "video/iso.segment": string;
+                };
+            };
+            /** @description The byte range asked for with Range */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "video/mp4": string;
+                    "video/iso.segment": string;
                 };
             };
             400: components["responses"]["error_400_67ae5eaa"];

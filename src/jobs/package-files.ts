@@ -1,0 +1,43 @@
+// What may be asked for inside an HLS package, and how each file is served (type and caching).
+// The layout is fixed (src/common/storage/storage.ts packagePrefix): `master.m3u8` at the top, and per
+// rendition a folder of one level holding its playlist, init segment and media segments.
+
+/** One file name, or a folder and a file name: letters, digits, `.`, `_`, `-`; never `.` or `..` alone. */
+const PACKAGE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/;
+
+/** The key of `path` under the package's prefix, or null when the path could leave it or is not one of ours. */
+export function packageFileKey(prefix: string, path: string): string | null {
+  if (!PACKAGE_PATH.test(path)) return null;
+  if (path.split('/').some((part) => /^\.+$/.test(part))) return null;
+  return `${prefix}${path}`;
+}
+
+/** The three kinds of files a package holds; anything else in its folder is not served. */
+export type PackageFileKind = 'playlist' | 'init' | 'segment';
+
+export function packageFileKind(path: string): PackageFileKind | null {
+  if (path.endsWith('.m3u8')) return 'playlist';
+  if (path.endsWith('.mp4')) return 'init';
+  if (path.endsWith('.m4s')) return 'segment';
+  return null;
+}
+
+export const PACKAGE_CONTENT_TYPES: Record<PackageFileKind, string> = {
+  playlist: 'application/vnd.apple.mpegurl',
+  init: 'video/mp4',
+  segment: 'video/iso.segment',
+};
+
+/** How long a CDN or player may keep a playlist: a few seconds, so a deleted package stops playing soon. */
+export const PLAYLIST_MAX_AGE_SECONDS = 5;
+
+/**
+ * `Cache-Control` for a file of a package reached with a token valid for `secondsLeft` more seconds. The
+ * token is in the URL, so a CDN caches per token: a segment never changes under its URL and may be kept
+ * until the token expires (immutable); a playlist is kept a few seconds only (never past the token).
+ */
+export function packageCacheControl(kind: PackageFileKind, secondsLeft: number): string {
+  const left = Math.max(0, Math.floor(secondsLeft));
+  if (kind === 'playlist') return `public, max-age=${Math.min(PLAYLIST_MAX_AGE_SECONDS, left)}`;
+  return `public, max-age=${left}, immutable`;
+}

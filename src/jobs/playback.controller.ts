@@ -1,0 +1,152 @@
+// Plays an HLS package: its master playlist, media playlists and segments, each reached through the one
+// signed token of the job view's `playlist_url` (playback-token.ts). No API key: the token is the credential.
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DataSource } from 'typeorm';
+import { Public } from '../auth/auth.decorators';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { row } from '../common/database/sql';
+import { ApiError } from '../common/errors';
+import { STORAGE, type Storage } from '../common/storage/storage';
+import { ApiErrorResponses } from '../docs/api-error-responses';
+import { parseRange } from './assets.controller';
+import {
+  PACKAGE_CONTENT_TYPES,
+  packageCacheControl,
+  packageFileKey,
+  packageFileKind,
+  type PackageFileKind,
+} from './package-files';
+import { verifyPlaybackToken } from './playback-token';
+
+/** The container of a package's asset row (the worker writes it; `storage_key` is the package's prefix). */
+export const PACKAGE_CONTAINER = 'hls';
+
+const PACKAGE_CONTENT = Object.fromEntries(
+  [...new Set(Object.values(PACKAGE_CONTENT_TYPES))].map((type) => [type, { schema: { type: 'string' } }]),
+);
+const TOKEN_PARAM = {
+  name: 'token',
+  description: 'The playback token of the job view\u2019s `playlist_url`: `<asset_id>.<expires>.<signature>`',
+};
+
+@ApiTags('assets')
+@Controller('v1/playback')
+export class PlaybackController {
+  constructor(
+    private readonly db: DataSource,
+    @Inject(STORAGE) private readonly storage: Storage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get(':token/:file')
+  @Public()
+  @ApiOperation({
+    summary: 'Play an HLS package: its master playlist (`master.m3u8`), through the signed token of `playlist_url`',
+  })
+  @ApiParam(TOKEN_PARAM)
+  @ApiParam({ name: 'file', description: 'A file at the top of the package: `master.m3u8`' })
+  @ApiResponse({ status: 200, description: 'The file', content: PACKAGE_CONTENT })
+  @ApiResponse({ status: 206, description: 'The byte range asked for with Range', content: PACKAGE_CONTENT })
+  @ApiErrorResponses('rate', 'asset')
+  top(
+    @Param('token') token: string,
+    @Param('file') file: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.serve(token, file, request, reply);
+  }
+
+  @Get(':token/:rendition/:file')
+  @Public()
+  @ApiOperation({
+    summary: 'Play an HLS package: a rendition\u2019s playlist, init segment or media segment (Range supported)',
+  })
+  @ApiParam(TOKEN_PARAM)
+  @ApiParam({
+    name: 'rendition',
+    description: 'A rendition\u2019s folder, e.g. `h264-720-sdr`, `hevc-1080-pq`, `audio`',
+  })
+  @ApiParam({ name: 'file', description: '`playlist.m3u8`, `init.mp4` or `seg-00000.m4s`…' })
+  @ApiResponse({ status: 200, description: 'The file', content: PACKAGE_CONTENT })
+  @ApiResponse({ status: 206, description: 'The byte range asked for with Range', content: PACKAGE_CONTENT })
+  @ApiErrorResponses('rate', 'asset')
+  nested(
+    @Param('token') token: string,
+    @Param('rendition') rendition: string,
+    @Param('file') file: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.serve(token, `${rendition}/${file}`, request, reply);
+  }
+
+  private async serve(token: string, path: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const grant = verifyPlaybackToken(token, this.config.assetUrlSecret);
+    if (!grant) {
+      throw new ApiError('asset_not_found', {
+        param: 'token',
+        message: 'This playback link is not valid or has expired: read the job again for a fresh playlist_url.',
+      });
+    }
+    const kind = packageFileKind(path);
+    const asset = await row<{ storage_key: string }>(
+      this.db,
+      `SELECT storage_key FROM assets
+        WHERE id = $1 AND container = $2 AND deleted_at IS NULL AND expires_at > now()`,
+      [grant.assetId, PACKAGE_CONTAINER],
+    );
+    if (!asset) {
+      throw new ApiError('asset_not_found', {
+        param: 'token',
+        message: 'The package does not exist, was deleted, or has passed retention.',
+      });
+    }
+    const key = kind ? packageFileKey(asset.storage_key, path) : null;
+    if (!kind || !key) {
+      throw new ApiError('invalid_parameter', {
+        param: 'path',
+        message:
+          'Not a file of a package: ask for master.m3u8 or <rendition>/<file> (a playlist, init.mp4 or a .m4s segment).',
+      });
+    }
+    await this.send(key, kind, grant.expires, request, reply);
+  }
+
+  /** One object of the package: its size first (Content-Length, Range), then its bytes. */
+  private async send(
+    key: string,
+    kind: PackageFileKind,
+    expires: number,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const missing = new ApiError('asset_not_found', {
+      param: 'path',
+      message: 'The package has no such file.',
+    });
+    const size = await this.storage.size(key);
+    if (size === null) throw missing;
+    const range = parseRange(request.headers.range, size);
+    if (range === 'invalid') {
+      throw new ApiError('range_not_satisfiable', { param: 'Range', headers: { 'Content-Range': `bytes */${size}` } });
+    }
+    const body = await this.storage.read(key, range ?? undefined);
+    if (!body) throw missing;
+    void reply
+      .header('Accept-Ranges', 'bytes')
+      .header('Content-Type', PACKAGE_CONTENT_TYPES[kind])
+      .header('Cache-Control', packageCacheControl(kind, expires - Date.now() / 1000));
+    if (range) {
+      void reply
+        .status(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+        .header('Content-Length', String(range.end - range.start + 1));
+      return reply.send(body);
+    }
+    void reply.status(200).header('Content-Length', String(size));
+    return reply.send(body);
+  }
+}
