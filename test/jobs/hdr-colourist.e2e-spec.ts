@@ -2,8 +2,8 @@
 // worker, their outputs downloaded and decoded by the test decoder (test/support/hdr-decode.ts: 10-bit
 // samples, BT.2100's PQ EOTF or HLG's luminance-based OOTF — never zscale's own conversion, which decodes
 // the way it encodes). Each item of the issue: HLG keeps colour (1), MaxCLL never above the mastering peak,
-// in every place of the file (2), super-whites keep detail (3), faces stay faces (5), the decoded duration
-// is the end of the last frame (6).
+// in every place of the file (2), super-whites keep detail (3), no contours in expanded highlights (4), faces
+// stay faces (5), the decoded duration is the end of the last frame (6).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,10 +11,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readHdrMetadata } from '../../src/media/hdr-metadata';
 import { readMediainfoHdr } from '../../src/media/mediainfo';
+import { highlightGradientMp4 } from '../fixtures/hdr-scenes';
 import { colourChartMp4, sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { BARS, COLORCHECKER, readChart, SKIN, SUPER_WHITES, type ChartReading } from '../support/hdr-chart';
 import { decodeLight, deltaEItp, lightLevels, readCodedFrames } from '../support/hdr-decode';
+import { readGradient } from '../support/hdr-gradient';
 import { upload, waitForJob } from '../support/jobs';
 import { startStack } from '../support/worker';
 
@@ -152,6 +154,25 @@ describe('HDR a colourist would sign (issue 40)', () => {
       expect(brighter / white).toBeGreaterThanOrEqual(1.02);
       expect(brightest / brighter).toBeGreaterThanOrEqual(1.02);
       expect(brightest).toBeLessThanOrEqual(peak * 1.01);
+    },
+    300_000,
+  );
+
+  it.each<Output>([
+    { mapping: 'expand', transfer: 'pq', peak_nits: 1000 },
+    { mapping: 'expand', transfer: 'pq', peak_nits: 4000 },
+    { mapping: 'expand', transfer: 'hlg' },
+  ])(
+    'item 4 — %o: a smooth highlight gradient (8-bit codes 190–254) shows no contour: no jump between neighbouring columns above 3 10-bit codes',
+    async (output) => {
+      const { file } = await made(await highlightGradientMp4(), output);
+      const gradient = await readGradient(file);
+      // Each 8-bit step lands 4–8 10-bit codes apart on the expanded curve; seen as a jump, that is a contour.
+      expect({ output, jump: gradient.columnMaxJump <= 3 }).toEqual({ output, jump: true });
+      // Whatever smooths the steps leaves no visible grain (well under one 10-bit code) …
+      expect(gradient.noiseRms).toBeLessThanOrEqual(1);
+      // … and keeps the curve: adjacent codes still climb by the expansion's step on average.
+      expect(gradient.codeMaxStep).toBeGreaterThan(3);
     },
     300_000,
   );
