@@ -19,7 +19,7 @@ const DEPENDENCY_ZONES = [
   {
     target: './src/webhooks',
     from: './src',
-    except: ['./webhooks', './common', './queues', './metrics', './auth', './docs'],
+    except: ['./webhooks', './common', './queues', './metrics', './auth'],
     message: why('webhooks is a leaf: no feature module (jobs, billing, processing, …) is imported by it'),
   },
   {
@@ -65,6 +65,13 @@ const DEPENDENCY_ZONES = [
       './pixel-budget.ts',
     ],
     message: why('the API process never loads ffmpeg argv builders or pipelines: only processing imports them'),
+  },
+  {
+    target: srcExcept('docs', 'http-app.ts', 'openapi.ts'),
+    from: './src/docs',
+    message: why(
+      'only the app (src/http-app.ts, src/openapi.ts) imports src/docs; route decorators are in src/common/openapi',
+    ),
   },
   {
     target: './src/common',

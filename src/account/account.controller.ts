@@ -13,11 +13,11 @@ import {
   type MonthlySpend,
 } from '../billing/billing.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { ListQuery, type ListResponse } from '../common/pagination';
 import { AccountService } from './account.service';
 import type { AccountView } from './account-view';
-import { ApiPage, ApiSuccess } from '../docs/api-success';
+import { ApiPage, ApiSuccess } from '../common/openapi/api-success';
 import {
   ApiKeyResponse,
   ApiKeyWithSecretResponse,

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
 import { ListQuery } from '../common/pagination';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { AdminService } from './admin.service';
 import { OperatorPasswordLinkResponse } from '../members/dto/responses';
 import {
@@ -18,7 +18,7 @@ import {
   UnblockedContentResponse,
 } from './dto/admin.dto';
 import { LedgerEntryResponse, OwnAccountResponse } from '../account/dto/account.dto';
-import { ApiPage, ApiSuccess } from '../docs/api-success';
+import { ApiPage, ApiSuccess } from '../common/openapi/api-success';
 
 @ApiTags('admin')
 @ApiSecurity('admin_token')

@@ -4,8 +4,8 @@
 // lands) what happened, what to do, whether a retry can help and the fields of its `details`. A
 // contents sidebar with a filter box; one column on a phone; no request leaves the page.
 import { CATALOGUE, ERROR_TYPES, ERROR_CODES, type ErrorCode } from '../common/errors/catalogue';
-import { EXAMPLE_DOCS_URL, exampleError } from './api-error-responses';
-import { ERROR_DETAILS, PARTIAL_FAILURE_DETAILS, type DetailsShape } from './error-details';
+import { EXAMPLE_DOCS_URL, exampleError } from '../common/openapi/api-error-responses';
+import { ERROR_DETAILS, PARTIAL_FAILURE_DETAILS, type DetailsShape } from '../common/openapi/error-details';
 
 const escapeHtml = (text: string): string =>
   text.replace(

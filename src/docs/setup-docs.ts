@@ -20,7 +20,7 @@ import { ACCESS, type Access } from '../auth/auth.decorators';
 import type { AppConfig } from '../common/config/config';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode } from '../common/errors/catalogue';
 import { sendStaticFile, staticFile, type StaticFile } from '../common/http/static-files';
-import { ALWAYS, EXAMPLE_DOCS_URL, groupCodes, mergeErrorResponses } from './api-error-responses';
+import { ALWAYS, EXAMPLE_DOCS_URL, groupCodes, mergeErrorResponses } from '../common/openapi/api-error-responses';
 import { renderErrorsPage } from './errors-page';
 import { JOB_EVENTS, TEST_EVENT } from '../webhooks/outbox.writer';
 import { WebhookEventBody } from '../webhooks/dto/webhook-endpoint.dto';

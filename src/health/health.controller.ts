@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Operational } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors';
 import { REDIS, type RedisClient } from '../common/redis/redis.module';
-import { ApiSuccess } from '../docs/api-success';
+import { ApiSuccess } from '../common/openapi/api-success';
 
 const CHECK_TIMEOUT_MS = 1500;
 

@@ -6,8 +6,8 @@ import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ApiError } from '../common/errors';
 import { closeAfterDraining } from '../common/http/refused-body';
-import { ApiErrorResponses } from '../docs/api-error-responses';
-import { ApiSuccess } from '../docs/api-success';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
+import { ApiSuccess } from '../common/openapi/api-success';
 import { UploadResponse } from './dto/job.response';
 import { uploadFilename, UploadsService, type UploadView } from './uploads.service';
 

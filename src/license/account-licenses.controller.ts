@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { AccountLicensesService, type AccountLicenseView, type LicenseDeviceView } from './account-licenses.service';
 
 class LicenseDeviceResponse {

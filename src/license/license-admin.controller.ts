@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/auth.decorators';
-import { ApiErrorResponses } from '../docs/api-error-responses';
-import { ApiSuccess } from '../docs/api-success';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
+import { ApiSuccess } from '../common/openapi/api-success';
 import { AdminLicenseResponse, AdminLicenseWithKeyResponse, CreateLicenseDto } from './dto/license.dto';
 import { LicenseAdminService, type LicenseAdminView } from './license-admin.service';
 

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
-import { ApiErrorResponses } from '../docs/api-error-responses';
-import { ApiSuccess } from '../docs/api-success';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
+import { ApiSuccess } from '../common/openapi/api-success';
 import {
   ActivateLicenseDto,
   LicenseActivationResponse,

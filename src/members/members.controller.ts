@@ -3,7 +3,7 @@ import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, MembersOnly } from '../auth/auth.decorators';
 import type { ListResponse } from '../common/pagination';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { ChangeRoleDto, InviteMemberDto } from './dto/members.dto';
 import { InvitedMemberResponse, MemberListResponse, MemberResponse } from './dto/responses';
 import { MembersService, type InvitedMemberView, type MemberView } from './members.service';

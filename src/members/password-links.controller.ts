@@ -5,7 +5,7 @@ import { Public } from '../auth/auth.decorators';
 import { checkBrowserOrigin } from '../auth/same-origin';
 import { SessionsService } from '../auth/sessions.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { PasswordLinkDto, PasswordResetRequestDto, RedeemPasswordLinkDto } from './dto/members.dto';
 import { PasswordLinkResponse, PasswordResetRequestResponse, SessionResponse } from './dto/responses';
 import { MembersRepository } from './members.repository';

@@ -6,7 +6,7 @@ import { Caller, OwnSession, Public } from '../auth/auth.decorators';
 import { checkBrowserOrigin } from '../auth/same-origin';
 import { SessionsService } from '../auth/sessions.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { SignInDto } from './dto/members.dto';
 import { SessionResponse, SignOutResponse } from './dto/responses';
 import { MembersRepository } from './members.repository';

@@ -4,8 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller, RequireScope } from '../auth/auth.decorators';
 import { ListQuery, type ListResponse } from '../common/pagination';
-import { ApiErrorResponses } from '../docs/api-error-responses';
-import { ApiPage, ApiSuccess, pageOf } from '../docs/api-success';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
+import { ApiPage, ApiSuccess, pageOf } from '../common/openapi/api-success';
 import {
   CreateWebhookEndpointDto,
   DeletedWebhookEndpointResponse,

@@ -70,11 +70,17 @@ const WRONG_WAY: [filePath: string, importLine: string, reason: string][] = [
     "import { AdminService } from '../admin/admin.service';",
     'processing imports jobs, billing',
   ],
-  ['src/common/wrong-way.ts', "import { authoriseHolds } from '../billing/holds';", 'src/common imports nothing'],
+  [
+    'src/common/wrong-way.ts',
+    "import { HoldsRepository } from '../billing/holds.repository';",
+    'src/common imports nothing',
+  ],
+  ['src/webhooks/wrong-way.ts', "import { setupDocs } from '../docs/setup-docs';", 'only the app'],
 ];
 
 const RIGHT_WAY: [filePath: string, importLine: string][] = [
-  ['src/jobs/right-way.ts', "import { authoriseHolds } from '../billing/holds';"],
+  ['src/jobs/right-way.ts', "import { HoldsRepository } from '../billing/holds.repository';"],
+  ['src/webhooks/right-way.ts', "import { ApiSuccess } from '../common/openapi/api-success';"],
   ['src/jobs/right-way.ts', "import { OutboxWriter } from '../webhooks/outbox.writer';"],
   ['src/processing/right-way.ts', "import { JobLifecycle } from '../jobs/job-lifecycle';"],
   ['src/worker.module.ts', "import { ProcessingModule } from './processing/processing.module';"],

@@ -1,7 +1,7 @@
 // The public error reference (/docs/errors.html): one section per catalogue code, each anchor the
 // target of that code's doc_url.
 import { CATALOGUE, ERROR_CODES, ERROR_TYPES, type ErrorCode } from '../../src/common/errors/catalogue';
-import { ERROR_DETAILS } from '../../src/docs/error-details';
+import { ERROR_DETAILS } from '../../src/common/openapi/error-details';
 import { call, startApi, type TestApi } from '../support/app';
 
 const decode = (html: string): string =>

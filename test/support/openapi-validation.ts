@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { allowedDetailFields } from '../../src/docs/error-details';
+import { allowedDetailFields } from '../../src/common/openapi/error-details';
 
 type Json = Record<string, unknown>;
 
@@ -176,14 +176,14 @@ export function observe(
   if (problem) record({ where, problem, body: text.slice(0, 2000) });
 }
 
-/** An error's `details` may hold only the fields the errors page lists for its code (src/docs/error-details.ts). */
+/** An error's `details` may hold only the fields the errors page lists for its code (src/common/openapi/error-details.ts). */
 function undocumentedDetails(body: unknown): string | null {
   const error = (body as { error?: { code?: unknown; details?: unknown } } | null)?.error;
   if (!error || typeof error.code !== 'string' || !error.details || typeof error.details !== 'object') return null;
   const allowed = allowedDetailFields(error.code);
   const extra = Object.keys(error.details).filter((name) => !allowed.includes(name));
   return extra.length > 0
-    ? `error.details of ${error.code} has fields the errors page does not list (src/docs/error-details.ts): ${extra.join(', ')}`
+    ? `error.details of ${error.code} has fields the errors page does not list (src/common/openapi/error-details.ts): ${extra.join(', ')}`
     : null;
 }
 

@@ -1,162 +1,25 @@
 // Configuration from the environment (docs/api-decisions.md §10), parsed and validated once at start-up.
-// A bad value stops the process with a message naming the variable and what is allowed.
+// A bad value stops the process with a message naming the variable and what is allowed. The settings'
+// type is app-config.ts; storage, metrics and the dashboard are checked in their own files.
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAddressPolicy, loopbackEntriesWithoutPort, loopbackNamesWithoutPort } from '../net/address-policy';
-import type { S3Settings } from '../storage/s3-client';
 import { parseSigningKey } from '../crypto/ed25519-private-key';
+import type { AppConfig, DatabasePoolMode } from './app-config';
+import { ConfigError, int, list, url, type Env } from './env-values';
 import { keyPrefix, parseRedisTopology, RedisConfigError, type RedisTopology } from './redis-config';
+import { dashboardConfig, metricsConfig } from './service-configs';
+import { storageConfig } from './storage-config';
 
-export interface AppConfig {
-  nodeEnv: string;
-  port: number;
-  databaseUrl: string;
-  /**
-   * How the server behind DATABASE_URL pools connections: `session` (PostgreSQL itself, or a pooler in
-   * session mode) or `transaction` (PgBouncer's pool_mode=transaction, where consecutive transactions of
-   * one client connection may run on different server connections): then nothing may outlive a
-   * transaction on a connection — no named prepared statements, no session settings (src/common/database/pool-mode.ts).
-   */
-  databasePoolMode: DatabasePoolMode;
-  redisUrl: string;
-  /** One node (REDIS_URL), a cluster (REDIS_CLUSTER_NODES) or sentinels (REDIS_SENTINELS): redis-config.ts. */
-  redisTopology: RedisTopology;
-  /**
-   * Prefix of every Redis key and BullMQ queue (REDIS_PREFIX), so test runs never meet a developer's run;
-   * on a cluster a hash tag, `{mj}` (redis-config.ts keyPrefix).
-   */
-  redisPrefix: string;
-  adminToken: string | null;
-  publicBaseUrl: string;
-  docsUrl: string;
-  storageDir: string;
-  /** STORAGE_BACKEND: the local folder (STORAGE_DIR) or S3-compatible object storage (S3_*). */
-  storage: { backend: 'local' } | ({ backend: 's3' } & S3Settings);
-  /** Unfinished uploads and orphaned outputs older than this are removed by the worker's sweeper. */
-  storageSweepAfterSeconds: number;
-  allowPrivateUrls: string[];
-  workerConcurrency: number;
-  /**
-   * Segment-parallel encoding: target length of a segment; an sdr2hdr input at least twice this long
-   * is split at keyframes and its segments are encoded by any worker of the region (0: never split).
-   */
-  segmentSeconds: number;
-  jobTimeLimitSeconds: number;
-  cancelWindowSeconds: number;
-  maxUploadBytes: number;
-  /** Largest source_url download: refused at submit when the source announces its size, else in the worker. */
-  maxSourceBytes: number;
-  /** Slowest a source_url download may arrive, over each SOURCE_RATE_WINDOW_MS (0: no minimum). */
-  sourceMinBytesPerSecond: number;
-  maxJsonBodyBytes: number;
-  /** A request body slower than this over a whole window is answered 408 request_timeout and dropped. */
-  requestBodyMinBytesPerSecond: number;
-  requestBodyRateWindowSeconds: number;
-  /** On stop, how long a request under way may take before its connection is closed (src/common/http/shutdown-grace.ts). */
-  shutdownGraceSeconds: number;
-  maxDurationSeconds: number;
-  /** ffprobe processes one API instance runs at once for submits; a submit that waits too long is a 503. */
-  maxConcurrentProbes: number;
-  /** Of those, what one account may run at once (default: a quarter of them, at least 1). */
-  maxProbesPerAccount: number;
-  /** The longest one request's sources may take to inspect, all inputs together (then a 503). */
-  probeRequestSeconds: number;
-  jobRetentionDays: number;
-  /**
-   * The worker's upkeep (retention purge, webhook event purge, storage sweeper) works in batches of
-   * this many rows or objects, each its own short transaction, so no statement runs long or holds many locks.
-   */
-  upkeepBatchSize: number;
-  /** The least pause between two upkeep batches (each pause is at least as long as the batch before it). */
-  upkeepBatchPauseMs: number;
-  webhookRetryScheduleSeconds: number[];
-  region: string;
-  workerMaxPixels: number;
-  /** BullMQ lock of a running job: a worker that dies is noticed after about this long. */
-  workerLockMs: number;
-  /** How often a worker's reconciler looks for open jobs the queue lost. */
-  workerReconcileMs: number;
-  /** An open job untouched this long is checked against the queue by the reconciler. */
-  workerStaleJobSeconds: number;
-  maxQueueDepth: number;
-  ipRateLimitPerSecond: number;
-  /**
-   * TRUST_PROXY: the reverse proxies (addresses, CIDRs, or proxy-addr's `loopback`, `linklocal`,
-   * `uniquelocal`) whose X-Forwarded-For is believed; empty = none. The client address it yields is
-   * what every per-IP limit counts and what /metrics' loopback rule judges.
-   */
-  trustProxy: string[];
-  /** Requests per second per licence key (and per licence, for token reads) on /v1/license/*. */
-  licenseRateLimitPerSecond: number;
-  logLevel: string;
-  /** `pretty` (readable lines, for a terminal) or `json`; default pretty only on a TTY outside production. */
-  logFormat: 'json' | 'pretty';
-  /** When set, `/metrics` (API and workers) requires `Authorization: Bearer <token>`. */
-  metricsToken: string | null;
-  /** The worker's own `GET /metrics` port; null = off. */
-  workerMetricsPort: number | null;
-  workerMetricsHost: string;
-  ffmpegPath: string;
-  ffprobePath: string;
-  assetUrlSecret: string;
-  licenseSigningKey: string | null;
-  /** Dashboard: outgoing mail (set-password, invitation and reset links); null sends none. */
-  smtpUrl: string | null;
-  mailFrom: string;
-  /** Dashboard sessions end after this long without a request, and this long after sign-in at the latest. */
-  sessionIdleTimeoutSeconds: number;
-  sessionAbsoluteTimeoutSeconds: number;
-  /** Failed sign-ins allowed per minute, per IP and per email; the next one is rate_limit_exceeded. */
-  signInAttemptsPerMinute: number;
-  /** The built dashboard (index.html and assets/), served under /dashboard. */
-  dashboardDir: string;
-  /** BILLING_TOPUP_URL: the operator's page where customers buy credits; null: none (credits come from the operator). */
-  billingTopupUrl: string | null;
-}
-
-export class ConfigError extends Error {}
-
-export type DatabasePoolMode = 'session' | 'transaction';
-
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^-?\d+$/.test(raw.trim()))
-    throw new ConfigError(`${name} must be a whole number between ${min} and ${max}; got "${raw}".`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${value}.`);
-  return value;
-}
-
-function url(env: Env, name: string, fallback: string, protocols: string[]): string {
-  const raw = env[name] || fallback;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL (${protocols.join(', ')}); got "${raw}".`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use one of ${protocols.join(', ')}; got "${parsed.protocol}".`);
-  }
-  return raw.replace(/\/+$/, '');
-}
+export { APP_CONFIG, type AppConfig, type DatabasePoolMode } from './app-config';
+export { ConfigError } from './env-values';
 
 function databasePoolMode(env: Env): DatabasePoolMode {
   const mode = env.DATABASE_POOL_MODE || 'session';
   if (mode !== 'session' && mode !== 'transaction')
     throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction; got "${mode}".`);
   return mode;
-}
-
-function list(env: Env, name: string): string[] {
-  return (env[name] ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
 }
 
 /** Reads `.env` in the working directory (written by `npm run dev` on a first run); real env vars win. */
@@ -328,7 +191,7 @@ export function checkApiConfig(config: AppConfig): void {
   }
 }
 
-/** STORAGE_BACKEND and, for s3, the bucket and how to reach it (docs/api-decisions.md §11). */
+/** Where Redis is (REDIS_CLUSTER_NODES, REDIS_SENTINELS: redis-config.ts); its refusals are ConfigErrors too. */
 function redisTopologyOf(env: Env, redisUrl: string): RedisTopology {
   try {
     return parseRedisTopology(env, redisUrl);
@@ -336,98 +199,6 @@ function redisTopologyOf(env: Env, redisUrl: string): RedisTopology {
     if (error instanceof RedisConfigError) throw new ConfigError(error.message);
     throw error;
   }
-}
-
-function storageConfig(env: Env): AppConfig['storage'] {
-  const backend = env.STORAGE_BACKEND || 'local';
-  if (backend === 'local') return { backend };
-  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3; got "${backend}".`);
-  const bucket = env.S3_BUCKET ?? '';
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
-    throw new ConfigError(
-      `S3_BUCKET must be set to a bucket name (3-63 characters of a-z, 0-9, "." and "-") when STORAGE_BACKEND=s3; got "${bucket}".`,
-    );
-  let prefix = (env.S3_PREFIX ?? '').trim();
-  if (prefix.startsWith('/') || prefix.includes('..'))
-    throw new ConfigError(`S3_PREFIX must not start with "/" or contain ".."; got "${prefix}".`);
-  if (prefix && !prefix.endsWith('/')) prefix += '/';
-  const endpoint = env.S3_ENDPOINT ? url(env, 'S3_ENDPOINT', '', ['http:', 'https:']) : null;
-  const region = env.S3_REGION || 'us-east-1';
-  if (!/^[a-z0-9-]{1,40}$/.test(region))
-    throw new ConfigError(`S3_REGION must be a region name such as us-east-1; got "${region}".`);
-  const pathStyle = env.S3_FORCE_PATH_STYLE || (endpoint ? 'true' : 'false');
-  if (pathStyle !== 'true' && pathStyle !== 'false')
-    throw new ConfigError(`S3_FORCE_PATH_STYLE must be true or false; got "${pathStyle}".`);
-  const accessKeyId = env.AWS_ACCESS_KEY_ID || '';
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || '';
-  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
-    throw new ConfigError(
-      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together (or neither, for the SDK default chain).',
-    );
-  return {
-    backend,
-    bucket,
-    prefix,
-    endpoint,
-    region,
-    forcePathStyle: pathStyle === 'true',
-    credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
-  };
-}
-
-const LOOPBACK_HOSTS = ['127.0.0.1', '::1', 'localhost'];
-
-/**
- * Metrics: an optional bearer token for `/metrics`, and the worker's own metrics port. In production
- * without a token, metrics stay on loopback: the worker may not bind elsewhere (and the API answers
- * only loopback clients, see metrics-access.ts).
- */
-function metricsConfig(
-  env: Env,
-  nodeEnv: string,
-): Pick<AppConfig, 'metricsToken' | 'workerMetricsPort' | 'workerMetricsHost'> {
-  const metricsToken = env.METRICS_TOKEN || null;
-  if (metricsToken !== null && metricsToken.length < 16)
-    throw new ConfigError('METRICS_TOKEN must be at least 16 characters.');
-  const port = env.WORKER_METRICS_PORT ? int(env, 'WORKER_METRICS_PORT', 0, 0, 65535) : null;
-  const host = env.WORKER_METRICS_HOST || '127.0.0.1';
-  if (nodeEnv === 'production' && port !== null && !metricsToken && !LOOPBACK_HOSTS.includes(host))
-    throw new ConfigError(
-      `WORKER_METRICS_HOST=${host} exposes metrics beyond loopback: set METRICS_TOKEN too (production).`,
-    );
-  return { metricsToken, workerMetricsPort: port, workerMetricsHost: host };
-}
-
-/** The dashboard's settings: mail, sessions, sign-in limits and where the built app is. */
-function dashboardConfig(
-  env: Env,
-  publicBaseUrl: string,
-): Pick<
-  AppConfig,
-  | 'smtpUrl'
-  | 'mailFrom'
-  | 'sessionIdleTimeoutSeconds'
-  | 'sessionAbsoluteTimeoutSeconds'
-  | 'signInAttemptsPerMinute'
-  | 'dashboardDir'
-> {
-  const smtpUrl = env.SMTP_URL ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null;
-  const mailFrom = env.MAIL_FROM || `mediajobs <no-reply@${new URL(publicBaseUrl).hostname}>`;
-  // A bare address or "Name <address>": what nodemailer and every SMTP server accept as From.
-  if (!/^(?:[^<>@\r\n]+ <[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(mailFrom))
-    throw new ConfigError(`MAIL_FROM must be an email address or "Name <address>"; got "${mailFrom}".`);
-  const sessionIdleTimeoutSeconds = int(env, 'SESSION_IDLE_TIMEOUT_SECONDS', 7200, 60, 30 * 86400);
-  const sessionAbsoluteTimeoutSeconds = int(env, 'SESSION_ABSOLUTE_TIMEOUT_SECONDS', 86400, 60, 90 * 86400);
-  if (sessionAbsoluteTimeoutSeconds < sessionIdleTimeoutSeconds)
-    throw new ConfigError('SESSION_ABSOLUTE_TIMEOUT_SECONDS must be at least SESSION_IDLE_TIMEOUT_SECONDS.');
-  return {
-    smtpUrl,
-    mailFrom,
-    sessionIdleTimeoutSeconds,
-    sessionAbsoluteTimeoutSeconds,
-    signInAttemptsPerMinute: int(env, 'SIGN_IN_ATTEMPTS_PER_MINUTE', 10, 1, 1000),
-    dashboardDir: resolve(env.DASHBOARD_DIR || './dashboard/dist'),
-  };
 }
 
 /**
@@ -463,5 +234,3 @@ export function exitOnConfigError(error: unknown): void {
   process.stderr.write(`Configuration error: ${error.message}\n`);
   process.exit(78);
 }
-
-export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,11 +1,15 @@
 // Success bodies of the job and upload routes, for the OpenAPI document (job-view.ts builds them).
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { ApiErrorObjectOrNull } from '../../docs/api-success';
+import { ApiErrorObjectOrNull } from '../../common/openapi/api-success';
 import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
-import { MeasuredAudioFields, MeasuredVideoFields, OutputCheckResponse } from '../../docs/measured-output.response';
+import {
+  MeasuredAudioFields,
+  MeasuredVideoFields,
+  OutputCheckResponse,
+} from '../../common/openapi/measured-output.response';
 import {
   ITEM_PHASES,
   JOB_APIS,

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { ErrorObject } from '../../common/errors';
 import { ListQuery } from '../../common/pagination';
-import { ApiErrorObjectOrNull } from '../../docs/api-success';
-import { OutputCheckResponse } from '../../docs/measured-output.response';
+import { ApiErrorObjectOrNull } from '../../common/openapi/api-success';
+import { OutputCheckResponse } from '../../common/openapi/measured-output.response';
 import { JOB_EVENTS, TEST_EVENT, type EventType, type JobEvent } from '../outbox.writer';
 
 export class CreateWebhookEndpointDto {

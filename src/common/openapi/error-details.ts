@@ -1,7 +1,7 @@
 // The `details` of the error codes that carry some: the specification's section 2.4 shapes plus the
 // ones this service adds, each field with its type. Read by the errors page, the OpenAPI examples,
 // and the e2e suites' response check (a details field not listed here fails the test that saw it).
-import type { ErrorCode } from '../common/errors/catalogue';
+import type { ErrorCode } from '../errors/catalogue';
 
 export interface DetailField {
   name: string;

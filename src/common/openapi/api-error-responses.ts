@@ -2,8 +2,8 @@
 // example per catalogue code the endpoint can answer, grouped by HTTP status.
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, type ResponseObject, type ResponsesObject } from '@nestjs/swagger';
-import { CATALOGUE, type ErrorCode } from '../common/errors/catalogue';
-import { docUrlFor } from '../common/errors/api-error';
+import { CATALOGUE, type ErrorCode } from '../errors/catalogue';
+import { docUrlFor } from '../errors/api-error';
 import { ERROR_DETAILS } from './error-details';
 
 /** Groups of error codes an endpoint can answer, documented with the envelope schema and examples. */
