@@ -224,7 +224,7 @@ export class Sdr2HdrOutputDto {
   @ApiPropertyOptional({
     type: [String],
     enum: HDR_CODECS,
-    default: ['hevc'],
+    // No schema default: ["hevc"] applies to a package only, and a client sending it back with a file is refused.
     example: ['hevc', 'av1'],
     description: CODECS_DESCRIPTION,
   })
