@@ -61,6 +61,7 @@ const DEPENDENCY_ZONES = [
       './hdr-mapping.ts',
       './output-geometry.ts',
       './output-spec.ts',
+      './ladder.ts',
       './segment-plan.ts',
       './pixel-budget.ts',
     ],

@@ -145,8 +145,11 @@ export const JOB_STATUSES = jobResponseStatusValues;
 export type JobStatus = Schemas['JobResponse']['status'];
 export type JobItem = Schemas['JobItemResponse'];
 export type Job = Schemas['JobResponse'];
-/** The output options of each API, and what the service uses for each one left out. */
-export type Sdr2HdrOptions = Required<Schemas['Sdr2HdrOutputDto']>;
+/**
+ * The output options of each API, and what the service uses for each one left out. The form makes files:
+ * a package's fields (`package`, `ladder`, `codecs`, issue 41) are not among its options yet.
+ */
+export type Sdr2HdrOptions = Required<Omit<Schemas['Sdr2HdrOutputDto'], 'package' | 'ladder' | 'codecs'>>;
 export type AudioOptions = Required<Schemas['AudioOutputDto']>;
 export const OUTPUT_DEFAULTS: { sdr2hdr: Sdr2HdrOptions; audio: AudioOptions } = {
   sdr2hdr: schemaDefaults.Sdr2HdrOutputDto,

@@ -4,6 +4,7 @@ import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import { sourceView, type ItemSourceView } from './job-view';
 import type { NewJobItem } from './jobs.repository';
+import type { RungSpec } from '../media/output-spec';
 import type { OutputPicture } from './output-options';
 import { itemWork, jobProcessingSeconds } from './processing-time';
 import type { DeclaredSource } from './sources.service';
@@ -22,6 +23,17 @@ export interface JobEstimateItem {
   estimated_usd: number;
   /** Processing time of this item on one idle worker (src/jobs/processing-time.ts). */
   estimated_seconds: number;
+  /** Package `hls` only (the key is absent for a file): the item's renditions and what each costs. */
+  rungs?: EstimateRung[];
+}
+
+export interface EstimateRung {
+  codec: RungSpec['codec'];
+  video_range: RungSpec['range'];
+  width: number;
+  height: number;
+  bitrate_kbps: number;
+  estimated_credits: number;
 }
 
 export interface JobEstimate {
@@ -62,6 +74,7 @@ export function toJobEstimate(
       source: ItemSource | DeclaredSource;
       processingSeconds: number;
       picture: OutputPicture;
+      rungs?: EstimateRung[];
     })[];
   },
   error: ErrorObject | null,
@@ -92,6 +105,7 @@ export function toJobEstimate(
       estimated_credits: item.estimatedCredits,
       estimated_usd: usd(item.estimatedCredits, usdPerCredit),
       estimated_seconds: item.processingSeconds,
+      ...(item.rungs && { rungs: item.rungs }),
     })),
     accepted: error === null,
     error,

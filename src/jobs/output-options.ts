@@ -4,7 +4,8 @@
 import { DEFAULT_HDR_ENCODE } from '../media/encoder-settings';
 import { knownOutputSize } from '../media/output-geometry';
 import { HLG_DISPLAY_PEAK_NITS, type Mapping, type Transfer } from '../media/hdr-mapping';
-import type { OutputSpec } from '../media/output-spec';
+import { ladderSpec } from '../media/ladder';
+import type { LadderSpec, OutputPackage, OutputSpec } from '../media/output-spec';
 import { DEFAULT_QUALITY, QUALITY_PRESETS, type Quality } from '../media/quality-presets';
 import type { AudioOutputContainer, VideoOutputContainer } from '../media/media.types';
 import type { JobApi } from './job-api';
@@ -12,6 +13,11 @@ import type { JobApi } from './job-api';
 export const RESOLUTIONS = { '720p': 720, '1080p': 1080, '2160p': 2160 } as const;
 export type Resolution = keyof typeof RESOLUTIONS | 'source';
 export const RESOLUTION_CHOICES: readonly Resolution[] = ['source', '720p', '1080p', '2160p'];
+
+export const OUTPUT_PACKAGES: readonly OutputPackage[] = ['file', 'hls'];
+/** A package's HDR codecs: HEVC always, AV1 beside it on request (`output.codecs`). */
+export type HdrCodec = LadderSpec['hdrCodecs'][number];
+export const HDR_CODECS: readonly HdrCodec[] = ['hevc', 'av1'];
 
 export const VIDEO_CONTAINERS: readonly VideoOutputContainer[] = ['mp4', 'mov'];
 export const AUDIO_CONTAINERS: readonly AudioOutputContainer[] = ['wav', 'm4a'];
@@ -34,6 +40,16 @@ export interface Sdr2HdrOutput {
   /** Where SDR light goes (src/media/hdr-mapping.ts). */
   mapping: Mapping;
   transfer: Transfer;
+  /**
+   * The three package fields are stored for `hls` only: a file's options stay as they were before
+   * packages existed (absent `package` is `file`, as in every job stored before).
+   * `file`: one MP4/MOV; `hls`: a CMAF HLS package of the ladder's renditions (docs/ladder-plan.md).
+   */
+  package?: OutputPackage;
+  /** The HDR rungs asked for, `[{height}]` (lines of the short side); null is the default ladder (ladder.ts). */
+  ladder?: { height: number }[] | null;
+  /** The HDR rungs' codecs: `["hevc"]` or `["hevc","av1"]`. */
+  codecs?: HdrCodec[];
 }
 
 export interface AudioOutput {
@@ -60,6 +76,7 @@ export const OUTPUT_DEFAULTS: { [A in JobApi]: OutputOptionsOf[A] } = {
     quality: DEFAULT_QUALITY,
     mapping: DEFAULT_HDR_ENCODE.mapping,
     transfer: DEFAULT_HDR_ENCODE.transfer,
+    package: 'file',
   },
   audio: { target_lufs: -16, container: 'wav' },
 };
@@ -77,6 +94,9 @@ export const TRANSFER_DESCRIPTION =
   '`hlg`: BT.2100 Hybrid Log-Gamma (HEVC Main10, BT.2020, arib-std-b67), SDR white at 75 % signal for ' +
   '`reference`; scene-referred, so it takes no `peak_nits`. Same price.';
 
+/** A package's HDR codecs when the client names none. */
+export const DEFAULT_HDR_CODECS: HdrCodec[] = ['hevc'];
+
 /** What a client may send as `output`: any field omitted, or null (which means the default, too). */
 export type RequestedOutput =
   | { api: 'sdr2hdr'; output?: { [F in keyof Sdr2HdrOutput]?: Sdr2HdrOutput[F] | null } }
@@ -89,6 +109,8 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
       const given = requested.output ?? {};
       const defaults = OUTPUT_DEFAULTS.sdr2hdr;
       const transfer = given.transfer ?? defaults.transfer;
+      // The body was refused when it named a ladder or codecs for a file (Sdr2HdrOutputDto).
+      const hls = given.package === 'hls';
       return {
         api: 'sdr2hdr',
         output: {
@@ -99,6 +121,12 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
           quality: given.quality ?? defaults.quality,
           mapping: given.mapping ?? defaults.mapping,
           transfer,
+          ...(hls && {
+            package: 'hls' as const,
+            ladder: given.ladder?.map(({ height }) => ({ height })) ?? null,
+            // HEVC first whatever the order asked: the codecs' order is the ladder's order.
+            codecs: HDR_CODECS.filter((codec) => (given.codecs ?? DEFAULT_HDR_CODECS).includes(codec)),
+          }),
         },
       };
     }
@@ -122,11 +150,13 @@ export function resolveOutput(requested: RequestedOutput): JobOutput {
  * an option becomes an encoder setting; migrations/1765610000000-job-output-spec.ts did the same in SQL
  * for the jobs stored before it.
  */
-export function outputSpec(job: JobOutput): OutputSpec {
+export function outputSpec(job: JobOutput, plan?: { maxOutputHeight: number }): OutputSpec {
   if (job.api === 'audio') {
     return { api: 'audio', container: job.output.container, targetLufs: job.output.target_lufs };
   }
   const { resolution, peak_nits: peakNits, container, quality, mapping, transfer } = job.output;
+  const hls = job.output.package === 'hls';
+  if (hls && !job.output.ladder && !plan) throw new Error("the default ladder is cut at the plan's largest output");
   if (transfer === 'pq' && peakNits === null) throw new Error('a PQ output resolved without its peak_nits');
   return {
     api: 'sdr2hdr',
@@ -138,8 +168,15 @@ export function outputSpec(job: JobOutput): OutputSpec {
     peakNits: transfer === 'hlg' || peakNits === null ? HLG_DISPLAY_PEAK_NITS : peakNits,
     quality,
     ...QUALITY_PRESETS[quality],
-    package: 'file',
-    ladder: null,
+    package: hls ? 'hls' : 'file',
+    // The default ladder stops at the plan's largest output, so a default is never refused by the plan.
+    ladder: hls
+      ? ladderSpec(
+          job.output.ladder?.map(({ height }) => height) ?? null,
+          job.output.codecs ?? DEFAULT_HDR_CODECS,
+          plan?.maxOutputHeight ?? Infinity,
+        )
+      : null,
   };
 }
 

@@ -9,7 +9,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { row } from '../common/database/sql';
 import { ApiError } from '../common/errors';
 import { STORAGE, type Storage } from '../common/storage/storage';
-import { ApiErrorResponses } from '../docs/api-error-responses';
+import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { parseRange } from './assets.controller';
 import {
   PACKAGE_CONTENT_TYPES,

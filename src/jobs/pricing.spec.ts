@@ -1,5 +1,8 @@
 import { outputPixels, resolutionPixels } from './output-options';
-import { itemCredits } from './pricing';
+import { ladderSpec } from '../media/ladder';
+import type { HdrOutputSpec } from '../media/output-spec';
+import { outputSpec, resolveOutput } from './output-options';
+import { itemCredits, packageRungs, specCredits, sumCredits } from './pricing';
 
 describe('pricing (docs/api-decisions.md §4)', () => {
   it('sdr2hdr charges per started second by the output picture’s pixels', () => {
@@ -48,5 +51,46 @@ describe('pricing (docs/api-decisions.md §4)', () => {
     expect(pixels(360, 203, 'source')).toBe(360 * 202);
     expect(pixels(11520, 720, '720p')).toBe(11520 * 720);
     expect(outputPixels({ width: null, height: null }, 'source')).toBe(0);
+  });
+});
+
+describe('a package is priced per rung', () => {
+  const plan = { maxOutputHeight: 2160 };
+  const hls = (output: object) =>
+    outputSpec(resolveOutput({ api: 'sdr2hdr', output: { package: 'hls', ...output } }), plan);
+  const source = { width: 1920, height: 1080 };
+
+  it("a 1080p source's default ladder costs the sum of its rungs: 4 HDR10 + 2 SDR = 2+1+1+1 + 2+1 a second", () => {
+    const spec = hls({});
+    expect(packageRungs(spec as HdrOutputSpec, source).map((r) => `${r.codec} ${r.height}`)).toEqual([
+      'hevc 1080',
+      'hevc 720',
+      'hevc 540',
+      'hevc 360',
+      'h264 1080',
+      'h264 540',
+    ]);
+    expect(specCredits(spec, 10, source)).toBe(80);
+    expect(specCredits(spec, 9.2, source)).toBe(80); // each rung per started second, as a file
+  });
+
+  it('AV1 rungs are priced as their pictures too; a file keeps its one-picture price', () => {
+    expect(specCredits(hls({ ladder: [{ height: 720 }], codecs: ['hevc', 'av1'] }), 10, source)).toBe(
+      10 * (1 + 1) + 10 * (2 + 1),
+    );
+    const file = outputSpec(resolveOutput({ api: 'sdr2hdr', output: {} }));
+    expect(file).toMatchObject({ package: 'file', ladder: null });
+    expect(specCredits(file, 10, source)).toBe(itemCredits('sdr2hdr', 10, 1920 * 1080));
+    expect(specCredits(outputSpec(resolveOutput({ api: 'audio' })), 25, { width: null, height: null })).toBe(3);
+  });
+
+  it('sumCredits is itemCredits per picture', () => {
+    expect(
+      sumCredits(3.5, [
+        { width: 3840, height: 2160 },
+        { width: 640, height: 360 },
+      ]),
+    ).toBe(4 * 8 + 4 * 1);
+    expect(ladderSpec(null, ['hevc'], 1080).hdrLines[0]).toBe(1080);
   });
 });

@@ -35,6 +35,24 @@ describe('planSettlement', () => {
     expect(plan.chargedCredits).toBe(4);
   });
 
+  it('charges a package per rung as made, never above the hold', () => {
+    const rungs = [
+      { width: 1920, height: 1080 },
+      { width: 1280, height: 720 },
+      { width: 1920, height: 1080 },
+    ];
+    const charged = (estimatedCredits: number, processedSeconds: number) =>
+      planSettlement(
+        job,
+        [{ index: 0, estimatedCredits }],
+        [{ index: 0, ok: true, processedSeconds, outputPixels: 1920 * 1080, rungs }],
+        DOCS,
+      ).chargedCredits;
+    expect(charged(60, 10)).toBe(10 * (2 + 1 + 2));
+    expect(charged(40, 10)).toBe(40);
+    expect(charged(60, 4.5)).toBe(5 * (2 + 1 + 2));
+  });
+
   it('fails the job with the first cause and charges nothing when every item fails', () => {
     const plan = planSettlement(
       job,

@@ -6,7 +6,7 @@
 import { type ErrorCode, type ErrorObject, toErrorObject } from '../common/errors';
 import type { JobEvent } from '../webhooks/outbox.writer';
 import type { BillingState, EndStatus, ItemStatus, JobApi, JobStatus } from './job.types';
-import { itemCredits } from './pricing';
+import { itemCredits, sumCredits } from './pricing';
 
 /** The webhook event each ending writes to the outbox. */
 export const EVENT_AT_END: Record<EndStatus, JobEvent> = {
@@ -17,7 +17,14 @@ export const EVENT_AT_END: Record<EndStatus, JobEvent> = {
 };
 
 export type ItemResult =
-  | { index: number; ok: true; processedSeconds: number; outputPixels: number }
+  | {
+      index: number;
+      ok: true;
+      processedSeconds: number;
+      outputPixels: number;
+      /** An HLS package's renditions as made, each priced as a picture (pricing.ts sumCredits); absent for a file. */
+      rungs?: { width: number; height: number }[];
+    }
   | { index: number; ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
 
 /** An item's money at its end: planned by the worker (planItem), read back under the job's lock (planJobEnd). */
@@ -80,7 +87,9 @@ export function planItem(
     };
   }
   // Actual usage, never more than the estimate that was held.
-  const actual = itemCredits(job.api, result.processedSeconds, result.outputPixels);
+  const actual = result.rungs
+    ? sumCredits(result.processedSeconds, result.rungs)
+    : itemCredits(job.api, result.processedSeconds, result.outputPixels);
   return {
     index: item.index,
     status: 'succeeded',

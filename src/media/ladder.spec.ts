@@ -1,4 +1,11 @@
-import { defaultHdrLines, itemRungs, LADDER_AUDIO_KBPS, LADDER_SEGMENT_SECONDS } from './ladder';
+import {
+  DEFAULT_HDR_LINES,
+  defaultHdrLines,
+  itemRungs,
+  LADDER_AUDIO_KBPS,
+  LADDER_SEGMENT_SECONDS,
+  ladderSpec,
+} from './ladder';
 import type { LadderSpec } from './output-spec';
 
 const ladder = (hdrLines: number[], hdrCodecs: LadderSpec['hdrCodecs'] = ['hevc']): LadderSpec => ({
@@ -36,5 +43,38 @@ describe('itemRungs', () => {
       'av1 720x1280',
     ]);
     expect(rungs[1].bitrateKbps).toBeLessThan(rungs[0].bitrateKbps);
+  });
+});
+
+describe('ladderSpec (the submit stores one ladder for every item of a job)', () => {
+  const hdrLines = (spec: LadderSpec, width: number, height: number) =>
+    itemRungs(spec, 'pq', { width, height })
+      .filter((r) => r.range !== 'SDR')
+      .map((r) => Math.min(r.width, r.height));
+
+  it('the default ladder, stored once, gives every source defaultHdrLines of its own', () => {
+    const spec = ladderSpec(null, ['hevc'], 2160);
+    expect(spec).toEqual({
+      segmentSeconds: LADDER_SEGMENT_SECONDS,
+      hdrLines: DEFAULT_HDR_LINES,
+      hdrCodecs: ['hevc'],
+      audioKbps: LADDER_AUDIO_KBPS,
+      maxHdrRungs: 4,
+    });
+    for (const lines of [91, 144, 360, 500, 720, 1080, 1200, 1440, 2160, 4320]) {
+      expect({ lines, rungs: hdrLines(spec, Math.round((lines * 16) / 9), lines) }).toEqual({
+        lines,
+        rungs: defaultHdrLines(lines),
+      });
+    }
+    expect(hdrLines(spec, 3840, 2160)).toEqual([2160, 1440, 1080, 720]);
+  });
+
+  it("the default stops at the plan's largest output; a client's ladder is sorted and never cut to four", () => {
+    expect(hdrLines(ladderSpec(null, ['hevc'], 1080), 3840, 2160)).toEqual([1080, 720, 540, 360]);
+    const asked = ladderSpec([360, 2160, 720, 1440, 540, 1080], ['hevc', 'av1'], 1080);
+    expect(asked.hdrLines).toEqual([2160, 1440, 1080, 720, 540, 360]);
+    expect(asked.maxHdrRungs).toBeUndefined();
+    expect(hdrLines(asked, 3840, 2160)).toEqual([2160, 1440, 1080, 720, 540, 360, 2160, 1440, 1080, 720, 540, 360]);
   });
 });

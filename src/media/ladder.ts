@@ -5,7 +5,7 @@ import type { LadderSpec, RungSpec } from './output-spec';
 
 /** The HDR rungs asked for when the client names none: the first four at or below the source. */
 export const DEFAULT_HDR_LINES = [2160, 1440, 1080, 720, 540, 360];
-const DEFAULT_HDR_RUNGS = 4;
+export const DEFAULT_HDR_RUNGS = 4;
 export const LADDER_SEGMENT_SECONDS = 4;
 export const LADDER_AUDIO_KBPS = 128;
 
@@ -27,8 +27,26 @@ export function defaultHdrLines(sourceLines: number): number[] {
 }
 
 /**
- * An item's rungs, highest first within each codec: the ladder's HDR lines at or below the source in each
- * HDR codec (in the job's transfer), then the SDR rungs. A source below every asked line gets one HDR rung
+ * A job's ladder as the submit resolves it: the client's HDR lines (`output.ladder`, highest first), or
+ * the default ladder — DEFAULT_HDR_LINES up to `maxLines` (the plan's largest output, so a default is
+ * never refused by the plan) with the DEFAULT_HDR_RUNGS cut, which itemRungs applies per source
+ * (defaultHdrLines is that cut for one source). Stored whole with the job, so a default changed later
+ * changes no job already accepted.
+ */
+export function ladderSpec(
+  askedLines: number[] | null,
+  hdrCodecs: LadderSpec['hdrCodecs'],
+  maxLines: number,
+): LadderSpec {
+  const common = { segmentSeconds: LADDER_SEGMENT_SECONDS, hdrCodecs, audioKbps: LADDER_AUDIO_KBPS };
+  if (askedLines) return { ...common, hdrLines: [...askedLines].sort((a, b) => b - a) };
+  const hdrLines = DEFAULT_HDR_LINES.filter((lines) => lines <= maxLines);
+  return { ...common, hdrLines, maxHdrRungs: DEFAULT_HDR_RUNGS };
+}
+
+/**
+ * An item's rungs, highest first within each codec: the ladder's HDR lines at or below the source (at most
+ * `maxHdrRungs` of them, the highest) in each HDR codec (in the job's transfer), then the SDR rungs. A source below every asked line gets one HDR rung
  * at its own size; sides are even and never above the source's (output-geometry.ts).
  */
 export function itemRungs(
@@ -37,7 +55,7 @@ export function itemRungs(
   source: { width: number; height: number },
 ): RungSpec[] {
   const sourceLines = Math.min(source.width, source.height);
-  const fitting = ladder.hdrLines.filter((lines) => lines <= sourceLines);
+  const fitting = ladder.hdrLines.filter((lines) => lines <= sourceLines).slice(0, ladder.maxHdrRungs);
   const hdrLines = fitting.length > 0 ? fitting : [evenFloor(sourceLines)];
   const range = transfer === 'hlg' ? 'HLG' : 'PQ';
   const hdr = ladder.hdrCodecs.flatMap((codec) =>

@@ -63,6 +63,12 @@ export interface LadderSpec {
    * ladder (ladder.ts DEFAULT_HDR_LINES). Each item keeps those at or below its source (ladder.ts itemRungs).
    */
   hdrLines: number[];
+  /**
+   * At most this many of `hdrLines` per item, the highest at or below its source: the default ladder's
+   * cut (ladder.ts DEFAULT_HDR_RUNGS), so one stored list gives each source its own default. Absent for
+   * a client's ladder, whose every line at or below the source is made.
+   */
+  maxHdrRungs?: number;
   /** The HDR rungs' codecs (`output.codecs`): every HDR line is made in each. */
   hdrCodecs: Array<'hevc' | 'av1'>;
   /** The one AAC audio group's bitrate (kbit/s); an item whose source has no audio gets no audio group. */

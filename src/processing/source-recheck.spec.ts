@@ -1,3 +1,5 @@
+import { outputSpec, resolveOutput } from '../jobs/output-options';
+import type { HdrOutputSpec } from '../media/output-spec';
 import { recheckSource, type PricedSource } from './source-recheck';
 
 const limits = { maxDurationSeconds: 5 };
@@ -86,5 +88,18 @@ describe('recheckSource', () => {
     expect(
       recheckSource(audio, { durationSeconds: 25, width: null, height: null }, { maxDurationSeconds: 60 })?.code,
     ).toBe('source_changed');
+  });
+
+  it('a package is re-priced per rung: a longer source than its rungs were priced for → source_changed', () => {
+    const packageSpec = outputSpec(resolveOutput({ api: 'sdr2hdr', output: { package: 'hls' } }), {
+      maxOutputHeight: 2160,
+    }) as HdrOutputSpec;
+    // 1080p default ladder, 2 s: (2+1+1+1 + 2+1) × 2 = 16 credits.
+    const ladder: PricedSource = { ...priced, estimatedCredits: 16, width: 1920, height: 1080, packageSpec };
+    expect(recheckSource(ladder, { durationSeconds: 2, width: 1920, height: 1080 }, limits)).toBeNull();
+    expect(recheckSource(ladder, { durationSeconds: 3, width: 1920, height: 1080 }, limits)).toMatchObject({
+      code: 'source_changed',
+      message: expect.stringContaining('would cost 24 credits, but 16 were priced'),
+    });
   });
 });

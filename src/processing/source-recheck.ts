@@ -9,7 +9,8 @@ import type { ErrorCode } from '../common/errors';
 import type { JobApi, JobItemRow, JobRow } from '../jobs/job.types';
 import { storedSpec } from '../jobs/output-options';
 import { knownOutputSize } from '../media/output-geometry';
-import { itemCredits } from '../jobs/pricing';
+import { itemCredits, packageRungs, sumCredits } from '../jobs/pricing';
+import type { HdrOutputSpec } from '../media/output-spec';
 
 /** What the submit checked and priced for one item. */
 export interface PricedSource {
@@ -21,6 +22,8 @@ export interface PricedSource {
   /** The source size the submit probe saw (null for audio or unknown). */
   width: number | null;
   height: number | null;
+  /** An HLS package's spec, priced per rung (pricing.ts packageRungs); absent for a file. */
+  packageSpec?: HdrOutputSpec;
 }
 
 /** What the submit checked and priced for an item of a job, for the worker's re-check of the bytes it has. */
@@ -33,6 +36,7 @@ export function pricedSource(job: JobRow, item: JobItemRow): PricedSource {
     estimatedCredits: Number(item.estimated_credits),
     width: item.width,
     height: item.height,
+    ...(spec.api === 'sdr2hdr' && spec.ladder && { packageSpec: spec }),
   };
 }
 
@@ -65,7 +69,10 @@ export function recheckSource(
   // The output's pixels, as the submit priced and checked the plan on them (output-options.ts outputPixels).
   const pricedPixels = priced.api === 'sdr2hdr' ? pixels(priced, priced.targetLines) : 0;
   const actualPixels = priced.api === 'sdr2hdr' ? pixels(actual, priced.targetLines) : 0;
-  const credits = itemCredits(priced.api, actual.durationSeconds, actualPixels);
+  // A package is priced per rung as the submit priced it; its rungs never exceed the source (the pixels above).
+  const credits = priced.packageSpec
+    ? sumCredits(actual.durationSeconds, packageRungs(priced.packageSpec, actual))
+    : itemCredits(priced.api, actual.durationSeconds, actualPixels);
   if (credits > priced.estimatedCredits || actualPixels > pricedPixels) {
     const picture =
       priced.api === 'sdr2hdr'

@@ -1794,6 +1794,13 @@ export interface components {
             /** @description Estimate only (POST /v1/{api}/jobs/estimate): a file not uploaded yet, described by its duration and picture size, so a client can learn the price before sending the bytes. A submit refuses it (upload the file and use upload_id). */
             media?: components["schemas"]["DeclaredMediaDto"];
         };
+        LadderRungDto: {
+            /**
+             * @description Lines of the rung's short side (144–2160, even); never above the item's source.
+             * @example 1080
+             */
+            height: number;
+        };
         Sdr2HdrOutputDto: {
             /**
              * @description What the items produce, in lines of the short side (720p: 1280×720 landscape, 720×1280 portrait). Never upscaled: a source smaller than the tier keeps its own size and is priced for the size it produces (2160p from a 1080p source gives 1080p at the 1080p price); `source` keeps the source's size. Sides are always even (4:2:0 needs them): a 360×203 source gives 360×202. Prices and the plan's largest output go by the output's pixels, a resolution standing for its 16:9 picture's (1080p: 1920×1080 = 2,073,600): a 1080×1920 portrait is 1080p (2 credits a second), 11520×720 is 2160p (8, as 3840×2160). Each item of the estimate and of the job says what it will produce: items[i].output_width and output_height.
@@ -1829,6 +1836,35 @@ export interface components {
              * @enum {string}
              */
             quality?: "fast" | "balanced" | "best";
+            /**
+             * @description `file` (default): one MP4 or MOV, as always. `hls`: a CMAF (fragmented MP4) HLS package — a master playlist and, per rendition, a media playlist and segments of 4 s — with the HDR rungs of `ladder` (HEVC Main10, and AV1 10-bit with `codecs`) and SDR rungs (H.264) made from the source, priced per rung. With `hls`, `resolution` and `container` are refused (the rungs are the ladder, the container CMAF).
+             * @default file
+             * @enum {string}
+             */
+            package?: "file" | "hls";
+            /**
+             * @description With `package: "hls"`: the HDR rungs, each `{"height": lines}` of the short side like `resolution` (1080: 1920×1080 landscape, 1080×1920 portrait); 144–2160 lines, even, distinct, 1–6 rungs. Rungs above an item's source are not made (never upscaled); a source below every rung gets one at its own size. Default: the four highest of 2160, 1440, 1080, 720, 540, 360 at or below the source (and the plan’s largest output). The SDR rungs are not listed here: the highest of 1080, 720, 540, 360 at or below the source and the one two steps below it. Each rung costs what a file of its picture costs for the item’s seconds; the estimate lists every item’s rungs (`items[i].rungs`) and their credits.
+             * @example [
+             *       {
+             *         "height": 1080
+             *       },
+             *       {
+             *         "height": 720
+             *       },
+             *       {
+             *         "height": 360
+             *       }
+             *     ]
+             */
+            ladder?: components["schemas"]["LadderRungDto"][];
+            /**
+             * @description With `package: "hls"`: the HDR rungs’ codecs — `["hevc"]` (default) or `["hevc", "av1"]` (every HDR rung made in both, AV1 for browsers without HEVC; each AV1 rung priced as its picture, like the HEVC one).
+             * @example [
+             *       "hevc",
+             *       "av1"
+             *     ]
+             */
+            codecs?: ("hevc" | "av1")[];
         };
         SubmitSdr2HdrJobDto: {
             /**
@@ -2254,6 +2290,34 @@ export interface components {
              */
             type: "declared";
         };
+        EstimateRungResponse: {
+            /**
+             * @description `hevc` (HEVC Main10) and `av1` (AV1 10-bit) are HDR rungs; `h264` (H.264 High, BT.709) is SDR.
+             * @example hevc
+             * @enum {string}
+             */
+            codec: "hevc" | "av1" | "h264";
+            /**
+             * @description The HLS VIDEO-RANGE: the job's transfer for HDR rungs, SDR for the rungs made from the source.
+             * @example PQ
+             * @enum {string}
+             */
+            video_range: "PQ" | "HLG" | "SDR";
+            /** @example 1920 */
+            width: number;
+            /** @example 1080 */
+            height: number;
+            /**
+             * @description The encoder's target (kbit/s); the playlist publishes what the segments measure.
+             * @example 5800
+             */
+            bitrate_kbps: number;
+            /**
+             * @description This rung's credits: what a file of its picture costs for the item's seconds.
+             * @example 26
+             */
+            estimated_credits: number;
+        };
         JobEstimateItemResponse: {
             /** @example 0 */
             index: number;
@@ -2283,6 +2347,8 @@ export interface components {
              * @example 21.4
              */
             estimated_seconds: number;
+            /** @description Package `hls` only (absent for a file): the renditions this item will get, highest first per codec, each priced as a picture of its size; estimated_credits is their sum, output_width/height the top rung's. */
+            rungs?: components["schemas"]["EstimateRungResponse"][];
         };
         JobEstimateResponse: {
             /** @enum {string} */
@@ -8246,6 +8312,8 @@ export const sdr2HdrOutputDtoMappingValues: ReadonlyArray<FlattenedDeepRequired<
 export const sdr2HdrOutputDtoTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["transfer"]> = ["pq", "hlg"];
 export const sdr2HdrOutputDtoContainerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["container"]> = ["mp4", "mov"];
 export const sdr2HdrOutputDtoQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["quality"]> = ["fast", "balanced", "best"];
+export const sdr2HdrOutputDtoPackageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["package"]> = ["file", "hls"];
+export const sdr2HdrOutputDtoCodecsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Sdr2HdrOutputDto"]["codecs"]> = ["hevc", "av1"];
 export const urlSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UrlSourceResponse"]["type"]> = ["url"];
 export const uploadSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadSourceResponse"]["type"]> = ["upload"];
 export const itemWarningResponseCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemWarningResponse"]["code"]> = ["source_shorter_than_declared"];
@@ -8263,6 +8331,8 @@ export const jobResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const jobResponseApiValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobResponse"]["api"]> = ["sdr2hdr", "audio"];
 export const jobResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobResponse"]["status"]> = ["queued", "processing", "succeeded", "partially_succeeded", "failed", "cancelled"];
 export const declaredSourceResponseTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeclaredSourceResponse"]["type"]> = ["declared"];
+export const estimateRungResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EstimateRungResponse"]["codec"]> = ["hevc", "av1", "h264"];
+export const estimateRungResponseVideo_rangeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EstimateRungResponse"]["video_range"]> = ["PQ", "HLG", "SDR"];
 export const jobEstimateResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobEstimateResponse"]["object"]> = ["job_estimate"];
 export const jobEstimateResponseApiValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobEstimateResponse"]["api"]> = ["sdr2hdr", "audio"];
 export const jobResponseListObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobResponseList"]["object"]> = ["list"];
@@ -8317,7 +8387,8 @@ export const schemaDefaults = {
         "mapping": "reference",
         "transfer": "pq",
         "container": "mp4",
-        "quality": "balanced"
+        "quality": "balanced",
+        "package": "file"
     },
     "AudioOutputDto": {
         "target_lufs": -16,

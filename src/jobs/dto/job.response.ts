@@ -5,6 +5,7 @@ import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
+import { EstimateRungResponse } from './estimate-rung.response';
 import {
   MeasuredAudioFields,
   MeasuredVideoFields,
@@ -353,6 +354,13 @@ export class JobEstimateItemResponse {
   @ApiProperty({ example: 0.08 }) estimated_usd: number;
   @ApiProperty({ example: 21.4, description: 'Processing time of this item on one idle worker.' })
   estimated_seconds: number;
+  @ApiPropertyOptional({
+    type: [EstimateRungResponse],
+    description:
+      'Package `hls` only (absent for a file): the renditions this item will get, highest first per codec, each ' +
+      "priced as a picture of its size; estimated_credits is their sum, output_width/height the top rung's.",
+  })
+  rungs?: EstimateRungResponse[];
 }
 
 export class JobEstimateResponse {

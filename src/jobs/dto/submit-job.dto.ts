@@ -7,13 +7,31 @@ import { MAPPINGS, TRANSFERS, type Mapping, type Transfer } from '../../media/hd
 import { MAPPING_DESCRIPTION, TRANSFER_DESCRIPTION } from '../output-options';
 import {
   AUDIO_CONTAINERS,
+  HDR_CODECS,
   OUTPUT_DEFAULTS,
+  OUTPUT_PACKAGES,
   RESOLUTION_CHOICES,
   VIDEO_CONTAINERS,
   type AudioOutput,
+  type HdrCodec,
   type Resolution,
   type Sdr2HdrOutput,
 } from '../output-options';
+import type { OutputPackage } from '../../media/output-spec';
+import {
+  onlyWithHls,
+  notWithHls,
+  validCodecs,
+  evenLines,
+  distinctHeights,
+  LADDER_DESCRIPTION,
+  CODECS_DESCRIPTION,
+  PACKAGE_DESCRIPTION,
+  RUNG_HEIGHT_DESCRIPTION,
+  MIN_RUNG_LINES,
+  MAX_RUNG_LINES,
+  MAX_RUNGS,
+} from './package-rules';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -98,6 +116,22 @@ const RESOLUTION_DESCRIPTION =
   'credits a second), 11520×720 is 2160p (8, as 3840×2160). Each item of the estimate and of the ' +
   'job says what it will produce: items[i].output_width and output_height.';
 
+/** One HDR rung of a package's ladder (`output.ladder[i]`). */
+export class LadderRungDto {
+  @ApiProperty({
+    example: 1080,
+    minimum: MIN_RUNG_LINES,
+    maximum: MAX_RUNG_LINES,
+    description: RUNG_HEIGHT_DESCRIPTION,
+  })
+  @IsDefined()
+  @IsInt()
+  @Min(MIN_RUNG_LINES)
+  @Max(MAX_RUNG_LINES)
+  @ValidateBy(evenLines)
+  height: number;
+}
+
 export class Sdr2HdrOutputDto {
   @ApiPropertyOptional({
     enum: RESOLUTION_CHOICES,
@@ -106,6 +140,7 @@ export class Sdr2HdrOutputDto {
   })
   @IsOptional()
   @IsIn(RESOLUTION_CHOICES)
+  @ValidateBy(notWithHls('resolution'))
   resolution?: Resolution;
 
   @ApiPropertyOptional({
@@ -148,6 +183,7 @@ export class Sdr2HdrOutputDto {
   @ApiPropertyOptional({ enum: VIDEO_CONTAINERS, default: OUTPUT_DEFAULTS.sdr2hdr.container })
   @IsOptional()
   @IsIn(VIDEO_CONTAINERS)
+  @ValidateBy(notWithHls('container'))
   container?: Sdr2HdrOutput['container'];
 
   @ApiPropertyOptional({
@@ -158,6 +194,44 @@ export class Sdr2HdrOutputDto {
   @IsOptional()
   @IsIn(QUALITY_CHOICES)
   quality?: Quality;
+
+  @ApiPropertyOptional({
+    enum: OUTPUT_PACKAGES,
+    default: OUTPUT_DEFAULTS.sdr2hdr.package,
+    description: PACKAGE_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsIn(OUTPUT_PACKAGES)
+  package?: OutputPackage;
+
+  @ApiPropertyOptional({
+    type: [LadderRungDto],
+    minItems: 1,
+    maxItems: MAX_RUNGS,
+    example: [{ height: 1080 }, { height: 720 }, { height: 360 }],
+    description: LADDER_DESCRIPTION,
+  })
+  @IsOptional()
+  @ValidateBy(onlyWithHls('ladder'))
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_RUNGS)
+  @ValidateBy(distinctHeights)
+  @ValidateNested({ each: true })
+  @Type(() => LadderRungDto)
+  ladder?: LadderRungDto[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: HDR_CODECS,
+    // No schema default: ["hevc"] applies to a package only, and a client sending it back with a file is refused.
+    example: ['hevc', 'av1'],
+    description: CODECS_DESCRIPTION,
+  })
+  @IsOptional()
+  @ValidateBy(onlyWithHls('codecs'))
+  @ValidateBy(validCodecs)
+  codecs?: HdrCodec[];
 }
 
 export class AudioOutputDto {

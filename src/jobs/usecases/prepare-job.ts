@@ -14,15 +14,17 @@ import { ApiError } from '../../common/errors';
 import { accountStateRefusal } from '../account-state';
 import type { JobInputDto } from '../dto/submit-job.dto';
 import type { ItemSource } from '../job.types';
+import type { HdrOutputSpec, OutputSpec } from '../../media/output-spec';
 import {
   outputPicture,
   outputPixels,
+  outputSpec,
   RESOLUTIONS,
   resolutionPixels,
   resolveOutput,
   type JobOutput,
 } from '../output-options';
-import { itemCredits } from '../pricing';
+import { packageRungs, specCredits } from '../pricing';
 import { requestProbeBudget } from '../probe-slots';
 import { RegionHealth } from '../region-health';
 import { SourcesService, type CheckedSource, type DeclaredSource } from '../sources.service';
@@ -33,6 +35,8 @@ const SMALLEST_RESOLUTION = '720p';
 
 export interface PreparedJob {
   job: JobOutput;
+  /** What the worker will make of each item, resolved once (output-options.ts outputSpec). */
+  spec: OutputSpec;
   items: PricedItem[];
   region: string;
   metadata: Record<string, string>;
@@ -54,9 +58,10 @@ export class PrepareJob {
     const job = resolveOutput(request);
     checkPlan(caller, job);
     checkAccountState(caller.subscriptionStatus);
-    const items = await this.checkSources(caller, job, inputs, request.signal);
-    checkOutputPictures(caller, job, items);
-    return { job, items, region, metadata };
+    const spec = outputSpec(job, caller.plan);
+    const items = await this.checkSources(caller, job, spec, inputs, request.signal);
+    checkOutputPictures(caller, job, spec, items);
+    return { job, spec, items, region, metadata };
   }
 
   private async checkRegion(requested: string | undefined): Promise<string> {
@@ -75,6 +80,7 @@ export class PrepareJob {
   private async checkSources(
     caller: AuthContext,
     job: JobOutput,
+    spec: OutputSpec,
     inputs: JobInputDto[],
     signal?: () => AbortSignal,
   ): Promise<PricedItem[]> {
@@ -86,8 +92,7 @@ export class PrepareJob {
         const source: CheckedSource<ItemSource | DeclaredSource> = input.media
           ? this.sources.declared(job.api, input.media, index)
           : await this.sources.check(caller.accountId, job.api, input, index, budget.signal);
-        const pixels = job.api === 'sdr2hdr' ? outputPixels(source, job.output.resolution) : 0;
-        items.push({ ...source, estimatedCredits: itemCredits(job.api, source.durationSeconds, pixels) });
+        items.push({ ...source, estimatedCredits: specCredits(spec, source.durationSeconds, source) });
       }
     } finally {
       budget.end();
@@ -102,7 +107,17 @@ function checkPlan(caller: AuthContext, job: JobOutput): void {
       message: `Your plan (${caller.plan.id}) does not include the ${job.api} API. Upgrade your plan to use it.`,
     });
   }
-  if (job.api !== 'sdr2hdr' || job.output.resolution === 'source') return;
+  if (job.api !== 'sdr2hdr') return;
+  // A package's largest output is its top rung: an asked line above the plan's is refused here, before the
+  // probe (the default ladder stops at the plan's largest output: outputSpec).
+  const over = (job.output.ladder ?? []).findIndex(({ height }) => height > caller.plan.maxOutputHeight);
+  if (over >= 0) {
+    throw new ApiError('plan_not_supported', {
+      param: `output.ladder[${over}].height`,
+      message: `Your plan's largest output is ${caller.plan.maxOutputHeight}p. Ask for rungs of at most ${caller.plan.maxOutputHeight} lines or upgrade.`,
+    });
+  }
+  if (job.output.resolution === 'source') return;
   if (RESOLUTIONS[job.output.resolution] > caller.plan.maxOutputHeight) {
     throw new ApiError('plan_not_supported', {
       param: 'output.resolution',
@@ -123,9 +138,10 @@ function checkAccountState(subscriptionStatus: string): void {
  * param is output.resolution when a smaller resolution makes it fit, else the input (a picture
  * that no resolution shrinks enough: 11520×720 stays 11520×720 at 720p).
  */
-function checkOutputPictures(caller: AuthContext, job: JobOutput, items: PricedItem[]): void {
-  if (job.api !== 'sdr2hdr') return;
+function checkOutputPictures(caller: AuthContext, job: JobOutput, spec: OutputSpec, items: PricedItem[]): void {
+  if (job.api !== 'sdr2hdr' || spec.api !== 'sdr2hdr') return;
   const maxPixels = resolutionPixels(caller.plan.maxOutputHeight);
+  if (spec.ladder) return checkTopRungs(caller, job.output.ladder ?? null, spec, items, maxPixels);
   for (const [index, item] of items.entries()) {
     const pixels = outputPixels(item, job.output.resolution);
     if (pixels <= maxPixels) continue;
@@ -141,6 +157,39 @@ function checkOutputPictures(caller: AuthContext, job: JobOutput, items: PricedI
         output_width: output.output_width,
         output_height: output.output_height,
         output_pixels: pixels,
+        max_output_pixels: maxPixels,
+      },
+    });
+  }
+}
+
+/**
+ * checkOutputPictures for a package: every rung's picture within the plan's largest (its top rung decides).
+ * The param is output.ladder when only the asked HDR rungs are over, else the input (the SDR rungs and the
+ * default ladder follow the source: a picture too wide for the plan at any size).
+ */
+function checkTopRungs(
+  caller: AuthContext,
+  asked: { height: number }[] | null,
+  spec: HdrOutputSpec,
+  items: PricedItem[],
+  maxPixels: number,
+): void {
+  for (const [index, item] of items.entries()) {
+    const over = packageRungs(spec, item).filter((rung) => rung.width * rung.height > maxPixels);
+    if (over.length === 0) continue;
+    const top = over[0];
+    const onlyAsked = asked !== null && over.every((rung) => rung.range !== 'SDR');
+    throw new ApiError('plan_not_supported', {
+      param: onlyAsked ? 'output.ladder' : `inputs[${index}]`,
+      message:
+        `The package's top rung would be ${top.width}×${top.height} (${top.width * top.height} pixels); your plan's largest ` +
+        `output is ${caller.plan.maxOutputHeight}p, ${maxPixels} pixels in any shape. ` +
+        (onlyAsked ? 'Ask for smaller rungs in output.ladder or upgrade.' : 'Send a smaller picture or upgrade.'),
+      details: {
+        output_width: top.width,
+        output_height: top.height,
+        output_pixels: top.width * top.height,
         max_output_pixels: maxPixels,
       },
     });

@@ -7,15 +7,17 @@ import { readAccount } from '../../../billing/holds';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { toErrorObject } from '../../../common/errors';
 import { QUALITY_PRESETS } from '../../../media/quality-presets';
-import { toJobEstimate, type JobEstimate } from '../../job-estimate';
+import type { OutputSpec } from '../../../media/output-spec';
+import { toJobEstimate, type EstimateRung, type JobEstimate } from '../../job-estimate';
 import { JobsRepository } from '../../jobs.repository';
 import { SubmitLimits } from '../../limits';
 import { workerVerdict } from '../../media-rules';
-import { outputPicture, RESOLUTIONS } from '../../output-options';
+import { outputPicture, RESOLUTIONS, type JobOutput, type OutputPicture } from '../../output-options';
+import { packageRungs, sumCredits } from '../../pricing';
 import { itemProcessingSeconds } from '../../processing-time';
 import { RegionHealth } from '../../region-health';
 import { PrepareJob } from '../prepare-job';
-import { inputParam, type SubmitRequest } from '../submit-request';
+import { inputParam, type PricedItem, type SubmitRequest } from '../submit-request';
 
 @Injectable()
 export class EstimateJob {
@@ -28,7 +30,7 @@ export class EstimateJob {
   ) {}
 
   async execute(caller: AuthContext, request: SubmitRequest): Promise<JobEstimate> {
-    const { job, items, region } = await this.prepare.execute(caller, request, 'estimate');
+    const { job, spec, items, region } = await this.prepare.execute(caller, request, 'estimate');
     const estimatedCredits = items.reduce((sum, item) => sum + item.estimatedCredits, 0);
     const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
     const limitRefusal = await this.jobs.transaction(async (manager) => {
@@ -55,7 +57,7 @@ export class EstimateJob {
         items: items.map((item) => ({
           ...item,
           processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
-          picture: outputPicture(job, item),
+          ...pictures(job, spec, item),
         })),
       },
       refusal &&
@@ -66,4 +68,22 @@ export class EstimateJob {
         ),
     );
   }
+}
+
+/** What an item produces: a file's picture; a package's rungs, each priced, and its top rung as the picture. */
+function pictures(
+  job: JobOutput,
+  spec: OutputSpec,
+  item: PricedItem,
+): { picture: OutputPicture; rungs?: EstimateRung[] } {
+  if (spec.api !== 'sdr2hdr' || !spec.ladder) return { picture: outputPicture(job, item) };
+  const rungs = packageRungs(spec, item).map((rung) => ({
+    codec: rung.codec,
+    video_range: rung.range,
+    width: rung.width,
+    height: rung.height,
+    bitrate_kbps: rung.bitrateKbps,
+    estimated_credits: sumCredits(item.durationSeconds, [rung]),
+  }));
+  return { picture: { output_width: rungs[0].width, output_height: rungs[0].height }, rungs };
 }

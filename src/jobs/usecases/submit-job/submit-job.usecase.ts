@@ -7,7 +7,6 @@ import { newId } from '../../../common/ids';
 import { JobAdmission } from '../../job-admission';
 import { JobQueue } from '../../job-queue';
 import type { JobView } from '../../job-view';
-import { outputSpec } from '../../output-options';
 import { PrepareJob } from '../prepare-job';
 import { storedItem, type SubmitRequest } from '../submit-request';
 
@@ -22,7 +21,7 @@ export class SubmitJob {
   ) {}
 
   async execute(caller: AuthContext, request: SubmitRequest): Promise<JobView> {
-    const { job, items, region, metadata } = await this.prepare.execute(caller, request, 'submit');
+    const { job, spec, items, region, metadata } = await this.prepare.execute(caller, request, 'submit');
     const stored = items.map(storedItem);
     // Step 8 and the job itself, in one transaction (job-admission.ts).
     const view = await this.admission.admit({
@@ -33,7 +32,7 @@ export class SubmitJob {
         api: job.api,
         region,
         outputOptions: job.output,
-        outputSpec: outputSpec(job),
+        outputSpec: spec,
         metadata,
         estimatedCredits: stored.reduce((sum, item) => sum + item.estimatedCredits, 0),
         estimatedSeconds: stored.reduce((sum, item) => sum + item.durationSeconds, 0),
