@@ -15,7 +15,14 @@ export const EVENT_AT_END: Record<EndStatus, JobEvent> = {
 };
 
 export type ItemResult =
-  | { index: number; ok: true; processedSeconds: number; outputPixels: number }
+  | {
+      index: number;
+      ok: true;
+      processedSeconds: number;
+      outputPixels: number;
+      /** A package's rungs' pixels: each rung is priced as a picture of its own, summed (issue 41). */
+      rungPixels?: number[];
+    }
   | { index: number; ok: false; code: ErrorCode; message?: string; details?: Record<string, unknown> };
 
 /** An item's money at its end: planned by the worker (planItem), read back under the job's lock (planJobEnd). */
@@ -78,7 +85,9 @@ export function planItem(
     };
   }
   // Actual usage, never more than the estimate that was held.
-  const actual = itemCredits(job.api, result.processedSeconds, result.outputPixels);
+  const actual = result.rungPixels
+    ? result.rungPixels.reduce((sum, pixels) => sum + itemCredits(job.api, result.processedSeconds, pixels), 0)
+    : itemCredits(job.api, result.processedSeconds, result.outputPixels);
   return {
     index: item.index,
     status: 'succeeded',
