@@ -135,18 +135,7 @@ export interface VideoCheckRequest extends MeasureTools {
 export async function checkVideoOutput(
   request: VideoCheckRequest,
 ): Promise<{ measured: MeasuredVideo; checks: OutputCheck[] }> {
-  const concat = request.sources.length > 1;
-  const source = concat ? `${request.output}.sources.txt` : request.sources[0];
-  if (concat)
-    await writeFile(source, request.sources.map((path) => `file '${path.replace(/'/g, "'\\''")}'`).join('\n'));
-  const [video, counted] = await Promise.all([
-    measureVideo(request.output, request),
-    measureSourceVideo(source, concat, request),
-  ]);
-  // Packets are counted (no decode); when they disagree with the output, the decoder's own count judges.
-  const sourceVideo = frameCountCheck(video, counted).passed
-    ? counted
-    : await decodedSourceVideo(source, concat, counted, request);
+  const { video, source, concat, sourceVideo } = await measureWithSource(request);
   const ssim =
     request.roundTripSsim ??
     (await roundTripSsim({
@@ -163,6 +152,44 @@ export async function checkVideoOutput(
     frameCountCheck(video, sourceVideo),
     videoDurationCheck(video, sourceVideo),
     roundTripCheck(ssim, request.quality),
+  ];
+  return { measured: video, checks };
+}
+
+/** The output and its source measured side by side (the source's frames decoded when the counts disagree). */
+async function measureWithSource(request: MeasureTools & { output: string; sources: string[] }) {
+  const concat = request.sources.length > 1;
+  const source = concat ? `${request.output}.sources.txt` : request.sources[0];
+  if (concat)
+    await writeFile(source, request.sources.map((path) => `file '${path.replace(/'/g, "'\\''")}'`).join('\n'));
+  const [video, counted] = await Promise.all([
+    measureVideo(request.output, request),
+    measureSourceVideo(source, concat, request),
+  ]);
+  // Packets are counted (no decode); when they disagree with the output, the decoder's own count judges.
+  const sourceVideo = frameCountCheck(video, counted).passed
+    ? counted
+    : await decodedSourceVideo(source, concat, counted, request);
+  return { video, source, concat, sourceVideo };
+}
+
+/** An SDR rendition of a package (H.264 from the source): BT.709 H.264 High, every frame, the source's length. */
+export function sdrSignallingCheck(video: MeasuredVideo): OutputCheck {
+  const expected = 'h264 high 8-bit, bt709/bt709/bt709';
+  const measured =
+    `${video.codec} ${video.profile ?? '?'} ${video.bit_depth}-bit, ` +
+    `${video.primaries ?? 'untagged'}/${video.transfer ?? 'untagged'}/${video.matrix ?? 'untagged'}`;
+  return { name: 'sdr_signalling', passed: expected === measured, expected, measured };
+}
+
+export async function checkSdrVideoOutput(
+  request: MeasureTools & { output: string; sources: string[] },
+): Promise<{ measured: MeasuredVideo; checks: OutputCheck[] }> {
+  const { video, sourceVideo } = await measureWithSource(request);
+  const checks = [
+    sdrSignallingCheck(video),
+    frameCountCheck(video, sourceVideo),
+    videoDurationCheck(video, sourceVideo),
   ];
   return { measured: video, checks };
 }

@@ -14,6 +14,8 @@ import { checkWithFfmpeg } from './ffmpeg-output-checks';
 import { fileSha256 } from './run-measurements';
 import { endedEarly, made, probeFailure, round } from './runner-outcomes';
 import { sdr2hdrMedia } from './output-media';
+import { makePackage } from './package-output';
+import { confinedCpuCount } from '../media/cpu-set';
 import { renderLightMap } from '../media/light-map';
 import type {
   CheckedOutput,
@@ -58,6 +60,19 @@ export class FfmpegMediaRunner implements MediaRunner {
     const { container } = request.output;
     const output = `${request.outputPath}.${container}`;
     const encoding = performance.now();
+    if (request.api === 'sdr2hdr' && request.output.package === 'hls') {
+      const made = await makePackage({
+        input: request.inputPath,
+        probe: probed.probe,
+        spec: request.output,
+        outputPath: request.outputPath,
+        confinedCpus: confinedCpuCount(),
+        onProgress: request.onProgress,
+        ...this.tools(request),
+      });
+      request.onStage?.('encode', performance.now() - encoding);
+      return made;
+    }
     if (request.api === 'sdr2hdr') {
       const spec = request.output;
       const result = await convertSdrToHdr({

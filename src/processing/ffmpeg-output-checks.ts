@@ -4,6 +4,7 @@
 import { checkAudioOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import { MeasureFailed, type MeasureTools } from '../media/output-measure';
 import type { CheckedOutput, CheckRequest } from './media-runner';
+import { checkPackage } from './package-output';
 import { stillMeasured } from './run-measurements';
 
 export async function checkWithFfmpeg(
@@ -13,6 +14,9 @@ export async function checkWithFfmpeg(
 ): Promise<CheckedOutput> {
   try {
     // The run's own measurements count only while the file is the one they were made of.
+    const made = request.output;
+    if (request.api === 'sdr2hdr' && made.package)
+      return await checkPackage({ ...made, package: made.package }, request.options, request.sourcePaths, tools);
     const inRun = await stillMeasured(request.output.path, request.output.measuredInRun);
     if (request.api === 'sdr2hdr') {
       const { quality, mapping, transfer, peakNits } = request.options;

@@ -7,9 +7,18 @@
 // PostgreSQL or Redis at that moment is waited out: the work is done, and throwing it away would run
 // the item again.
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { readdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { randomBase62 } from '../common/ids';
-import { outputKey, STORAGE, StorageUnavailableError, type Storage } from '../common/storage/storage';
+import {
+  outputKey,
+  packagePrefix,
+  removeStoredOutputs,
+  STORAGE,
+  StorageUnavailableError,
+  type Storage,
+} from '../common/storage/storage';
 import { JobLifecycle, type ItemEnding as LifecycleEnding, type ItemsEnded } from '../jobs/job-lifecycle';
 import { openItemStatuses } from '../jobs/job-lifecycle';
 import type { ItemCheck, JobItemRow, JobRow } from '../jobs/job.types';
@@ -82,6 +91,9 @@ export class ItemEnding {
               ok: true,
               processedSeconds: result.processedSeconds,
               outputPixels: result.outputWidth * result.outputHeight,
+              ...(result.package
+                ? { rungs: result.package.renditions.map(({ rung }) => ({ width: rung.width, height: rung.height })) }
+                : {}),
             };
     const checks = verified?.checks;
     const { itemsEnded } = await timed('end', () =>
@@ -95,7 +107,10 @@ export class ItemEnding {
     );
     if (!itemsEnded.includes(item.index)) {
       if (asset)
-        await this.storage.removeMany([asset.storageKey, ...(asset.lightMap ? [asset.lightMap.storageKey] : [])]);
+        await removeStoredOutputs(this.storage, [
+          asset.storageKey,
+          ...(asset.lightMap ? [asset.lightMap.storageKey] : []),
+        ]);
       return { outcome: 'ended_elsewhere', outputBytes: asset?.sizeBytes ?? null };
     }
     return { outcome: itemResult.ok ? 'succeeded' : 'failed', outputBytes: asset?.sizeBytes ?? null };
@@ -149,12 +164,19 @@ export class ItemEnding {
    */
   private async store(job: JobRow, index: number, output: MadeOutput): Promise<Asset | null> {
     const run = randomBase62(8);
-    const storageKey = outputKey(job.account_id, job.id, index, output.container, run);
+    const storageKey = output.package
+      ? packagePrefix(job.account_id, job.id, index, run)
+      : outputKey(job.account_id, job.id, index, output.container, run);
     // Moved, not copied, when the local backend's folder is on the same file system (see writeFile).
     const write = (key: string, path: string) =>
       retryThroughOutage(() => this.storage.writeFile(key, path), this.outages.store);
     try {
-      const stored = await write(storageKey, output.path);
+      const stored = output.package
+        ? await storePackage(storageKey, output.path, write).catch(async (error: unknown) => {
+            await removeStoredOutputs(this.storage, [storageKey]).catch(() => undefined);
+            throw error;
+          })
+        : await write(storageKey, output.path);
       const { container, contentType, media } = output;
       const lightMap = output.lightMapPath
         ? await this.storeLightMap(job, index, run, output.lightMapPath, output.lightMapFrameSeconds ?? null, write)
@@ -238,4 +260,28 @@ export class ItemEnding {
     }
     return outcome;
   }
+}
+
+/** Uploads at once while storing a package's files: its many small objects, not one stream at a time. */
+const PACKAGE_UPLOADS = 4;
+
+/** Every file under a package's folder, stored under `prefix` with its relative path; their total size. */
+async function storePackage(
+  prefix: string,
+  dir: string,
+  write: (key: string, path: string) => Promise<{ sizeBytes: number }>,
+): Promise<{ sizeBytes: number }> {
+  const names = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+  let sizeBytes = 0;
+  let next = 0;
+  const upload = async () => {
+    while (next < names.length) {
+      const name = names[next++];
+      sizeBytes += (await write(`${prefix}${name.split(sep).join('/')}`, join(dir, name))).sizeBytes;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PACKAGE_UPLOADS, names.length) }, upload));
+  return { sizeBytes };
 }

@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../common/errors';
 import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import type { OutputCheck } from '../media/output-checks';
+import type { MadeRendition } from '../media/hls/package-ladder';
 import type { HdrOutputSpec, LoudnessOutputSpec } from '../media/output-spec';
 import type { RunMeasurements } from './run-measurements';
 
@@ -62,6 +63,18 @@ export interface MadeOutput {
   lightMapFrameSeconds?: number;
   /** What the run measured of the file it wrote, for the check while the file is unchanged (run-measurements.ts). */
   measuredInRun?: RunMeasurements;
+  /**
+   * An HLS package (`output.package: hls`): `path` is its folder, every file under which is stored under the
+   * item's package prefix; each rung is checked like a file (its init and segments joined, `joinedPath`).
+   */
+  package?: MadePackage;
+}
+
+export interface MadePackage {
+  renditions: MadeRendition[];
+  /** The audio rendition's bit rates (bit/s), which every variant's bandwidth includes; null without audio. */
+  audio: { peakBitrate: number; averageBitrate: number } | null;
+  frameRate: number;
 }
 
 /** Media that could not be made: the item's catalogue code and the message a customer may read. */

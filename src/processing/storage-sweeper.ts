@@ -18,6 +18,7 @@ import { BatchPacer, batchPlan } from '../common/upkeep-batches';
 import {
   jobOfOutputKey,
   jobOfSegmentKey,
+  packageOfKey,
   OUTPUTS_PREFIX,
   SEGMENTS_PREFIX,
   STORAGE,
@@ -88,8 +89,10 @@ export class StorageSweeper implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async removeUnused(batch: { key: string; jobId: string | null }[]): Promise<number> {
-    const used = await this.repository.objectsInUse(batch);
-    const unused = batch.filter((object) => !used.has(object.key)).map((object) => object.key);
+    // An object of a package is in use while its package is: the asset's key is the package's prefix.
+    const owned = batch.map((object) => ({ ...object, owner: packageOfKey(object.key) ?? object.key }));
+    const used = await this.repository.objectsInUse(owned.map(({ owner, jobId }) => ({ key: owner, jobId })));
+    const unused = owned.filter((object) => !used.has(object.owner)).map((object) => object.key);
     await this.storage.removeMany(unused);
     return unused.length;
   }

@@ -92,22 +92,29 @@ export class WrongOutputRunner extends FfmpegMediaRunner {
     const index = Number(/^out-(\d+)$/.exec(basename(request.outputPath))?.[1]);
     const kind = this.spoil.get(index);
     if (!made.ok || !kind) return made;
-    const frames = await countFrames(made.path);
-    const good = `${made.path}.good.${made.container}`;
-    await rename(made.path, good);
-    await run('ffmpeg', [
-      '-hide_banner',
-      '-nostdin',
-      '-loglevel',
-      'error',
-      '-y',
-      '-i',
-      good,
-      ...wrongArgs(kind, frames),
-      made.path,
-    ]);
+    // A package: its first rung (HEVC) is the one spoiled, as the checks read it (its joined segments).
+    const path = made.package ? made.package.renditions[0].joinedPath : made.path;
+    await spoilFile(path, made.package ? 'mp4' : made.container, kind);
     return made;
   }
+}
+
+/** Replaces the file at `path` with the wrong one made from it. */
+async function spoilFile(path: string, container: string, kind: WrongOutput): Promise<void> {
+  const frames = await countFrames(path);
+  const good = `${path}.good.${container}`;
+  await rename(path, good);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    good,
+    ...wrongArgs(kind, frames),
+    path,
+  ]);
 }
 
 async function countFrames(path: string): Promise<number> {

@@ -98,10 +98,37 @@ export function packagePrefix(accountId: string, jobId: string, index: number, r
   return `${OUTPUTS_PREFIX}${accountId}/${jobId}/${index}${run ? `-${run}` : ''}.hls/`;
 }
 
-/** The job an output key belongs to (outputKey's inverse), or null for a key that is not an output. */
+/**
+ * The job an output key belongs to (outputKey's inverse; for an object of a package, the package's), or null
+ * for a key that is not an output.
+ */
 export function jobOfOutputKey(key: string): string | null {
-  const match = /^outputs\/[^/]+\/([^/]+)\/\d+(?:-[0-9A-Za-z]+)?\.[a-z0-9]+$/.exec(key);
+  const match = /^outputs\/[^/]+\/([^/]+)\/\d+(?:-[0-9A-Za-z]+)?\.(?:[a-z0-9]+|hls\/.+)$/.exec(key);
   return match ? match[1] : null;
+}
+
+/** The package prefix (packagePrefix) an object key lies under, or null for a key outside any package. */
+export function packageOfKey(key: string): string | null {
+  const match = /^(outputs\/[^/]+\/[^/]+\/\d+(?:-[0-9A-Za-z]+)?\.hls\/)./.exec(key);
+  return match ? match[1] : null;
+}
+
+/** A stored output's key names many objects: a package's prefix (packagePrefix ends with `/`). */
+export function isPrefixKey(key: string): boolean {
+  return key.endsWith('/');
+}
+
+/**
+ * Removes stored outputs by their assets' keys: a file's one object, or every object under a package's
+ * prefix (listed, then removed in one removeMany).
+ */
+export async function removeStoredOutputs(storage: Storage, keys: string[]): Promise<void> {
+  const objects: string[] = [];
+  for (const key of keys) {
+    if (!isPrefixKey(key)) objects.push(key);
+    else for await (const entry of storage.list(key)) objects.push(entry.key);
+  }
+  await storage.removeMany(objects);
 }
 
 export const SEGMENTS_PREFIX = 'segments/';

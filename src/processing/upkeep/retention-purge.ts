@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { PeriodicTask } from '../../common/periodic';
-import { STORAGE, type Storage } from '../../common/storage/storage';
+import { removeStoredOutputs, STORAGE, type Storage } from '../../common/storage/storage';
 import { batchPlan, inBatches, type BatchRun } from '../../common/upkeep-batches';
 import { ProcessingRepository } from '../processing.repository';
 
@@ -52,7 +52,7 @@ export class RetentionPurge implements OnApplicationBootstrap, BeforeApplication
     // the storage sweeper's (src/processing/storage-sweeper.ts).
     const removing = (expire: (limit: number) => Promise<string[]>) => async (limit: number) => {
       const keys = await expire(limit);
-      await this.storage.removeMany(keys);
+      await removeStoredOutputs(this.storage, keys);
       return keys.length;
     };
     const result: PurgeResult = {

@@ -105,8 +105,13 @@ export class RunItem {
     }
   }
 
-  /** An sdr2hdr item at least twice SEGMENT_SECONDS long is encoded in segments (0 turns this off). */
+  /**
+   * An sdr2hdr item at least twice SEGMENT_SECONDS long is encoded in segments (0 turns this off); a package
+   * is made in one run (its rungs share one decode: package-output.ts).
+   */
   private splits(job: JobRow, item: JobItemRow): boolean {
+    const spec = storedSpec(job);
+    if (spec.api === 'sdr2hdr' && spec.package === 'hls') return false;
     return splitsIntoSegments(job.api, Number(item.duration_seconds), this.config.segmentSeconds);
   }
 
@@ -180,6 +185,8 @@ export class RunItem {
         runner: this.runner,
         logger: this.logger,
         sourcePath: input.path,
+        // A package's frame comes from its top HDR rung (its segments joined: package-output.ts).
+        framePath: result.ok ? result.package?.renditions[0].joinedPath : undefined,
         pngPath: join(workDir, `light-map-${item.index}.png`),
         output: spec,
         signal: command.signal,

@@ -1,0 +1,123 @@
+// An sdr2hdr item whose output is an HLS package (`output.package: hls`): its rungs (ladder.ts itemRungs,
+// the rule the submit priced), made and packaged in one ffmpeg run (src/media/hls), then each rung checked
+// like a file output (src/media/output-checks.ts) and the package's own checks (aligned boundaries,
+// segment durations). What the job view and the webhook show of it is `renditions[]` (API.md §13).
+import { truncatedSource } from '../jobs/decoded-length';
+import { TRANSFER_TAGS } from '../media/hdr-args';
+import { packageLadder, type MadeRendition } from '../media/hls/package-ladder';
+import { segmentAlignmentCheck, segmentDurationCheck } from '../media/hls/package-checks';
+import { itemRungs } from '../media/ladder';
+import type { ProbeResult } from '../media/media.types';
+import { checkSdrVideoOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
+import type { MeasureTools, MeasuredVideo } from '../media/output-measure';
+import type { HdrOutputSpec } from '../media/output-spec';
+import type { CheckedOutput, MadeOutput, MadePackage, RunItemResult } from './media-runner';
+
+export const HLS_CONTAINER = 'hls';
+export const HLS_CONTENT_TYPE = 'application/vnd.apple.mpegurl';
+
+export interface PackageRun extends MeasureTools {
+  input: string;
+  probe: ProbeResult;
+  spec: HdrOutputSpec;
+  /** The runner's output path: the package goes in `<outputPath>.hls/`, the joined rungs beside it. */
+  outputPath: string;
+  confinedCpus?: number;
+  onProgress(fraction: number): void;
+}
+
+export async function makePackage(run: PackageRun): Promise<RunItemResult> {
+  const { probe, spec } = run;
+  if (!spec.ladder || !probe.video) return { ok: false, code: 'processing_failed' };
+  const dir = `${run.outputPath}.hls`;
+  const made = await packageLadder({
+    ...run,
+    rungs: itemRungs(spec.ladder, spec.transfer, probe.video),
+    ladder: spec.ladder,
+    hdr: { mapping: spec.mapping, transfer: spec.transfer, peakNits: spec.peakNits, preset: spec.preset },
+    dir,
+    scratchDir: `${run.outputPath}.hls-rungs`,
+  });
+  if (!made.ok) return { ok: false, code: made.code, message: made.message };
+  // A source that decoded far shorter than it declared is truncated: invalid_media, as for a file output.
+  const truncated = truncatedSource(probe.durationSeconds, made.processedSeconds);
+  if (truncated) return { ok: false, code: 'invalid_media', message: truncated };
+  const pkg: MadePackage = { renditions: made.renditions, audio: made.audio, frameRate: probe.video.fps ?? 25 };
+  const top = made.renditions[0].rung;
+  return {
+    ok: true,
+    path: dir,
+    processedSeconds: made.processedSeconds,
+    outputWidth: top.width,
+    outputHeight: top.height,
+    container: HLS_CONTAINER,
+    contentType: HLS_CONTENT_TYPE,
+    media: { renditions: made.renditions.map((rendition) => renditionView(rendition, pkg, spec, null)) },
+    sourceSeconds: probe.durationSeconds,
+    package: pkg,
+  };
+}
+
+/**
+ * Every rung measured from its own files and checked like a file output (each check's `expected` names
+ * the rendition), then the package's boundaries and segment lengths.
+ */
+export async function checkPackage(
+  output: MadeOutput & { package: MadePackage },
+  spec: HdrOutputSpec,
+  sources: string[],
+  tools: MeasureTools,
+): Promise<CheckedOutput> {
+  const pkg = output.package;
+  const checks: OutputCheck[] = [];
+  const renditions: Record<string, unknown>[] = [];
+  for (const rendition of pkg.renditions) {
+    const request = { ...tools, output: rendition.joinedPath, sources };
+    const { measured, checks: own } =
+      rendition.rung.range === 'SDR'
+        ? await checkSdrVideoOutput(request)
+        : await checkVideoOutput({
+            ...request,
+            quality: spec.quality,
+            mapping: spec.mapping,
+            transfer: spec.transfer,
+            peakNits: spec.peakNits,
+          });
+    checks.push(...own.map((check) => ({ ...check, expected: `${rendition.folder}: ${check.expected}` })));
+    renditions.push(renditionView(rendition, pkg, spec, measured));
+  }
+  const bounds = pkg.renditions.map(({ folder, starts, durations }) => ({ folder, starts, durations }));
+  checks.push(segmentAlignmentCheck(bounds, pkg.frameRate), segmentDurationCheck(bounds));
+  return { ok: true, measured: { renditions }, checks };
+}
+
+/** One entry of `renditions[]` (API.md §13): what was made, with the transfer and length the file measured. */
+function renditionView(
+  rendition: MadeRendition,
+  pkg: MadePackage,
+  spec: HdrOutputSpec,
+  measured: MeasuredVideo | null,
+): Record<string, unknown> {
+  const { rung, light } = rendition;
+  const hdr = rung.range !== 'SDR';
+  return {
+    codec: rung.codec,
+    width: measured?.width ?? rung.width,
+    height: measured?.height ?? rung.height,
+    transfer: measured?.transfer ?? (hdr ? TRANSFER_TAGS[spec.transfer] : 'bt709'),
+    video_range: rung.range,
+    bandwidth: rendition.peakBitrate + (pkg.audio?.peakBitrate ?? 0),
+    average_bandwidth: rendition.averageBitrate + (pkg.audio?.averageBitrate ?? 0),
+    frame_rate: measured?.frame_rate ?? rendition.frameRate,
+    segments: rendition.segments,
+    duration_seconds: measured?.duration_seconds ?? rendition.durationSeconds,
+    light: hdr
+      ? {
+          mapping: spec.mapping,
+          mastering_peak_nits: light?.masteringPeakNits ?? null,
+          max_cll: light?.maxCll ?? null,
+          max_fall: light?.maxFall ?? null,
+        }
+      : null,
+  };
+}
