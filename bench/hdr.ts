@@ -9,7 +9,7 @@
 //   into docs/hdr-curves.png (SVG rendered by Debian's Chromium).
 import { DEFAULT_HDR_ENCODE } from '../src/media/encoder-settings';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSdrToHdrArgs } from '../src/media/hdr-args';
 import { buildExpandCube, neutralLight, pqEncode, type Mapping, type Transfer } from '../src/media/hdr-mapping';
@@ -98,6 +98,7 @@ export async function benchHdr(context: BenchContext): Promise<BenchResult[]> {
 
 async function speed(context: BenchContext, dir: string): Promise<BenchResult> {
   const seconds = context.quick ? 2 : 10;
+  const loadAtStart = loadavg();
   const clip = await sdrClip(1920, 1080, seconds);
   const probe = await probed(clip);
   const lutPath = join(dir, 'expand.cube');
@@ -137,15 +138,18 @@ async function speed(context: BenchContext, dir: string): Promise<BenchResult> {
   const measured = await measureLightLevels(join(dir, 'speed-reference.mp4'), { width: 1920, height: 1080 });
   const measureSeconds = (performance.now() - measuring) / 1000;
   if (!measured.ok) throw new Error('light measurement failed');
+  // CPU seconds, not wall: the machine is shared, and issue 40's target is on CPU (expand ≤ 1.10× reference).
   return compare(
     'hdr-expand-speed',
-    `expand vs reference: a ${seconds} s 1080p encode (x265 ${BALANCED.preset} CRF ${BALANCED.crf}), the worker's argv`,
-    { metric: 'seconds', ours: runs.expand.wall, bare: runs.reference.wall, higherIsBetter: false },
+    `expand vs reference: CPU seconds of a ${seconds} s 1080p encode (x265 ${BALANCED.preset} CRF ${BALANCED.crf}), the worker's argv`,
+    { metric: 'CPU seconds', ours: runs.expand.cpu, bare: runs.reference.cpu, higherIsBetter: false },
     { text: '≤ 1.10', met: (ratio) => ratio <= 1.1 },
     {
-      cpu_ratio: round(median(runs.expand.cpu) / median(runs.reference.cpu), 3),
-      expand_cpu_s: runs.expand.cpu.map((value) => round(value)),
-      reference_cpu_s: runs.reference.cpu.map((value) => round(value)),
+      wall_ratio: round(median(runs.expand.wall) / median(runs.reference.wall), 3),
+      expand_wall_s: runs.expand.wall.map((value) => round(value)),
+      reference_wall_s: runs.reference.wall.map((value) => round(value)),
+      // 1-minute load average of the machine as the runs started and ended (2 cores; shared).
+      load_average_start_end: [round(loadAtStart[0], 2), round(loadavg()[0], 2)],
       libplacebo_wall_s: round(placebo.wallSeconds),
       libplacebo_cpu_s: round(placebo.cpuSeconds),
       light_measurement_s: round(measureSeconds),
@@ -236,10 +240,11 @@ async function drawCurves(ramps: Record<string, number[]>): Promise<void> {
   const bottom = 500;
   const top = 30;
   const right = 860;
-  const x = (code: number) => left + ((code - 16) / 219) * (right - left);
+  // Codes 16…254: past 100 % white (235) the super-whites, where `expand`'s shoulder climbs to the peak.
+  const x = (code: number) => left + ((code - 16) / 238) * (right - left);
   const y = (nits: number) => bottom - pqEncode(nits) * (bottom - top);
   const formula = (label: string, colour: string, light: (signal: number) => number) => {
-    const points = Array.from({ length: 220 }, (_, i) => `${x(16 + i).toFixed(1)},${y(light(i / 219)).toFixed(1)}`);
+    const points = Array.from({ length: 239 }, (_, i) => `${x(16 + i).toFixed(1)},${y(light(i / 219)).toFixed(1)}`);
     return `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${points.join(' ')}"/>`;
   };
   const measured = (values: number[], colour: string) =>
@@ -255,7 +260,7 @@ async function drawCurves(ramps: Record<string, number[]>): Promise<void> {
         `<text x="${left - 6}" y="${y(nits) + 4}" text-anchor="end" font-size="12">${nits}</text>`,
     )
     .join('');
-  const codes = [16, 64, 106, 146, 200, 235]
+  const codes = [16, 64, 106, 146, 200, 235, 254]
     .map((code) => `<text x="${x(code)}" y="${bottom + 18}" text-anchor="middle" font-size="12">${code}</text>`)
     .join('');
   const series: [string, string, ((signal: number) => number) | null, string | null][] = [
@@ -292,7 +297,7 @@ async function drawCurves(ramps: Record<string, number[]>): Promise<void> {
 ${series.map(([, colour, light]) => (light ? formula('', colour, light) : '')).join('')}
 ${series.map(([, colour, , ramp]) => (ramp && ramps[ramp] ? measured(ramps[ramp], colour) : '')).join('')}
 ${legend}
-<text x="${(left + right) / 2}" y="${bottom + 40}" text-anchor="middle" font-size="13">SDR 8-bit code (16 black, 106 = 18 % grey card, 146 = expand's knee at 1000 cd/m² (149 at 4000), 235 = 100 % white)</text>
+<text x="${(left + right) / 2}" y="${bottom + 40}" text-anchor="middle" font-size="13">SDR 8-bit code (16 black, 106 = 18 % grey card, 146 = expand's knee at 1000 cd/m² (149 at 4000), 235 = 100 % white, 254 = the brightest super-white)</text>
 <text x="18" y="${(top + bottom) / 2}" transform="rotate(-90 18 ${(top + bottom) / 2})" text-anchor="middle" font-size="13">cd/m² (PQ-scaled axis)</text>
 <text x="${right}" y="${top - 10}" text-anchor="end" font-size="12">lines: formulas; dots: measured from the encoded HDR test card's ramp</text>
 </svg>`;

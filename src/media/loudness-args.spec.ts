@@ -21,14 +21,15 @@ describe('audio argv', () => {
     targetOffset: 0.35,
   };
 
-  it('pass 1 measures with loudnorm and prints JSON at info level', () => {
+  it('pass 1 measures with loudnorm (JSON at info level) and, beside it, the ebur128 meter', () => {
     expect(buildLoudnessMeasureArgs({ input: '/in/a.m4a', probe: m4a(), targetLufs: -16 })).toEqual([
       ...HEAD_INFO,
       ...LOCAL_INPUT('/in/a.m4a'),
+      '-filter_complex',
+      '[0:0]asplit=2[loudnorm][meter];[loudnorm]loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json[measured];' +
+        '[meter]ebur128=framelog=verbose,anullsink',
       '-map',
-      '0:0',
-      '-af',
-      'loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json',
+      '[measured]',
       '-f',
       'null',
       '-',

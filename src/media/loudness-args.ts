@@ -20,7 +20,10 @@ export interface LoudnessMeasureArgsInput extends LoudnessTargets {
   rwTimeoutUs?: number;
 }
 
-/** Pass 1: loudnorm measures the whole input and prints its JSON report (at info level, on stderr). */
+/**
+ * Pass 1: loudnorm measures the whole input and prints its JSON report (at info level, on stderr), and an
+ * ebur128 meter beside it prints its summary (INPUT_METER).
+ */
 export function buildLoudnessMeasureArgs(options: LoudnessMeasureArgsInput): string[] {
   const audio = requireAudio(options.probe, 'buildLoudnessMeasureArgs');
   const targets = loudnessTargets(options);
@@ -28,15 +31,23 @@ export function buildLoudnessMeasureArgs(options: LoudnessMeasureArgsInput): str
   return [
     ...commonHead('info'),
     ...inputArgs(options.input, options.rwTimeoutUs),
+    '-filter_complex',
+    `[0:${audio.index}]asplit=2[loudnorm][meter];[loudnorm]${filter}[measured];[meter]${INPUT_METER},anullsink`,
     '-map',
-    `0:${audio.index}`,
-    '-af',
-    filter,
+    '[measured]',
     '-f',
     'null',
     '-',
   ];
 }
+
+/**
+ * Pass 1's second meter: EBU R128 integrated loudness by ffmpeg's ebur128 (the meter the output checks and an
+ * auditor use). loudnorm's own reading of speech is ~0.2 LU lower (it meters a 192 kHz resampling of the input
+ * in its own blocks), so a gain from it overshot the target by 0.2–0.3 LU (issue 40, item 7); the pipeline
+ * takes the integrated loudness from this meter and the rest (true peak, LRA, threshold) from loudnorm.
+ */
+const INPUT_METER = 'ebur128=framelog=verbose';
 
 /** The pass-1 numbers pass 2 needs, as loudnorm printed them. */
 export interface LoudnessMeasurement {

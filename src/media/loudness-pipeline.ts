@@ -95,7 +95,7 @@ export async function normaliseSpeechLoudness(
 
   const measureRun = await runFfmpeg(buildLoudnessMeasureArgs(request), step(VAD_WEIGHT, MEASURE_WEIGHT));
   if (measureRun.status !== 'succeeded') return processFailure(measureRun, started);
-  const measured = parseLoudnormReport(measureRun.stderrTail);
+  const measured = withMeteredLoudness(parseLoudnormReport(measureRun.stderrTail), measureRun.stderrTail);
   if (!measured)
     return failure(
       'processing_failed',
@@ -131,9 +131,13 @@ export async function normaliseSpeechLoudness(
   };
 }
 
-/** A limited pass 2 that misses the target by more than this is run again with the gain corrected. */
-export const LOUDNESS_TOLERANCE_LU = 0.5;
-const MAX_LIMITER_PASSES = 3;
+/**
+ * A limited pass 2 that misses the target by more than this is run again with the gain corrected: the meter
+ * prints tenths, so this is "on target" (it was 0.5, and since the limiter only ever takes loudness away the
+ * accepted passes sat 0.2–0.4 LU under the target: issue 40, item 7).
+ */
+export const LIMITER_AIM_LU = 0.1;
+const MAX_LIMITER_PASSES = 4;
 const PASS2_OFFSET = VAD_WEIGHT + MEASURE_WEIGHT;
 const PASS2_WEIGHT = 1 - PASS2_OFFSET;
 
@@ -166,18 +170,31 @@ async function applyPass2(
     }
   }
   let gainDb = request.targetLufs - measured.inputI;
+  let previous: { gainDb: number; lufs: number } | null = null;
   for (let attempt = 1; ; attempt++) {
     const share = PASS2_WEIGHT / 2 ** attempt;
     const run = await runFfmpeg(buildGainLimiterArgs({ ...request, gainDb }), step(1 - 2 * share, share));
     if (run.status !== 'succeeded') return { ok: false, run };
     const meter = parseEbur128Summary(run.stderrTail);
     const miss = meter ? request.targetLufs - meter.integratedLufs : 0;
-    if (!meter || Math.abs(miss) <= LOUDNESS_TOLERANCE_LU || attempt >= MAX_LIMITER_PASSES) {
+    if (!meter || Math.abs(miss) <= LIMITER_AIM_LU || attempt >= MAX_LIMITER_PASSES) {
       const output = meter ?? { integratedLufs: NaN, truePeakDbtp: NaN, lra: NaN };
       return { ok: true, run, output, normalizationType: 'limited' };
     }
-    gainDb += miss;
+    // The limiter takes back part of any gain added (the louder, the more it limits): step by the loudness
+    // per dB of gain the last two passes showed (1 before there are two; at least 0.3, so one pass cannot
+    // overshoot by more than a few dB).
+    const slope = previous ? (meter.integratedLufs - previous.lufs) / (gainDb - previous.gainDb) : 1;
+    previous = { gainDb, lufs: meter.integratedLufs };
+    gainDb += miss / Math.min(Math.max(Number.isFinite(slope) ? slope : 1, 0.3), 1);
   }
+}
+
+/** pass 1's integrated loudness from the ebur128 meter beside loudnorm (loudness-args.ts INPUT_METER), when it printed. */
+function withMeteredLoudness(measured: LoudnessMeasurement | null, stderr: string[]): LoudnessMeasurement | null {
+  const meter = parseEbur128Summary(stderr);
+  if (!measured || !meter || !Number.isFinite(meter.integratedLufs)) return measured;
+  return { ...measured, inputI: meter.integratedLufs };
 }
 
 interface StepOptions {

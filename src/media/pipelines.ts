@@ -9,7 +9,7 @@ export {
   type SdrToHdrSuccess,
 } from './hdr-pipeline';
 export {
-  LOUDNESS_TOLERANCE_LU,
+  LIMITER_AIM_LU,
   normaliseSpeechLoudness,
   type SpeechLoudnessRequest,
   type SpeechLoudnessSuccess,
