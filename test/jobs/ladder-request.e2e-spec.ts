@@ -80,6 +80,13 @@ describe('output.package, output.ladder, output.codecs (sdr2hdr)', () => {
     expect(nulls.body).toEqual((await estimate({ package: 'hls' })).body);
   });
 
+  it('a described video of no size is refused, not priced as no picture (file and package alike)', async () => {
+    for (const output of [{}, { package: 'hls' }]) {
+      const noWidth = [{ media: { duration_seconds: 10, width: null, height: 1080 } }];
+      expectError(api, await estimate(output, noWidth), 'missing_parameter', 'inputs[0].media.width');
+    }
+  });
+
   it('a ladder on an audio job → 400 naming output.ladder', async () => {
     const wav = await speechWav();
     const audio = await createAccount(api, { plan: 'pro', credits: 100 });
