@@ -2,7 +2,8 @@ import type { AppConfig } from '../common/config/config';
 import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
-import { outputPicture, storedOutput } from './output-options';
+import { outputPicture, storedOutput, type OutputPicture } from './output-options';
+import { packageRungs } from './pricing';
 import type {
   BillingState,
   ItemCheck,
@@ -122,7 +123,7 @@ function itemView(
     warnings: decodedLengthWarnings(Number(item.duration_seconds), decoded),
     width: item.width,
     height: item.height,
-    ...outputPicture(storedOutput(job), item),
+    ...itemPicture(job, item),
     estimated_credits: Number(item.estimated_credits),
     charged_credits: Number(item.charged_credits),
     output: item.output ? outputView(item.output, links, expiresAt) : null,
@@ -132,6 +133,15 @@ function itemView(
     // A phase describes work in progress: an ended or waiting item has none.
     phase: item.status === 'processing' ? (item.phase ?? null) : null,
   };
+}
+
+/** The picture an item produces: a file's, or a package's top rung (as its estimate said). */
+function itemPicture(job: JobRow, item: JobItemRow): OutputPicture {
+  const spec = job.output_spec;
+  if (spec?.api !== 'sdr2hdr' || !spec.ladder || item.width === null || item.height === null)
+    return outputPicture(storedOutput(job), item);
+  const [top] = packageRungs(spec, item);
+  return { output_width: top.width, output_height: top.height };
 }
 
 /**

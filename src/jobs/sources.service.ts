@@ -152,14 +152,16 @@ export class SourcesService {
    */
   declared(
     api: JobApi,
-    media: { duration_seconds: number; width?: number; height?: number },
+    media: { duration_seconds: number; width?: number | null; height?: number | null },
     index: number,
   ): CheckedSource<DeclaredSource> {
     const param = `inputs[${index}].media`;
     const video = api === 'sdr2hdr';
-    if (video && (media.width === undefined || media.height === undefined)) {
+    // null is no size either (the DTO lets an optional field be null): such a video was priced as no picture.
+    const noWidth = media.width === undefined || media.width === null;
+    if (video && (noWidth || media.height === undefined || media.height === null)) {
       throw new ApiError('missing_parameter', {
-        param: `${param}.${media.width === undefined ? 'width' : 'height'}`,
+        param: `${param}.${noWidth ? 'width' : 'height'}`,
         message: 'A video is priced by its picture size: give media.width and media.height.',
       });
     }

@@ -46,8 +46,9 @@ export function ladderSpec(
 
 /**
  * An item's rungs, highest first within each codec: the ladder's HDR lines at or below the source (at most
- * `maxHdrRungs` of them, the highest) in each HDR codec (in the job's transfer), then the SDR rungs. A source below every asked line gets one HDR rung
- * at its own size; sides are even and never above the source's (output-geometry.ts).
+ * `maxHdrRungs` of them, the highest) in each HDR codec (in the job's transfer), then the SDR rungs. A
+ * source below every asked line gets one HDR rung at its own size; sides are even and never above the
+ * source's (output-geometry.ts).
  */
 export function itemRungs(
   ladder: LadderSpec,

@@ -49,6 +49,8 @@ describe('output.package, output.ladder, output.codecs (sdr2hdr)', () => {
     [{ package: 'hls', ladder: [{ height: 720.5 }] }, 'output.ladder[0].height'],
     [{ package: 'hls', ladder: [{ height: 720, width: 1280 }] }, 'output.ladder[0].width'],
     [{ package: 'hls', ladder: [{ height: 720 }, { height: 720 }] }, 'output.ladder'],
+    [{ package: 'hls', ladder: [1080] }, 'output.ladder[0]'],
+    [{ package: 'hls', ladder: [[{ height: 720 }]] }, 'output.ladder'],
     [{ package: 'hls', ladder: [2160, 1440, 1080, 720, 540, 360, 144].map((height) => ({ height })) }, 'output.ladder'],
     [{ package: 'hls', codecs: ['av1'] }, 'output.codecs'],
     [{ package: 'hls', codecs: ['hevc', 'vp9'] }, 'output.codecs'],
@@ -76,6 +78,13 @@ describe('output.package, output.ladder, output.codecs (sdr2hdr)', () => {
     const nulls = await estimate({ package: 'hls', ladder: null, codecs: null, resolution: null, container: null });
     expect(nulls.status).toBe(200);
     expect(nulls.body).toEqual((await estimate({ package: 'hls' })).body);
+  });
+
+  it('a described video of no size is refused, not priced as no picture (file and package alike)', async () => {
+    for (const output of [{}, { package: 'hls' }]) {
+      const noWidth = [{ media: { duration_seconds: 10, width: null, height: 1080 } }];
+      expectError(api, await estimate(output, noWidth), 'missing_parameter', 'inputs[0].media.width');
+    }
   });
 
   it('a ladder on an audio job → 400 naming output.ladder', async () => {
@@ -217,16 +226,19 @@ describe('output.package, output.ladder, output.codecs (sdr2hdr)', () => {
     );
     expect(hold.held).toBe(asked.body.estimated_credits);
 
-    // An asked ladder is stored as asked (highest first), with no cut.
+    // An asked ladder is stored as asked (highest first), with no cut; the job view's picture is the top rung's.
     const ladder = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
       key: account.apiKey,
-      body: { inputs, output: { package: 'hls', ladder: [{ height: 540 }, { height: 1080 }], transfer: 'hlg' } },
+      body: { inputs, output: { package: 'hls', ladder: [{ height: 540 }, { height: 720 }], transfer: 'hlg' } },
     });
     expect(ladder.status).toBe(202);
+    expect(ladder.body.items[0]).toMatchObject({ width: 1920, height: 1080, output_width: 1280, output_height: 720 });
+    // HLG 720 and 540 (1 + 1), SDR 1080 and 540 (2 + 1), 2 s.
+    expect(ladder.body.billing.estimated_credits).toBe(2 * 5);
     const [asks] = await db.query('SELECT output_spec FROM jobs WHERE id = $1', [ladder.body.job_id]);
     expect(asks.output_spec.ladder).toEqual({
       segmentSeconds: 4,
-      hdrLines: [1080, 540],
+      hdrLines: [720, 540],
       hdrCodecs: ['hevc'],
       audioKbps: 128,
     });

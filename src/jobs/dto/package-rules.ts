@@ -58,6 +58,15 @@ export const distinctHeights: Rule = {
   },
 };
 
+/** ValidateNested would validate an array inside the ladder as rungs of its own: `[[{height}]]` is refused. */
+export const noNestedArrays: Rule = {
+  name: 'noNestedArrays',
+  validator: {
+    validate: (value: unknown) => !Array.isArray(value) || value.every((rung) => !Array.isArray(rung)),
+    defaultMessage: () => 'each rung is an object {"height": lines}, not an array',
+  },
+};
+
 export const validCodecs: Rule = {
   name: 'validCodecs',
   validator: {

@@ -68,6 +68,27 @@ const output = withStray(
       container: mostly(fc.constantFrom('mp4', 'mov', 'mkv', 'wav', 'flac'), fc.constant('avi')),
       quality: mostly(fc.constantFrom('fast', 'balanced', 'best'), fc.constant('ultra')),
       target_lufs: mostly(fc.constantFrom(-23, -40, -5, -16.5), fc.constantFrom(-41, -4, '-23')),
+      package: mostly(fc.constantFrom('file', 'hls', 'hls', null), fc.constantFrom('dash', 1)),
+      ladder: mostly(
+        fc.oneof(
+          fc.array(fc.record({ height: fc.constantFrom(144, 360, 720, 1080, 2160) }), { minLength: 1, maxLength: 3 }),
+          fc.constant(null),
+        ),
+        fc.constantFrom(
+          [],
+          [{ height: 721 }],
+          [1080],
+          {},
+          [{ height: 720, width: 1 }],
+          [{}],
+          [null],
+          [[{ height: 720 }]],
+        ),
+      ),
+      codecs: mostly(
+        fc.constantFrom(['hevc'], ['hevc', 'av1'], ['av1', 'hevc'], null),
+        fc.constantFrom(['av1'], 'hevc', []),
+      ),
     },
     { requiredKeys: [] },
   ),
@@ -133,6 +154,10 @@ describe('acceptedBody: the validation pipe fast path for job bodies', () => {
         region: 'local',
       },
       { inputs: [{ media: { duration_seconds: 8, width: 1920, height: 1080 } }], output: null, metadata: null },
+      {
+        inputs: [{ upload_id: 'upl_0AbCdEfGh1234567890abcd' }],
+        output: { package: 'hls', ladder: [{ height: 1080 }, { height: 720 }], transfer: 'hlg' },
+      },
     ];
     for (const candidate of bodies) {
       const accepted = acceptedBody(SubmitSdr2HdrJobDto, parsed(candidate));

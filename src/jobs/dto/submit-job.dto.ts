@@ -24,6 +24,7 @@ import {
   validCodecs,
   evenLines,
   distinctHeights,
+  noNestedArrays,
   LADDER_DESCRIPTION,
   CODECS_DESCRIPTION,
   PACKAGE_DESCRIPTION,
@@ -216,6 +217,7 @@ export class Sdr2HdrOutputDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_RUNGS)
+  @ValidateBy(noNestedArrays)
   @ValidateBy(distinctHeights)
   @ValidateNested({ each: true })
   @Type(() => LadderRungDto)
