@@ -207,7 +207,7 @@ export class JobLifecycle {
             asset_id: assetId,
             size_bytes: item.asset.sizeBytes,
             container: item.asset.container,
-            ...(job.api === 'audio' ? { audio: item.asset.media } : { video: item.asset.media }),
+            ...outputMedia(job.api, item.asset.media),
             ...(lightMapId
               ? { light_map_asset_id: lightMapId, light_map_frame_seconds: lightMap?.frameSeconds ?? null }
               : {}),
@@ -329,6 +329,14 @@ export class JobLifecycle {
     await this.repository.addEndedSeconds(manager, seconds);
     return hold;
   }
+}
+
+/** The measured media of an output as the job view shows it: audio, a video file, or a package's renditions. */
+function outputMedia(api: JobRow['api'], media: Record<string, unknown>): Partial<ItemOutput> {
+  if (api === 'audio') return { audio: media };
+  return Array.isArray(media.renditions)
+    ? { renditions: media.renditions as Record<string, unknown>[] }
+    : { video: media };
 }
 
 /** What each item made, as measured, its charge and its checks: a receiver need not read the job for them. */

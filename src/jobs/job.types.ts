@@ -27,6 +27,8 @@ export interface ItemOutput {
   container: string;
   video?: Record<string, unknown>;
   audio?: Record<string, unknown>;
+  /** An HLS package's renditions as measured (docs/api-guide.md, "Streaming packages"), instead of `video`. */
+  renditions?: Record<string, unknown>[];
   /** The light map's asset (sdr2hdr): signed into `light_map_url` by the job view, never shown itself. */
   light_map_asset_id?: string;
   /** The time of the frame the light map shows (seconds from the item's start); null when not recorded. */

@@ -3,7 +3,8 @@
 // lands: bare ffmpeg's hls muxer (CMAF, VOD) encodes a short clip into the layout of packagePrefix
 // (master.m3u8; h264-180-sdr/, av1-180-pq/, hevc-180-pq/, audio/), its files go into the API's storage, and
 // the item ends through the real JobLifecycle with the package's asset (container 'hls', storage_key = the
-// prefix, media.renditions as API.md §13). Replace with a real job once the worker makes packages.
+// prefix, media.renditions as the job view's renditions[]). Replace with a real job once the worker makes
+// packages.
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';

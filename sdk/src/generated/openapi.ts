@@ -2067,16 +2067,60 @@ export interface components {
              */
             speech_seconds: number | null;
         };
+        RenditionResponse: {
+            /**
+             * @example hevc
+             * @enum {string}
+             */
+            codec: "hevc" | "av1" | "h264";
+            /** @example 1920 */
+            width: number;
+            /** @example 1080 */
+            height: number;
+            /**
+             * @example smpte2084
+             * @enum {string}
+             */
+            transfer: "smpte2084" | "arib-std-b67" | "bt709";
+            /**
+             * @description The master playlist’s VIDEO-RANGE.
+             * @example PQ
+             * @enum {string}
+             */
+            video_range: "PQ" | "HLG" | "SDR";
+            /**
+             * @description Peak bits/s over segments (BANDWIDTH).
+             * @example 6200000
+             */
+            bandwidth: number;
+            /**
+             * @description Mean bits/s (AVERAGE-BANDWIDTH).
+             * @example 4800000
+             */
+            average_bandwidth: number;
+            /** @example 23.976 */
+            frame_rate: number;
+            /**
+             * @description Media segments in its playlist.
+             * @example 15
+             */
+            segments: number;
+            /** @example 59.96 */
+            duration_seconds: number;
+            /** @description HDR renditions: where the light went and how bright the picture is, measured; null for SDR. */
+            light: components["schemas"]["OutputLightResponse"] | null;
+        };
         ItemOutputResponse: {
             /** @example ast_0Qx3cA1b2C3d4E5f6G7h8i9 */
             asset_id: string;
             /** @example 48213377 */
             size_bytes: number;
             /**
+             * @description `hls`: an HLS package (output.package `hls`), played through playlist_url.
              * @example mp4
              * @enum {string}
              */
-            container: "mp4" | "mov" | "wav" | "m4a";
+            container: "mp4" | "mov" | "wav" | "m4a" | "hls";
             /** @description sdr2hdr outputs. */
             video?: components["schemas"]["VideoOutputMediaResponse"];
             /** @description audio outputs. */
@@ -2102,6 +2146,16 @@ export interface components {
              * @example 4.171
              */
             light_map_frame_seconds?: number | null;
+            /**
+             * Format: uri
+             * @description HLS packages: the master playlist under a signed token that covers every playlist and segment of the package (no API key needed; its relative URIs keep the token). Also given as `url`. Valid until playlist_expires_at.
+             * @example https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8
+             */
+            playlist_url?: string;
+            /** Format: date-time */
+            playlist_expires_at?: string;
+            /** @description HLS packages: every video rendition of the package as measured, in master-playlist order. */
+            renditions?: components["schemas"]["RenditionResponse"][];
         };
         OutputCheckResponse: {
             /**
@@ -5443,7 +5497,8 @@ export interface operations {
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
                      *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *                 "light_map_frame_seconds": 4.171
+                     *                 "light_map_frame_seconds": 4.171,
+                     *                 "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *               },
                      *               "checks": [
                      *                 {
@@ -5583,7 +5638,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -5799,7 +5855,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -5916,7 +5973,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6043,7 +6101,8 @@ export interface operations {
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
                      *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *                 "light_map_frame_seconds": 4.171
+                     *                 "light_map_frame_seconds": 4.171,
+                     *                 "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *               },
                      *               "checks": [
                      *                 {
@@ -6183,7 +6242,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6399,7 +6459,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6516,7 +6577,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -8256,7 +8318,10 @@ export const videoOutputMediaResponseHdrValues: ReadonlyArray<FlattenedDeepRequi
 export const videoOutputMediaResponseTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["transfer"]> = ["smpte2084", "arib-std-b67"];
 export const videoOutputMediaResponsePrimariesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["primaries"]> = ["bt2020"];
 export const videoOutputMediaResponseQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["quality"]> = ["fast", "balanced", "best"];
-export const itemOutputResponseContainerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemOutputResponse"]["container"]> = ["mp4", "mov", "wav", "m4a"];
+export const renditionResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionResponse"]["codec"]> = ["hevc", "av1", "h264"];
+export const renditionResponseTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionResponse"]["transfer"]> = ["smpte2084", "arib-std-b67", "bt709"];
+export const renditionResponseVideo_rangeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionResponse"]["video_range"]> = ["PQ", "HLG", "SDR"];
+export const itemOutputResponseContainerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemOutputResponse"]["container"]> = ["mp4", "mov", "wav", "m4a", "hls"];
 export const jobItemResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobItemResponse"]["status"]> = ["queued", "processing", "succeeded", "failed", "cancelled"];
 export const jobBillingResponseStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobBillingResponse"]["state"]> = ["authorised", "settled", "released"];
 export const jobResponseObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobResponse"]["object"]> = ["job"];

@@ -5,6 +5,8 @@ import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
+import { PACKAGE_CONTAINER } from '../package-files';
+import { RenditionResponse } from './package-output.response';
 import { MeasuredAudioFields, MeasuredVideoFields, OutputCheckResponse } from '../../docs/measured-output.response';
 import {
   ITEM_PHASES,
@@ -116,7 +118,12 @@ export class AudioOutputMediaResponse extends MeasuredAudioFields {
 export class ItemOutputResponse {
   @ApiProperty({ example: 'ast_0Qx3cA1b2C3d4E5f6G7h8i9' }) asset_id: string;
   @ApiProperty({ type: 'integer', example: 48213377 }) size_bytes: number;
-  @ApiProperty({ enum: [...VIDEO_CONTAINERS, ...AUDIO_CONTAINERS], example: 'mp4' }) container: string;
+  @ApiProperty({
+    enum: [...VIDEO_CONTAINERS, ...AUDIO_CONTAINERS, PACKAGE_CONTAINER],
+    example: 'mp4',
+    description: '`hls`: an HLS package (output.package `hls`), played through playlist_url.',
+  })
+  container: string;
   @ApiPropertyOptional({ type: VideoOutputMediaResponse, description: 'sdr2hdr outputs.' })
   video?: VideoOutputMediaResponse;
   @ApiPropertyOptional({ type: AudioOutputMediaResponse, description: 'audio outputs.' })
@@ -152,6 +159,21 @@ export class ItemOutputResponse {
       'near the middle); null when there is no light map.',
   })
   light_map_frame_seconds?: number | null;
+  @ApiPropertyOptional({
+    format: 'uri',
+    example:
+      'https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8',
+    description:
+      'HLS packages: the master playlist under a signed token that covers every playlist and segment of the package ' +
+      '(no API key needed; its relative URIs keep the token). Also given as `url`. Valid until playlist_expires_at.',
+  })
+  playlist_url?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) playlist_expires_at?: string;
+  @ApiPropertyOptional({
+    type: () => [RenditionResponse],
+    description: 'HLS packages: every video rendition of the package as measured, in master-playlist order.',
+  })
+  renditions?: RenditionResponse[];
 }
 
 export class ItemWarningResponse {
