@@ -2022,6 +2022,58 @@ export interface components {
             /** @description Where the light went and how bright the picture is, measured. Absent on jobs made before it. */
             light?: components["schemas"]["OutputLightResponse"];
         };
+        RenditionLightResponse: {
+            /**
+             * @example reference
+             * @enum {string}
+             */
+            mapping: "reference" | "expand";
+            /** @example 1000 */
+            mastering_peak_nits: number | null;
+            /** @example 249 */
+            max_cll: number | null;
+            /** @example 180 */
+            max_fall: number | null;
+        };
+        RenditionResponse: {
+            /**
+             * @example hevc
+             * @enum {string}
+             */
+            codec: "hevc" | "av1" | "h264";
+            /** @example 1920 */
+            width: number;
+            /** @example 1080 */
+            height: number;
+            /**
+             * @description The transfer the rendition measured (bt709 for SDR).
+             * @example smpte2084
+             */
+            transfer: string;
+            /**
+             * @example PQ
+             * @enum {string}
+             */
+            video_range: "PQ" | "HLG" | "SDR";
+            /**
+             * @description Peak segment bit rate (bit/s, audio included), measured from the segments: the playlist’s BANDWIDTH.
+             * @example 6400000
+             */
+            bandwidth: number;
+            /**
+             * @description Average bit rate (bit/s, audio included).
+             * @example 5900000
+             */
+            average_bandwidth: number;
+            /** @example 29.97 */
+            frame_rate: number;
+            /** @example 15 */
+            segments: number;
+            /** @example 60.06 */
+            duration_seconds: number;
+            /** @description HDR renditions: the mapping, ST 2086 peak and measured light levels (null for SDR). */
+            light: components["schemas"]["RenditionLightResponse"] | null;
+        };
         AudioOutputMediaResponse: {
             /**
              * @description Measured from the output file.
@@ -2067,62 +2119,20 @@ export interface components {
              */
             speech_seconds: number | null;
         };
-        RenditionResponse: {
-            /**
-             * @example hevc
-             * @enum {string}
-             */
-            codec: "hevc" | "av1" | "h264";
-            /** @example 1920 */
-            width: number;
-            /** @example 1080 */
-            height: number;
-            /**
-             * @example smpte2084
-             * @enum {string}
-             */
-            transfer: "smpte2084" | "arib-std-b67" | "bt709";
-            /**
-             * @description The master playlist’s VIDEO-RANGE.
-             * @example PQ
-             * @enum {string}
-             */
-            video_range: "PQ" | "HLG" | "SDR";
-            /**
-             * @description Peak bits/s over segments (BANDWIDTH).
-             * @example 6200000
-             */
-            bandwidth: number;
-            /**
-             * @description Mean bits/s (AVERAGE-BANDWIDTH).
-             * @example 4800000
-             */
-            average_bandwidth: number;
-            /** @example 23.976 */
-            frame_rate: number;
-            /**
-             * @description Media segments in its playlist.
-             * @example 15
-             */
-            segments: number;
-            /** @example 59.96 */
-            duration_seconds: number;
-            /** @description HDR renditions: where the light went and how bright the picture is, measured; null for SDR. */
-            light: components["schemas"]["OutputLightResponse"] | null;
-        };
         ItemOutputResponse: {
             /** @example ast_0Qx3cA1b2C3d4E5f6G7h8i9 */
             asset_id: string;
             /** @example 48213377 */
             size_bytes: number;
             /**
-             * @description `hls`: an HLS package (output.package `hls`), played through playlist_url.
              * @example mp4
              * @enum {string}
              */
             container: "mp4" | "mov" | "wav" | "m4a" | "hls";
             /** @description sdr2hdr outputs. */
             video?: components["schemas"]["VideoOutputMediaResponse"];
+            /** @description sdr2hdr outputs packaged as HLS (`output.package: hls`): every rendition, measured. */
+            renditions?: components["schemas"]["RenditionResponse"][];
             /** @description audio outputs. */
             audio?: components["schemas"]["AudioOutputMediaResponse"];
             /**
@@ -2154,8 +2164,6 @@ export interface components {
             playlist_url?: string;
             /** Format: date-time */
             playlist_expires_at?: string;
-            /** @description HLS packages: every video rendition of the package as measured, in master-playlist order. */
-            renditions?: components["schemas"]["RenditionResponse"][];
         };
         OutputCheckResponse: {
             /**
@@ -8318,8 +8326,8 @@ export const videoOutputMediaResponseHdrValues: ReadonlyArray<FlattenedDeepRequi
 export const videoOutputMediaResponseTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["transfer"]> = ["smpte2084", "arib-std-b67"];
 export const videoOutputMediaResponsePrimariesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["primaries"]> = ["bt2020"];
 export const videoOutputMediaResponseQualityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VideoOutputMediaResponse"]["quality"]> = ["fast", "balanced", "best"];
+export const renditionLightResponseMappingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionLightResponse"]["mapping"]> = ["reference", "expand"];
 export const renditionResponseCodecValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionResponse"]["codec"]> = ["hevc", "av1", "h264"];
-export const renditionResponseTransferValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionResponse"]["transfer"]> = ["smpte2084", "arib-std-b67", "bt709"];
 export const renditionResponseVideo_rangeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RenditionResponse"]["video_range"]> = ["PQ", "HLG", "SDR"];
 export const itemOutputResponseContainerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemOutputResponse"]["container"]> = ["mp4", "mov", "wav", "m4a", "hls"];
 export const jobItemResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobItemResponse"]["status"]> = ["queued", "processing", "succeeded", "failed", "cancelled"];

@@ -5,8 +5,6 @@ import { QUALITY_CHOICES } from '../../media/quality-presets';
 import { MAPPINGS } from '../../media/hdr-mapping';
 import type { ErrorObject } from '../../common/errors';
 import { AUDIO_CONTAINERS, VIDEO_CONTAINERS } from '../output-options';
-import { PACKAGE_CONTAINER } from '../package-files';
-import { RenditionResponse } from './package-output.response';
 import { MeasuredAudioFields, MeasuredVideoFields, OutputCheckResponse } from '../../docs/measured-output.response';
 import {
   ITEM_PHASES,
@@ -115,17 +113,50 @@ export class AudioOutputMediaResponse extends MeasuredAudioFields {
   speech_seconds: number | null;
 }
 
+export class RenditionLightResponse {
+  @ApiProperty({ enum: ['reference', 'expand'], example: 'reference' }) mapping: string;
+  @ApiProperty({ type: Number, nullable: true, example: 1000 }) mastering_peak_nits: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 249 }) max_cll: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 180 }) max_fall: number | null;
+}
+
+export class RenditionResponse {
+  @ApiProperty({ enum: ['hevc', 'av1', 'h264'], example: 'hevc' }) codec: string;
+  @ApiProperty({ type: 'integer', example: 1920 }) width: number;
+  @ApiProperty({ type: 'integer', example: 1080 }) height: number;
+  @ApiProperty({ example: 'smpte2084', description: 'The transfer the rendition measured (bt709 for SDR).' })
+  transfer: string;
+  @ApiProperty({ enum: ['PQ', 'HLG', 'SDR'], example: 'PQ' }) video_range: string;
+  @ApiProperty({
+    type: 'integer',
+    example: 6400000,
+    description: 'Peak segment bit rate (bit/s, audio included), measured from the segments: the playlist’s BANDWIDTH.',
+  })
+  bandwidth: number;
+  @ApiProperty({ type: 'integer', example: 5900000, description: 'Average bit rate (bit/s, audio included).' })
+  average_bandwidth: number;
+  @ApiProperty({ type: Number, example: 29.97 }) frame_rate: number;
+  @ApiProperty({ type: 'integer', example: 15 }) segments: number;
+  @ApiProperty({ type: Number, example: 60.06 }) duration_seconds: number;
+  @ApiProperty({
+    type: RenditionLightResponse,
+    nullable: true,
+    description: 'HDR renditions: the mapping, ST 2086 peak and measured light levels (null for SDR).',
+  })
+  light: RenditionLightResponse | null;
+}
+
 export class ItemOutputResponse {
   @ApiProperty({ example: 'ast_0Qx3cA1b2C3d4E5f6G7h8i9' }) asset_id: string;
   @ApiProperty({ type: 'integer', example: 48213377 }) size_bytes: number;
-  @ApiProperty({
-    enum: [...VIDEO_CONTAINERS, ...AUDIO_CONTAINERS, PACKAGE_CONTAINER],
-    example: 'mp4',
-    description: '`hls`: an HLS package (output.package `hls`), played through playlist_url.',
-  })
-  container: string;
+  @ApiProperty({ enum: [...VIDEO_CONTAINERS, ...AUDIO_CONTAINERS, 'hls'], example: 'mp4' }) container: string;
   @ApiPropertyOptional({ type: VideoOutputMediaResponse, description: 'sdr2hdr outputs.' })
   video?: VideoOutputMediaResponse;
+  @ApiPropertyOptional({
+    type: [RenditionResponse],
+    description: 'sdr2hdr outputs packaged as HLS (`output.package: hls`): every rendition, measured.',
+  })
+  renditions?: RenditionResponse[];
   @ApiPropertyOptional({ type: AudioOutputMediaResponse, description: 'audio outputs.' })
   audio?: AudioOutputMediaResponse;
   @ApiProperty({
@@ -169,11 +200,6 @@ export class ItemOutputResponse {
   })
   playlist_url?: string;
   @ApiPropertyOptional({ format: 'date-time' }) playlist_expires_at?: string;
-  @ApiPropertyOptional({
-    type: () => [RenditionResponse],
-    description: 'HLS packages: every video rendition of the package as measured, in master-playlist order.',
-  })
-  renditions?: RenditionResponse[];
 }
 
 export class ItemWarningResponse {
