@@ -3,6 +3,8 @@ import type { ErrorObject } from '../common/errors';
 import { ASSET_LINK_TTL_SECONDS, signAssetUrl } from './asset-url';
 import { decodedLengthWarnings, type ItemWarning } from './decoded-length';
 import { outputPicture, storedOutput, type OutputPicture } from './output-options';
+import { PACKAGE_CONTAINER } from './package-files';
+import { signPlaylistUrl } from './playback-token';
 import { packageRungs } from './pricing';
 import type {
   BillingState,
@@ -147,6 +149,9 @@ function itemPicture(job: JobRow, item: JobItemRow): OutputPicture {
 /**
  * An item's output with its signed links: the file's, and for a video its light map's
  * (`light_map_url`, null when none was made — docs/api-decisions.md §12); the light map's asset id stays inside.
+ * An HLS package has no one file to download: its `playlist_url` (the master playlist under a playback
+ * token that covers every file of the package) is also its `url`, so a client that only knows `url` gets
+ * something a player or ffmpeg opens; `renditions` are as the worker measured them.
  */
 function outputView(
   output: ItemOutput,
@@ -155,6 +160,17 @@ function outputView(
 ): NonNullable<JobItemView['output']> {
   const { light_map_asset_id: lightMapId, light_map_frame_seconds: frameSeconds, ...stored } = output;
   const sign = (assetId: string) => signAssetUrl(links.baseUrl, assetId, links.secret, expiresAt);
+  if (output.container === PACKAGE_CONTAINER) {
+    const playlistUrl = signPlaylistUrl(links.baseUrl, output.asset_id, links.secret, expiresAt);
+    return {
+      ...stored,
+      url: playlistUrl,
+      expires_at: expiresAt.toISOString(),
+      playlist_url: playlistUrl,
+      playlist_expires_at: expiresAt.toISOString(),
+      renditions: output.renditions ?? [],
+    };
+  }
   const lightMap = lightMapId
     ? {
         light_map_url: sign(lightMapId),

@@ -27,7 +27,7 @@ export interface ItemOutput {
   container: string;
   video?: Record<string, unknown>;
   audio?: Record<string, unknown>;
-  /** An HLS package's renditions as measured (API.md §13), instead of `video`. */
+  /** An HLS package's renditions as measured (docs/api-guide.md, "Streaming packages"), instead of `video`. */
   renditions?: Record<string, unknown>[];
   /** The light map's asset (sdr2hdr): signed into `light_map_url` by the job view, never shown itself. */
   light_map_asset_id?: string;

@@ -2,6 +2,9 @@
 // The layout is fixed (src/common/storage/storage.ts packagePrefix): `master.m3u8` at the top, and per
 // rendition a folder of one level holding its playlist, init segment and media segments.
 
+/** The container of a package's asset row (the worker writes it; `storage_key` is the package's prefix). */
+export const PACKAGE_CONTAINER = 'hls';
+
 /** One file name, or a folder and a file name: letters, digits, `.`, `_`, `-`; never `.` or `..` alone. */
 const PACKAGE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/;
 

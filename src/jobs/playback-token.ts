@@ -1,5 +1,5 @@
-// The signed playback token of an HLS package (API.md §13 `playlist_url`). A package is many objects, so a
-// link per object would not do: one token covers every playlist and segment under the package's prefix.
+// The signed playback token of an HLS package (`playlist_url`, docs/api-guide.md "Streaming packages"). A
+// package is many objects, so a link per object would not do: one token covers every playlist and segment under the package's prefix.
 // It is a path segment (`/v1/playback/<token>/master.m3u8`) so that the playlists' relative URIs keep it,
 // and, like an asset link, it is the only credential: anyone holding it may play until it expires.
 import { createHmac, timingSafeEqual } from 'node:crypto';

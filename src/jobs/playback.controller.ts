@@ -12,6 +12,7 @@ import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { parseRange } from './assets.controller';
 import {
+  PACKAGE_CONTAINER,
   PACKAGE_CONTENT_TYPES,
   packageCacheControl,
   packageFileKey,
@@ -19,9 +20,6 @@ import {
   type PackageFileKind,
 } from './package-files';
 import { verifyPlaybackToken } from './playback-token';
-
-/** The container of a package's asset row (the worker writes it; `storage_key` is the package's prefix). */
-export const PACKAGE_CONTAINER = 'hls';
 
 const PACKAGE_CONTENT = Object.fromEntries(
   [...new Set(Object.values(PACKAGE_CONTENT_TYPES))].map((type) => [type, { schema: { type: 'string' } }]),

@@ -1,4 +1,4 @@
-// Playing an HLS package through its signed token (API.md §13 playlist_url), on both storage backends (a
+// Playing an HLS package through its signed token (playlist_url), on both storage backends (a
 // folder, and S3 on a real Swift): every playlist and segment the master leads to is served with its type
 // and caching, byte ranges work, and tokens and paths that must not reach the package are refused with the
 // error envelope. The package is a real one (test/support/hls-package.ts) ended through the real lifecycle.
@@ -140,6 +140,31 @@ describe.each([
       }
     }
     expect([...reached].sort()).toEqual([...pkg.files].sort());
+  });
+
+  it('the job view gives the package as playlist_url (also its url) with its renditions, and the link plays', async () => {
+    const jobId = await submitted();
+    const assetId = await finishWithPackage(api, jobId);
+    const view = await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey });
+    expect(view.status).toBe(200);
+    expect(view.body.status).toBe('succeeded');
+    const output = view.body.items[0].output;
+    expect(output).toMatchObject({ asset_id: assetId, container: 'hls' });
+    expect(output.playlist_url).toMatch(
+      new RegExp(`^${api.url}/v1/playback/${assetId}\\.\\d+\\.[\\w-]+/master\\.m3u8$`),
+    );
+    expect(output.url).toBe(output.playlist_url);
+    expect(output.expires_at).toBe(output.playlist_expires_at);
+    const expiresIn = Date.parse(output.playlist_expires_at) - Date.now();
+    expect(expiresIn).toBeGreaterThan(3500_000);
+    expect(expiresIn).toBeLessThanOrEqual(3600_000);
+    expect(output.renditions).toEqual((await localPackage()).renditions);
+    expect(output.renditions.map((r: { codec: string; video_range: string }) => `${r.codec} ${r.video_range}`)).toEqual(
+      ['h264 SDR', 'av1 PQ', 'hevc PQ'],
+    );
+    const master = await fetch(output.playlist_url);
+    expect(master.status).toBe(200);
+    expect(parse(await master.text()).playlists).toHaveLength(3);
   });
 
   it('answers a byte range of a segment with 206, and an unsatisfiable one with 416', async () => {

@@ -3,17 +3,18 @@
 // lands: bare ffmpeg's hls muxer (CMAF, VOD) encodes a short clip into the layout of packagePrefix
 // (master.m3u8; h264-180-sdr/, av1-180-pq/, hevc-180-pq/, audio/), its files go into the API's storage, and
 // the item ends through the real JobLifecycle with the package's asset (container 'hls', storage_key = the
-// prefix, media.renditions as API.md §13). Replace with a real job once the worker makes packages.
+// prefix, media.renditions as the job view's renditions[]). Replace with a real job once the worker makes
+// packages.
 import { execFile } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { STORAGE, packagePrefix, type Storage } from '../../src/common/storage/storage';
 import { JobLifecycle } from '../../src/jobs/job-lifecycle';
-import { sdrMp4 } from '../fixtures/media';
+import { fixtureDir, sdrMp4 } from '../fixtures/media';
 import type { TestApi } from './app';
 
 const run = promisify(execFile);
@@ -103,15 +104,38 @@ async function measuredBandwidth(dir: string): Promise<{ peak: number; average: 
 
 let made: Promise<LocalPackage> | undefined;
 
-/** The package, made once per test process in a temporary folder. */
+/**
+ * The package, made once for all runs in the media fixture cache (a folder named by a hash of its recipe,
+ * written under a temporary name and renamed, like test/fixtures/media.ts's files).
+ */
 export function localPackage(): Promise<LocalPackage> {
-  made ??= makePackage();
+  made ??= cachedPackage();
   return made;
 }
 
-async function makePackage(): Promise<LocalPackage> {
+async function cachedPackage(): Promise<LocalPackage> {
   const source = await sdrMp4({ seconds: SECONDS });
-  const dir = await mkdtemp(join(tmpdir(), 'mj-hls-package-'));
+  const recipe = JSON.stringify([basename(source), SECONDS, SEGMENT_SECONDS, HLS, TEST_RENDITIONS, MASTER_VERSION]);
+  const name = `hls-package-${createHash('sha256').update(recipe).digest('hex').slice(0, 16)}`;
+  const dir = join(fixtureDir(), name);
+  if (!existsSync(join(dir, 'master.m3u8'))) {
+    const partial = join(fixtureDir(), `partial-${randomUUID()}-${name}`);
+    await makePackage(source, partial);
+    try {
+      await rename(partial, dir);
+    } catch {
+      // Another process made it meanwhile: keep theirs.
+      await rm(partial, { recursive: true, force: true });
+    }
+  }
+  return describePackage(dir);
+}
+
+/** Bumped when the master playlist this file writes changes (the recipe above does not cover it). */
+const MASTER_VERSION = 1;
+
+async function makePackage(source: string, dir: string): Promise<void> {
+  await mkdir(dir);
   for (const rendition of [...TEST_RENDITIONS.map((r) => r.folder), 'audio']) await mkdir(join(dir, rendition));
   // One after another: the machine's two cores are shared.
   for (const rendition of TEST_RENDITIONS) {
@@ -157,11 +181,16 @@ async function makePackage(): Promise<LocalPackage> {
     );
   }
   await writeFile(join(dir, 'master.m3u8'), `${master.join('\n')}\n`);
+  await writeFile(join(dir, 'renditions.json'), JSON.stringify(renditions));
+}
+
+async function describePackage(dir: string): Promise<LocalPackage> {
   const files = ['master.m3u8'];
   for (const folder of [...TEST_RENDITIONS.map((r) => r.folder), 'audio'])
     files.push(...(await readdir(join(dir, folder))).sort().map((name) => `${folder}/${name}`));
   let sizeBytes = 0;
   for (const file of files) sizeBytes += (await stat(join(dir, file))).size;
+  const renditions = JSON.parse(await readFile(join(dir, 'renditions.json'), 'utf8')) as Record<string, unknown>[];
   return { dir, files, sizeBytes, renditions };
 }
 

@@ -6,6 +6,7 @@ import { Link, navigate } from '../router';
 import { useCanChange } from '../session';
 import { MeasuredOutputs } from './job-checks';
 import { LightMaps } from './light-map';
+import { PackagePlayers } from './package-player';
 import { ConfirmDialog, ErrorNotice, Loading, PageTitle, Progress, StatusBadge, useAction, useLoad } from '../ui';
 
 const POLL_MS = 1000;
@@ -206,9 +207,16 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
                 <td data-label="Output">
                   {item.output ? (
                     <>
-                      <a href={item.output.url} download>
-                        Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
-                      </a>
+                      {item.output.playlist_url ? (
+                        <a href={item.output.playlist_url}>
+                          HLS package ({formatBytes(item.output.size_bytes)}, {item.output.renditions?.length ?? 0}{' '}
+                          renditions)
+                        </a>
+                      ) : (
+                        <a href={item.output.url} download>
+                          Download {item.output.container.toUpperCase()} ({formatBytes(item.output.size_bytes)})
+                        </a>
+                      )}
                       {item.output.video && <div className="hint">{describeLight(item.output.video)}</div>}
                     </>
                   ) : (
@@ -223,6 +231,8 @@ function JobDetails({ job, canCancel, onCancel }: { job: Job; canCancel: boolean
           <p className="hint">Download links are signed and work for an hour; reload the page for fresh ones.</p>
         )}
       </section>
+
+      <PackagePlayers items={job.items} />
 
       <LightMaps
         items={job.items}

@@ -33,11 +33,15 @@ const COMMANDS: Record<string, CommandHelp> = {
     usage: [
       `convert <file|url> --to out.mp4 [--resolution ${VIDEO.resolution.join('|')}] [--peak-nits ${VIDEO.defaults.peak_nits}] [--quality ${VIDEO.quality.join('|')}]`,
       `                  [--mapping ${VIDEO.mapping.join('|')}] [--transfer ${VIDEO.transfer.join('|')}] [--force]`,
+      `convert <file|url> --package hls --to out/ [--peak-nits …] [--quality …] [--mapping …] [--transfer …] [--force]`,
     ],
     about: `Converts an SDR video to HDR10: shows the price, stops before uploading when the account cannot
 pay, uploads, follows the job and saves the result.
 
   --to           the output file (.mp4 or .mov); never overwritten unless --force is given
+  --package      file (default: one file) or hls: an HLS streaming package (HDR and SDR renditions), saved
+                 into the folder --to (master.m3u8, one folder per rendition); the folder must be new or
+                 empty unless --force is given, and nothing is written outside it
 ${VIDEO_OPTIONS}`,
   },
   audio: {

@@ -1,6 +1,6 @@
 // The commands that move media: convert (SDR→HDR10), audio (loudness) and estimate. Each prices the
 // job first, then uploads, submits, follows and downloads.
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -24,16 +24,23 @@ import {
 } from '../types.js';
 import { apiArg, choiceArg, numberArg, parse, UsageError } from './args.js';
 import { EXIT_UNKNOWN, exitCodeFor } from './exit-codes.js';
-import { formatDuration, plural } from './format.js';
+import { formatBytes, formatDuration, plural } from './format.js';
+import { downloadPackage } from './package-download.js';
 import type { CliIo } from './io.js';
 import { byteProgress, progressReporter } from './progress.js';
 
 const PROGRESS_POLL_MS = 1000;
 
 const VIDEO = OUTPUT_OPTIONS.sdr2hdr;
+/** `--package`: `file` (one MP4 or MOV, the default) or `hls` (a streaming package saved into a folder). */
+const PACKAGES = ['file', 'hls'] as const;
 
-/** The media type a file of each output container is uploaded as: a container the contract adds fails to compile here. */
-const CONTENT_TYPES: Record<JobOutput['container'], string> = {
+/**
+ * The media type a file of each output container is uploaded as: a container the contract adds fails to compile
+ * here. An HLS package (`hls`) is a folder of files, never one upload.
+ */
+type FileContainer = Exclude<JobOutput['container'], 'hls'>;
+const CONTENT_TYPES: Record<FileContainer, string> = {
   mp4: 'video/mp4',
   mov: 'video/quicktime',
   m4a: 'audio/mp4',
@@ -59,7 +66,7 @@ async function sourceFor(source: string | undefined): Promise<Source> {
 async function upload(client: MediaJobs, file: LocalFile, io: CliIo): Promise<JobInput> {
   const extension = extname(file.path).toLowerCase().slice(1);
   const contentType = Object.hasOwn(CONTENT_TYPES, extension)
-    ? CONTENT_TYPES[extension as JobOutput['container']]
+    ? CONTENT_TYPES[extension as FileContainer]
     : 'application/octet-stream';
   const progress = byteProgress(io.stderr, 'uploading', file.path, file.size);
   progress.update(0);
@@ -147,7 +154,14 @@ async function runJob(
       retryable: false,
     });
   }
-  await download(client, output.url, to, io);
+  if (output.playlist_url) {
+    const saved = await downloadPackage(client, output.playlist_url, to, (path, bytes) =>
+      io.stderr.write(`saved ${path} (${formatBytes(bytes)})\n`),
+    );
+    io.stderr.write(`${plural(saved.files, 'file')} of the package, ${formatBytes(saved.bytes)}\n`);
+  } else {
+    await download(client, output.url, to, io);
+  }
   io.stdout.write(
     `saved ${to} (job ${job.job_id}, ${job.status}, charged ${plural(job.billing.charged_credits, 'credit')}) in ${formatDuration(Date.now() - started)}\n`,
   );
@@ -190,6 +204,13 @@ function refuseOverwrite(to: string, force: boolean | undefined): void {
   if (!force && existsSync(to)) throw new UsageError(`${to} exists; pass --force to overwrite it`);
 }
 
+/** A package goes into a folder: a new or empty one, or any with --force (its package files are replaced). */
+function refuseFullFolder(to: string, force: boolean | undefined): void {
+  if (force || !existsSync(to)) return;
+  if (!statSync(to).isDirectory()) throw new UsageError(`${to} is a file; --package hls saves into a folder`);
+  if (readdirSync(to).length > 0) throw new UsageError(`${to} is not empty; pass --force to write into it`);
+}
+
 function sdr2hdrOutput(
   values: { resolution?: string; 'peak-nits'?: string; quality?: string; mapping?: string; transfer?: string },
   to: string | undefined,
@@ -213,11 +234,21 @@ export async function convert(client: MediaJobs, args: string[], io: CliIo): Pro
     quality: { type: 'string' },
     mapping: { type: 'string' },
     transfer: { type: 'string' },
+    package: { type: 'string' },
     force: { type: 'boolean' },
   });
-  if (!values.to) throw new UsageError('convert needs --to <output file>');
-  const output = sdr2hdrOutput(values, values.to);
-  refuseOverwrite(values.to, values.force);
+  const packaged = choiceArg('package', values.package, PACKAGES) === 'hls';
+  if (!values.to) throw new UsageError(`convert needs --to <${packaged ? 'output folder' : 'output file'}>`);
+  let output: Sdr2HdrOutput = sdr2hdrOutput(values, values.to);
+  if (packaged) {
+    // A package's pictures are its ladder and its segments CMAF: resolution and container describe a file.
+    if (values.resolution) throw new UsageError('--resolution applies to a file, not to --package hls');
+    const { container: _file, ...rest } = output;
+    output = { ...rest, package: 'hls' } as Sdr2HdrOutput;
+    refuseFullFolder(values.to, values.force);
+  } else {
+    refuseOverwrite(values.to, values.force);
+  }
   const source = await sourceFor(positionals[0]);
   return priceUploadAndRun<Sdr2HdrJobParams>(client, 'sdr2hdr', source, { output }, values.to, io, started);
 }

@@ -2192,6 +2192,14 @@ export interface components {
              * @example 4.171
              */
             light_map_frame_seconds?: number | null;
+            /**
+             * Format: uri
+             * @description HLS packages: the master playlist under a signed token that covers every playlist and segment of the package (no API key needed; its relative URIs keep the token). Also given as `url`. Valid until playlist_expires_at.
+             * @example https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8
+             */
+            playlist_url?: string;
+            /** Format: date-time */
+            playlist_expires_at?: string;
         };
         OutputCheckResponse: {
             /**
@@ -5563,7 +5571,8 @@ export interface operations {
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
                      *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *                 "light_map_frame_seconds": 4.171
+                     *                 "light_map_frame_seconds": 4.171,
+                     *                 "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *               },
                      *               "checks": [
                      *                 {
@@ -5703,7 +5712,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -5919,7 +5929,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6036,7 +6047,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6163,7 +6175,8 @@ export interface operations {
                      *                 "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *                 "expires_at": "2026-01-15T09:30:00.000Z",
                      *                 "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *                 "light_map_frame_seconds": 4.171
+                     *                 "light_map_frame_seconds": 4.171,
+                     *                 "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *               },
                      *               "checks": [
                      *                 {
@@ -6303,7 +6316,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6519,7 +6533,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {
@@ -6636,7 +6651,8 @@ export interface operations {
                      *             "url": "https://api.mediajobs.example/v1/assets/ast_0Qx3cA1b2C3d4E5f6G7h8i9/content?expires=1767000000&signature=3q2-7w",
                      *             "expires_at": "2026-01-15T09:30:00.000Z",
                      *             "light_map_url": "https://api.mediajobs.example/v1/assets/ast_7Lm2pQ9rS4tU6vW8xY0zA1b2/content?expires=1767000000&signature=Xk4-9d",
-                     *             "light_map_frame_seconds": 4.171
+                     *             "light_map_frame_seconds": 4.171,
+                     *             "playlist_url": "https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8"
                      *           },
                      *           "checks": [
                      *             {

@@ -16,6 +16,8 @@ const BASE_CSP: Record<string, string[]> = {
   'img-src': ["'self'", 'data:'],
   'font-src': ["'self'", 'data:'],
   'connect-src': ["'self'"],
+  // The job page plays HLS packages through Media Source Extensions: the <video> plays a blob: URL.
+  'media-src': ["'self'", 'blob:'],
   'object-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'self'"],

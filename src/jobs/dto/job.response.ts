@@ -195,6 +195,16 @@ export class ItemOutputResponse {
       'near the middle); null when there is no light map.',
   })
   light_map_frame_seconds?: number | null;
+  @ApiPropertyOptional({
+    format: 'uri',
+    example:
+      'https://api.mediajobs.example/v1/playback/ast_0Qx3cA1b2C3d4E5f6G7h8i9.1767000000.3q2-7wXk4-9d/master.m3u8',
+    description:
+      'HLS packages: the master playlist under a signed token that covers every playlist and segment of the package ' +
+      '(no API key needed; its relative URIs keep the token). Also given as `url`. Valid until playlist_expires_at.',
+  })
+  playlist_url?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) playlist_expires_at?: string;
 }
 
 export class ItemWarningResponse {
