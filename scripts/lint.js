@@ -17,7 +17,16 @@ const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } = r
 const path = require('node:path');
 
 /** What Prettier checks (and, of it, ESLint lints the TypeScript not ignored in eslint.config.mjs). */
-const PRETTIER_PATHS = ['src', 'test', 'migrations', 'bench', 'dashboard/src', 'dashboard/vite.config.ts'];
+const PRETTIER_PATHS = [
+  'src',
+  'test',
+  'migrations',
+  'bench',
+  'dashboard/src',
+  'dashboard/vite.config.ts',
+  'sdk/src',
+  'sdk/test',
+];
 /** Settings whose change can change any file's lint. */
 const SETTINGS = [
   'eslint.config.mjs',
@@ -25,6 +34,8 @@ const SETTINGS = [
   'tsconfig.build.json',
   'tsconfig.bench.json',
   'dashboard/tsconfig.json',
+  'sdk/tsconfig.json',
+  'sdk/tsconfig.test.json',
   'package-lock.json',
 ];
 const isSpec = (name) => /\.(e2e-)?spec\.tsx?$/.test(name);

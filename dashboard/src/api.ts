@@ -8,6 +8,7 @@ import {
   jobResponseStatusValues,
   ledgerEntryResponseKindValues,
   schemaDefaults,
+  sdr2HdrOutputDtoResolutionValues,
   type components,
 } from '../../sdk/src/generated/openapi';
 
@@ -156,8 +157,25 @@ export const OUTPUT_DEFAULTS: { sdr2hdr: Sdr2HdrOptions; audio: AudioOptions } =
   audio: schemaDefaults.AudioOutputDto,
 };
 
+/** The sdr2hdr output resolutions the service accepts, in its order. */
+export const RESOLUTIONS = sdr2HdrOutputDtoResolutionValues;
+
+/**
+ * Which statuses can still change (docs/api-decisions.md §4: the job lifecycle's open statuses). The
+ * contract lists the statuses but not which are open, so this says it once per status of the contract's
+ * type: a status the service adds fails the dashboard's type check here until it is placed.
+ */
+const OPEN: Record<JobStatus, boolean> = {
+  queued: true,
+  processing: true,
+  succeeded: false,
+  partially_succeeded: false,
+  failed: false,
+  cancelled: false,
+};
+
 export function isRunning(status: JobStatus): boolean {
-  return status === 'queued' || status === 'processing';
+  return OPEN[status];
 }
 
 /** POST /v1/{api}/jobs/estimate: the price and verdict of a submit body, without a job or a hold. */

@@ -21,7 +21,8 @@ import { LicenseError } from './errors.js';
 import type { LicensePublicKey } from './types.js';
 
 /** What a check needs of the JWK from GET /v1/license/public-key (a key stored without `kid` is checked without it). */
-export type LicenseVerificationKey = Pick<LicensePublicKey, 'kty' | 'crv' | 'x'> & Partial<Pick<LicensePublicKey, 'kid'>>;
+export type LicenseVerificationKey = Pick<LicensePublicKey, 'kty' | 'crv' | 'x'> &
+  Partial<Pick<LicensePublicKey, 'kid'>>;
 
 export const LICENSE_TOKEN_TYP = 'mj-license+jwt';
 /** How far a token's issued_at may lie ahead of this clock before it counts as a rolled-back clock. */

@@ -41,6 +41,8 @@ function englishFor(key: string, options: Record<string, unknown> = {}): string 
       };
       english = messages.ERRORS ?? {};
     } catch {
+      // A bull-board whose package no longer ships this file: its refusals keep the envelope's code and
+      // the catalogue's message (sentence() of nothing adds none), only bull-board's own wording is lost.
       english = {};
     }
   }

@@ -1,6 +1,7 @@
 // One delivery attempt: sign the stored event body, POST it through the SSRF-safe pinned client
 // (the private-address rule checked again, DNS pinned, redirects never followed) and judge the answer.
-import { type ConnectFunction, pinnedRequest } from '../common/net/pinned-fetch';
+import type { ConnectFunction } from '../common/net/pinned-connection';
+import { pinnedRequest } from '../common/net/pinned-fetch';
 import type { AllowList, LookupFunction } from '../common/net/safe-url';
 import { parseRetryAfter } from './retry-policy';
 import { signedHeaders } from './signature';

@@ -13,10 +13,9 @@ import { promisify } from 'node:util';
 import {
   type ConnectFunction,
   defaultConnect,
-  downloadToFile,
   type PinnedConnectOptions,
-  pinnedRequest,
-} from '../../src/common/net/pinned-fetch';
+} from '../../src/common/net/pinned-connection';
+import { downloadToFile, pinnedRequest } from '../../src/common/net/pinned-fetch';
 import { closedPort, fakeLookup, type LocalOrigin, readBody, startOrigin } from './local-origin';
 
 /** Wraps the real connect and records what each connection was pinned to. */

@@ -4,6 +4,7 @@ import {
   ApiFailure,
   newIdempotencyKey,
   OUTPUT_DEFAULTS,
+  RESOLUTIONS,
   uploadFile,
   type AudioOptions,
   type Credits,
@@ -183,10 +184,11 @@ export function NewJobPage() {
                   setSdr2hdr({ ...sdr2hdr, resolution: event.target.value as Sdr2HdrOptions['resolution'] })
                 }
               >
-                <option value="source">Same as the source</option>
-                <option value="720p">720p</option>
-                <option value="1080p">1080p</option>
-                <option value="2160p">2160p</option>
+                {RESOLUTIONS.map((resolution) => (
+                  <option key={resolution} value={resolution}>
+                    {resolution === 'source' ? 'Same as the source' : resolution}
+                  </option>
+                ))}
               </select>
               <p id="resolution-hint" className="hint">
                 Lines of the short side. Never upscaled: a smaller source keeps its own size, and is priced for it.

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import { type ConnectFunction, failureFromError, type PinnedFailure, pinnedRequest } from './pinned-fetch';
+import { type ConnectFunction, failureFromError, type PinnedFailure } from './pinned-connection';
+import { pinnedRequest } from './pinned-fetch';
 import { type AllowList, checkUrl, type LookupFunction, toPolicy } from './safe-url';
 
 export interface PinnedProxyOptions {
