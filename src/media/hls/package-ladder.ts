@@ -172,10 +172,14 @@ async function finishRendition(
     }
     const peakNits = request.hdr.peakNits;
     const levels = withinMasteringPeak(measured.levels, peakNits);
-    await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
-    for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
-    // The checks read the rung as a player gets it: joined again from the files as stored.
-    await joinRendition(path, playlist, joinedPath);
+    // Written where an HEVC player reads them; an AV1 rung's metadata OBUs are not rewritten (yet): its
+    // levels are reported, and its checks judge what the stream itself carries.
+    if (rung.codec === 'hevc') {
+      await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
+      for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
+      // The checks read the rung as a player gets it: joined again from the files as stored.
+      await joinRendition(path, playlist, joinedPath);
+    }
     light = { masteringPeakNits: peakNits, ...levelsToWrite(levels) };
   }
   return {
