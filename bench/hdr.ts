@@ -297,7 +297,7 @@ async function drawCurves(ramps: Record<string, number[]>): Promise<void> {
 ${series.map(([, colour, light]) => (light ? formula('', colour, light) : '')).join('')}
 ${series.map(([, colour, , ramp]) => (ramp && ramps[ramp] ? measured(ramps[ramp], colour) : '')).join('')}
 ${legend}
-<text x="${(left + right) / 2}" y="${bottom + 40}" text-anchor="middle" font-size="13">SDR 8-bit code (16 black, 106 = 18 % grey card, 146 = expand's knee at 1000 cd/m² (149 at 4000), 235 = 100 % white, 254 = the brightest super-white)</text>
+<text x="${(left + right) / 2}" y="${bottom + 40}" text-anchor="middle" font-size="13">SDR 8-bit code (106 = 18 % grey, 146 = expand's knee at 1000 cd/m² (149 at 4000), 235 = white, 254 = top super-white)</text>
 <text x="18" y="${(top + bottom) / 2}" transform="rotate(-90 18 ${(top + bottom) / 2})" text-anchor="middle" font-size="13">cd/m² (PQ-scaled axis)</text>
 <text x="${right}" y="${top - 10}" text-anchor="end" font-size="12">lines: formulas; dots: measured from the encoded HDR test card's ramp</text>
 </svg>`;
