@@ -1,6 +1,6 @@
 // An sdr2hdr job whose output is an HLS package, end to end through a real API, worker, PostgreSQL, ffmpeg
-// and local storage (docs/ladder-plan.md step 4). Until the API resolves `output.package` at submit, the test
-// writes the package and ladder into the stored spec before a worker is started. The worker makes every rung
+// and local storage (docs/ladder-plan.md step 4): the submit resolves `output.package` and `output.ladder`
+// into the stored spec (test/jobs/ladder-request.e2e-spec.ts), and the worker makes every rung
 // in one run, checks each like a file, stores every file under the item's package prefix, and the job view
 // and the webhook show the renditions; a spoiled rung fails its item, charged 0; retention and the storage
 // sweeper treat the prefix's objects as the one output they are.
@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { STORAGE, type Storage } from '../../src/common/storage/storage';
-import type { LadderSpec } from '../../src/media/output-spec';
 import { StorageSweeper } from '../../src/processing/storage-sweeper';
 import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { sdrMp4 } from '../fixtures/media';
@@ -26,7 +25,6 @@ import {
 import { startWorkerWithWrongOutputs } from '../support/wrong-output-runner';
 
 const REGION = 'hls-package';
-const LADDER: LadderSpec = { segmentSeconds: 2, hdrLines: [360, 180], hdrCodecs: ['hevc'], audioKbps: 128 };
 
 describe('an HLS package made by the worker', () => {
   let api: TestApi;
@@ -39,16 +37,6 @@ describe('an HLS package made by the worker', () => {
     storageDir = await mkdtemp(join(tmpdir(), 'mj-hls-'));
     api = await startApi({ REGION, STORAGE_DIR: storageDir });
     db = api.app.get(DataSource);
-    // What the submit will store once it resolves `output.package: hls` (branch ladder-api): a job submitted
-    // with the metadata `package: hls` is stored with this test's ladder (the test's own database).
-    await db.query(`CREATE OR REPLACE FUNCTION hls_test_spec() RETURNS trigger AS $$
-      BEGIN
-        IF NEW.metadata->>'package' = 'hls' THEN
-          NEW.output_spec := NEW.output_spec || jsonb_build_object('package', 'hls', 'ladder', '${JSON.stringify(LADDER)}'::jsonb);
-        END IF;
-        RETURN NEW;
-      END $$ LANGUAGE plpgsql`);
-    await db.query(`CREATE TRIGGER hls_test_spec BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION hls_test_spec()`);
     worker = await startWorkerWithWrongOutputs({
       REGION,
       STORAGE_DIR: storageDir,
@@ -60,7 +48,6 @@ describe('an HLS package made by the worker', () => {
   afterAll(async () => {
     if (api) await deleteRegisteredEndpoints(api);
     await receiver?.stop();
-    await db?.query(`DROP TRIGGER IF EXISTS hls_test_spec ON jobs`);
     await worker?.close();
     await api?.close();
     await rm(storageDir, { recursive: true, force: true });
@@ -81,7 +68,10 @@ describe('an HLS package made by the worker', () => {
     const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 640, height: 360, seconds: 5 }));
     const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
       key: account.apiKey,
-      body: { inputs: [{ upload_id: uploadId }, { upload_id: uploadId }], metadata: { package: 'hls' } },
+      body: {
+        inputs: [{ upload_id: uploadId }, { upload_id: uploadId }],
+        output: { package: 'hls', ladder: [{ height: 360 }, { height: 180 }] },
+      },
     });
     expect(submitted.status).toBe(202);
     const jobId = submitted.body.job_id as string;
@@ -105,8 +95,9 @@ describe('an HLS package made by the worker', () => {
         light: null,
       }),
     ]);
+    // 5 s in the API's 4 s segments (LADDER_SEGMENT_SECONDS): 4 s and the last 1 s.
     for (const rendition of good.output.renditions) {
-      expect(rendition).toMatchObject({ frame_rate: 30, segments: 3, duration_seconds: 5 });
+      expect(rendition).toMatchObject({ frame_rate: 30, segments: 2, duration_seconds: 5 });
       expect(rendition.bandwidth).toBeGreaterThanOrEqual(rendition.average_bandwidth);
       if (rendition.video_range === 'PQ')
         expect(rendition.light).toMatchObject({ mapping: 'reference', mastering_peak_nits: 1000 });
@@ -150,10 +141,10 @@ describe('an HLS package made by the worker', () => {
     expect(stored).toEqual(
       [
         'master.m3u8',
-        ...files('audio', 3),
-        ...files('h264-360-sdr', 3),
-        ...files('hevc-180-pq', 3),
-        ...files('hevc-360-pq', 3),
+        ...files('audio', 2),
+        ...files('h264-360-sdr', 2),
+        ...files('hevc-180-pq', 2),
+        ...files('hevc-360-pq', 2),
       ].sort(),
     );
     expect(await objects(`outputs/${account.accountId}/${jobId}/1`)).toEqual([]);
