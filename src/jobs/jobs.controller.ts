@@ -9,7 +9,8 @@ import { StoresOwnIdempotentResponse } from '../common/idempotency/idempotent-re
 import type { ListResponse } from '../common/pagination';
 import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { ApiPage, ApiSuccess } from '../common/openapi/api-success';
-import { JobEstimateResponse, JobResponse } from './dto/job.response';
+import { JobEstimateResponse } from './dto/job-estimate.response';
+import { JobResponse } from './dto/job.response';
 import { ListJobsQuery, SubmitAudioJobDto, SubmitSdr2HdrJobDto, type SubmitJobBase } from './dto/submit-job.dto';
 import type { JobEstimate } from './job-estimate';
 import { jobLocation, type JobView } from './job-view';
