@@ -101,4 +101,51 @@ describe('an HLS package with AV1 rungs', () => {
     const contentLight = sideData.find((entry) => entry.side_data_type === 'Content light level metadata');
     expect(contentLight).toMatchObject({ max_content: light.max_cll, max_average: light.max_fall });
   }, 400_000);
+  it('an HLG ladder: the AV1 rung carries the HLG colour description and no PQ metadata', async () => {
+    const { api } = stack;
+    const account = await createAccount(api, { credits: 1000 });
+    const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 320, height: 180, seconds: 3 }));
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: {
+        inputs: [{ upload_id: uploadId }],
+        output: { package: 'hls', codecs: ['hevc', 'av1'], transfer: 'hlg' },
+      },
+    });
+    expect(submitted.status).toBe(202);
+    const view = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${submitted.body.job_id}`, undefined, 300_000);
+    const [item] = view.items;
+    expect({ status: item.status, error: item.error }).toEqual({ status: 'succeeded', error: null });
+    const av1 = item.output.renditions.filter((rendition: any) => rendition.codec === 'av1');
+    expect(av1).toEqual([
+      expect.objectContaining({ codec: 'av1', width: 320, height: 180, transfer: 'arib-std-b67', video_range: 'HLG' }),
+    ]);
+    expect(av1[0].light).toMatchObject({ mastering_peak_nits: null, max_cll: null, max_fall: null });
+    expect(item.checks).toContainEqual(
+      expect.objectContaining({
+        name: 'hdr_signalling',
+        passed: true,
+        expected: 'av1-180-hlg: av1 main 10-bit, bt2020/arib-std-b67/bt2020nc',
+      }),
+    );
+
+    const base = item.output.playlist_url.replace(/master\.m3u8$/, 'av1-180-hlg/');
+    const parts = await Promise.all(
+      ['init.mp4', 'seg-00000.m4s'].map(async (name) => Buffer.from(await (await fetch(base + name)).arrayBuffer())),
+    );
+    const joined = join(scratch, 'av1-hlg.mp4');
+    await writeFile(joined, Buffer.concat(parts));
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-select_streams', 'v:0', '-show_streams', '-show_frames'],
+      ...['-read_intervals', '%+#1', '-of', 'json', joined],
+    ]);
+    const probe = JSON.parse(stdout);
+    expect(probe.streams[0]).toMatchObject({
+      codec_name: 'av1',
+      color_primaries: 'bt2020',
+      color_transfer: 'arib-std-b67',
+      color_space: 'bt2020nc',
+    });
+    expect(probe.frames[0].side_data_list ?? []).toEqual([]);
+  }, 400_000);
 });
