@@ -63,10 +63,22 @@ const AUDIO_FRAME_SAMPLES = 1024;
 
 const fixed = (value: number, digits = 3) => Number(value.toFixed(digits));
 
-export function hdrSignallingCheck(video: MeasuredVideo, transfer: Transfer): OutputCheck {
+/**
+ * The stream's codec and profile an HDR output is encoded with: HEVC Main 10 (x265: the MP4 path and a
+ * package's HEVC rungs), AV1 Main (SVT-AV1 10-bit: a package's AV1 rungs), as ffprobe names them.
+ */
+const HDR_CODEC_PROFILES = { hevc: 'hevc main10', av1: 'av1 main' } as const;
+export type HdrCodec = keyof typeof HDR_CODEC_PROFILES;
+
+/**
+ * Colour description, and for PQ the ST 2086 display and content light levels, wherever the codec carries
+ * them (ffprobe's stream and first-frame side data: HEVC's SEI or `mdcv`/`clli`, AV1's metadata OBUs).
+ */
+export function hdrSignallingCheck(video: MeasuredVideo, transfer: Transfer, codec: HdrCodec = 'hevc'): OutputCheck {
   const tagged = transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
   const pq = transfer === 'pq';
-  const expected = `hevc main10 10-bit, bt2020/${tagged}/bt2020nc${pq ? ', ST 2086 and content light levels' : ''}`;
+  const light = pq ? ', ST 2086 and content light levels' : '';
+  const expected = `${HDR_CODEC_PROFILES[codec]} 10-bit, bt2020/${tagged}/bt2020nc${light}`;
   const measured =
     `${video.codec} ${video.profile ?? '?'} ${video.bit_depth}-bit, ` +
     `${video.primaries ?? 'untagged'}/${video.transfer ?? 'untagged'}/${video.matrix ?? 'untagged'}` +
@@ -127,6 +139,8 @@ export interface VideoCheckRequest extends MeasureTools {
   mapping: Mapping;
   transfer: Transfer;
   peakNits: number;
+  /** The codec the output was encoded with (default HEVC, the MP4 path's). */
+  codec?: HdrCodec;
   /** The round trip as the pipeline measured it reading the written file back (hdr-pipeline.ts); else measured here. */
   roundTripSsim?: number;
 }
@@ -148,7 +162,7 @@ export async function checkVideoOutput(
       samples: ROUND_TRIP_SAMPLES,
     }));
   const checks = [
-    hdrSignallingCheck(video, request.transfer),
+    hdrSignallingCheck(video, request.transfer, request.codec),
     frameCountCheck(video, sourceVideo),
     videoDurationCheck(video, sourceVideo),
     roundTripCheck(ssim, request.quality),

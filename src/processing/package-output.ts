@@ -1,7 +1,8 @@
 // An sdr2hdr item whose output is an HLS package (`output.package: hls`): its rungs (ladder.ts itemRungs,
 // the rule the submit priced), made and packaged in one ffmpeg run (src/media/hls), then each rung checked
 // like a file output (src/media/output-checks.ts) and the package's own checks (aligned boundaries,
-// segment durations). What the job view and the webhook show of it is `renditions[]` (API.md §13).
+// segment durations). What the job view and the webhook show of it is `renditions[]` (docs/api-guide.md,
+// "Streaming packages").
 import { truncatedSource } from '../jobs/decoded-length';
 import { TRANSFER_TAGS } from '../media/hdr-args';
 import { packageLadder, type MadeRendition } from '../media/hls/package-ladder';
@@ -82,6 +83,7 @@ export async function checkPackage(
             mapping: spec.mapping,
             transfer: spec.transfer,
             peakNits: spec.peakNits,
+            codec: rendition.rung.codec === 'av1' ? 'av1' : 'hevc',
           });
     checks.push(...own.map((check) => ({ ...check, expected: `${rendition.folder}: ${check.expected}` })));
     renditions.push(renditionView(rendition, pkg, spec, measured));
@@ -91,7 +93,10 @@ export async function checkPackage(
   return { ok: true, measured: { renditions }, checks };
 }
 
-/** One entry of `renditions[]` (API.md §13): what was made, with the transfer and length the file measured. */
+/**
+ * One entry of `renditions[]` (docs/api-guide.md, "Streaming packages"): what was made, with the transfer
+ * and length the file measured.
+ */
 function renditionView(
   rendition: MadeRendition,
   pkg: MadePackage,

@@ -5,7 +5,7 @@
 // same fixed GOP (segmentSeconds × fps, no scene-cut keyframes), so every rung's segments start on the same
 // frames and a player can switch at any boundary. Pure, no I/O.
 import { join } from 'node:path';
-import { buildHdrFilter, buildX265Params, TRANSFER_TAGS, zscaleColour } from '../hdr-args';
+import { buildHdrFilter, buildX265Params, MASTER_DISPLAY, TRANSFER_TAGS, zscaleColour } from '../hdr-args';
 import { commonHead, inputArgs, outputPath } from '../ffmpeg-input';
 import type { Mapping, Transfer } from '../hdr-mapping';
 import type { ProbeResult, VideoStreamInfo } from '../media.types';
@@ -145,7 +145,7 @@ function rungEncoderArgs(rung: RungSpec, gop: number, options: LadderArgsInput):
         String(gop),
         ...hdrColourTags(options.hdr.transfer),
         '-svtav1-params',
-        'scd=0',
+        ['scd=0', ...svtAv1HdrParams(options.hdr.transfer, options.hdr.peakNits)].join(':'),
       ];
     case 'h264':
       return [
@@ -171,6 +171,22 @@ function rungEncoderArgs(rung: RungSpec, gop: number, options: LadderArgsInput):
         `8x8dct=1:keyint=${gop}:scenecut=0:open-gop=0`,
       ];
   }
+}
+
+/**
+ * SVT-AV1's HDR10 metadata OBUs (Debian 12's ffmpeg links SVT-AV1 1.4.1; its `mastering-display` takes
+ * chromaticities as decimals and luminance in cd/m², its `content-light` MaxCLL,MaxFALL): the ST 2086
+ * display the HEVC rungs declare, and the mastering peak as the content light bound — the picture does not
+ * exist yet; package-ladder.ts rewrites the levels with the rung's measured ones (av1-light.ts). HLG carries
+ * neither (scene-referred), only the colour description.
+ */
+export function svtAv1HdrParams(transfer: Transfer, peakNits: number): string[] {
+  if (transfer !== 'pq') return [];
+  // ST 2086 units of 0.00002 (chromaticity) and 0.0001 cd/m² (MASTER_DISPLAY) to SVT-AV1's decimals.
+  const xy = (values: readonly number[], i: number) => `(${values[i] / 50000},${values[i + 1] / 50000})`;
+  const [g, b, r] = [0, 2, 4].map((i) => xy(MASTER_DISPLAY.primaries, i));
+  const display = `G${g}B${b}R${r}WP${xy(MASTER_DISPLAY.whitePoint, 0)}L(${peakNits},${MASTER_DISPLAY.minLuminance / 10000})`;
+  return [`mastering-display=${display}`, `content-light=${peakNits},${peakNits}`];
 }
 
 function hdrColourTags(transfer: Transfer): string[] {

@@ -1,9 +1,9 @@
 // The HLS package pipeline: one ffmpeg run encodes every rung and the audio into CMAF segments
 // (ladder-args.ts), then each rendition is read back — its playlist for the bandwidths and boundaries, its
 // init segment for CODECS — and every PQ rung's picture is measured and its light levels written where
-// players read them, as the MP4 path does (light-levels.ts, hdr-metadata.ts): `clli`/`mdcv` in the init
-// segment, the CLL SEI in every segment. Last, our master playlist. Answers a verdict, never throws for
-// media or process outcomes (as pipelines.ts).
+// players read them, as the MP4 path does (light-levels.ts, hdr-metadata.ts): HEVC's `clli`/`mdcv` in the
+// init segment and CLL SEI in every segment; AV1's CLL metadata OBU in every segment (av1-light.ts).
+// Last, our master playlist. Answers a verdict, never throws for media or process outcomes (as pipelines.ts).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import {
   type PipelineRunOptions,
 } from '../pipelines';
 import { runFfmpeg } from '../run-ffmpeg';
+import { writeAv1SegmentLightLevels } from './av1-light';
 import { codecsOfInitSegment } from './codecs-string';
 import { buildLadderArgs, type LadderArgsInput } from './ladder-args';
 import { buildMasterPlaylist } from './master-playlist';
@@ -172,14 +173,18 @@ async function finishRendition(
     }
     const peakNits = request.hdr.peakNits;
     const levels = withinMasteringPeak(measured.levels, peakNits);
-    // Written where an HEVC player reads them; an AV1 rung's metadata OBUs are not rewritten (yet): its
-    // levels are reported, and its checks judge what the stream itself carries.
+    // Written where a player of the codec reads them: HEVC's SEI and init boxes, AV1's metadata OBUs.
     if (rung.codec === 'hevc') {
       await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
       for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
-      // The checks read the rung as a player gets it: joined again from the files as stored.
-      await joinRendition(path, playlist, joinedPath);
+    } else {
+      let written = 0;
+      for (const segment of playlist.segments)
+        written += await writeAv1SegmentLightLevels(join(path, segment.uri), levelsToWrite(levels));
+      if (written === 0) throw new Error(`${folder}: the AV1 stream carries no content light metadata`);
     }
+    // The checks read the rung as a player gets it: joined again from the files as stored.
+    await joinRendition(path, playlist, joinedPath);
     light = { masteringPeakNits: peakNits, ...levelsToWrite(levels) };
   }
   return {
