@@ -1,4 +1,4 @@
-// One rendition of an HLS package as the job view and the webhook show it (API.md §13 `renditions[]`).
+// One rendition of an HLS package as the job view and the webhook show it (docs/api-guide.md, "Streaming packages").
 import { ApiProperty } from '@nestjs/swagger';
 
 export class RenditionLightResponse {

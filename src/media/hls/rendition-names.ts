@@ -1,4 +1,4 @@
-// Where each file of a package lives under its prefix (the layout PREAMBLE/API.md fix): master.m3u8 at the
+// Where each file of a package lives under its prefix (the layout docs/media.md, "HLS packages", describes): master.m3u8 at the
 // top, one folder per rendition holding playlist.m3u8, init.mp4 and seg-00000.m4s…, the audio in audio/.
 // Every URI a playlist holds is relative to it, so a package reads the same from any prefix or token.
 import type { RungSpec } from '../output-spec';
