@@ -3,6 +3,7 @@
 // ending (src/processing/item-ending.ts) fails an item whose output misses one, charged 0.
 import { writeFile } from 'node:fs/promises';
 import type { Mapping, Transfer } from './hdr-mapping';
+import type { LadderSpec } from './output-spec';
 import type { Quality } from './quality-presets';
 import {
   decodedSourceVideo,
@@ -63,10 +64,16 @@ const AUDIO_FRAME_SAMPLES = 1024;
 
 const fixed = (value: number, digits = 3) => Number(value.toFixed(digits));
 
-export function hdrSignallingCheck(video: MeasuredVideo, transfer: Transfer): OutputCheck {
+/** A codec an HDR output may be encoded in: HEVC (files and packages) or AV1 (a package's `output.codecs`). */
+export type HdrCodec = LadderSpec['hdrCodecs'][number];
+
+/** The codec and profile an HDR output is made in, as ffprobe names them: HEVC Main10, or a package's AV1 10-bit rung (Main). */
+const HDR_PROFILES: Record<HdrCodec, string> = { hevc: 'hevc main10', av1: 'av1 main' };
+
+export function hdrSignallingCheck(video: MeasuredVideo, transfer: Transfer, codec: HdrCodec = 'hevc'): OutputCheck {
   const tagged = transfer === 'pq' ? 'smpte2084' : 'arib-std-b67';
   const pq = transfer === 'pq';
-  const expected = `hevc main10 10-bit, bt2020/${tagged}/bt2020nc${pq ? ', ST 2086 and content light levels' : ''}`;
+  const expected = `${HDR_PROFILES[codec]} 10-bit, bt2020/${tagged}/bt2020nc${pq ? ', ST 2086 and content light levels' : ''}`;
   const measured =
     `${video.codec} ${video.profile ?? '?'} ${video.bit_depth}-bit, ` +
     `${video.primaries ?? 'untagged'}/${video.transfer ?? 'untagged'}/${video.matrix ?? 'untagged'}` +
@@ -127,6 +134,8 @@ export interface VideoCheckRequest extends MeasureTools {
   mapping: Mapping;
   transfer: Transfer;
   peakNits: number;
+  /** The HDR codec the output was encoded in (a package's rung may be AV1); HEVC when absent. */
+  codec?: HdrCodec;
   /** The round trip as the pipeline measured it reading the written file back (hdr-pipeline.ts); else measured here. */
   roundTripSsim?: number;
 }
@@ -148,7 +157,7 @@ export async function checkVideoOutput(
       samples: ROUND_TRIP_SAMPLES,
     }));
   const checks = [
-    hdrSignallingCheck(video, request.transfer),
+    hdrSignallingCheck(video, request.transfer, request.codec),
     frameCountCheck(video, sourceVideo),
     videoDurationCheck(video, sourceVideo),
     roundTripCheck(ssim, request.quality),

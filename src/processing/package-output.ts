@@ -82,6 +82,7 @@ export async function checkPackage(
             mapping: spec.mapping,
             transfer: spec.transfer,
             peakNits: spec.peakNits,
+            codec: rendition.rung.codec === 'av1' ? 'av1' : 'hevc',
           });
     checks.push(...own.map((check) => ({ ...check, expected: `${rendition.folder}: ${check.expected}` })));
     renditions.push(renditionView(rendition, pkg, spec, measured));

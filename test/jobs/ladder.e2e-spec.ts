@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Parser, type Manifest } from 'm3u8-parser';
+import { readHdrMetadata } from '../../src/media/hdr-metadata';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
@@ -199,12 +200,12 @@ describe('an HLS ladder asked at the submit, made by the worker, played from out
 
   it('codecs hevc and av1: AV1 10-bit rungs beside the HEVC ones, every file through the token', async () => {
     const { view, estimate } = await submitAndWait({ package: 'hls', codecs: ['hevc', 'av1'] });
-    expect(view.status).toBe('succeeded');
+    expect([view.status, view.items[0].error]).toEqual(['succeeded', null]);
     const [item] = view.items;
     expect(item.charged_credits).toBe(estimate.items[0].estimated_credits);
     const codecs = item.output.renditions.map((r: any) => `${r.codec} ${r.video_range}`);
     expect(codecs).toEqual(expect.arrayContaining(['hevc PQ', 'av1 PQ', 'h264 SDR']));
-    const { manifest } = await fetchPackage(item.output.playlist_url);
+    const { manifest, media } = await fetchPackage(item.output.playlist_url);
     expect(manifest.playlists!.map((playlist) => playlist.attributes.CODECS.split('.')[0]).sort()).toEqual(
       expect.arrayContaining(['av01', 'hvc1', 'avc1']),
     );
@@ -212,5 +213,13 @@ describe('an HLS ladder asked at the submit, made by the worker, played from out
     // 10-bit AV1 Main: av01.0.<level><tier>.10
     expect(av1.attributes.CODECS).toMatch(/^av01\.0\.\d\d[MH]\.10/);
     expect(av1.attributes['VIDEO-RANGE']).toBe('PQ');
+    // HDR10 metadata in the AV1 rung's init segment (mdcv, clli in its av01 sample entry), as in the HEVC rungs'.
+    const rung = media.get(av1.uri)!;
+    const init = join(work, 'av1-init.mp4');
+    await writeFile(init, rung.files.get(rung.manifest.segments[0].map!.uri)!);
+    const metadata = await readHdrMetadata(init);
+    expect(metadata).toMatchObject({ peakNits: 1000 });
+    const rendition = item.output.renditions.find((r: any) => r.codec === 'av1');
+    expect(metadata!.levels).toEqual({ maxCll: rendition.light.max_cll, maxFall: rendition.light.max_fall });
   }, 600_000);
 });

@@ -173,7 +173,9 @@ async function finishRendition(
     const peakNits = request.hdr.peakNits;
     const levels = withinMasteringPeak(measured.levels, peakNits);
     await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
-    for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
+    // Only HEVC's segments carry the CLL SEI (x265's); an AV1 rung's light is in its init segment's boxes.
+    if (rung.codec === 'hevc')
+      for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
     // The checks read the rung as a player gets it: joined again from the files as stored.
     await joinRendition(path, playlist, joinedPath);
     light = { masteringPeakNits: peakNits, ...levelsToWrite(levels) };
