@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Parser, type Manifest } from 'm3u8-parser';
+import { DataSource } from 'typeorm';
+import { STORAGE, type Storage } from '../../src/common/storage/storage';
 import { readHdrMetadata } from '../../src/media/hdr-metadata';
+import { StorageSweeper } from '../../src/processing/storage-sweeper';
+import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
@@ -221,5 +225,29 @@ describe('an HLS ladder asked at the submit, made by the worker, played from out
     expect(metadata).toMatchObject({ peakNits: 1000 });
     const rendition = item.output.renditions.find((r: any) => r.codec === 'av1');
     expect(metadata!.levels).toEqual({ maxCll: rendition.light.max_cll, maxFall: rendition.light.max_fall });
+  }, 600_000);
+
+  it("a deleted job's package leaves storage: the retention purge deletes the job, the sweeper every object under its prefix", async () => {
+    const { jobId, view } = await submitAndWait({ package: 'hls' });
+    expect(view.status).toBe('succeeded');
+    const db = api.app.get(DataSource);
+    const storage = stack.worker.app.get<Storage>(STORAGE);
+    const [asset] = await db.query(`SELECT storage_key FROM assets WHERE job_id = $1 AND container = 'hls'`, [jobId]);
+    const objects = async (): Promise<string[]> => {
+      const keys: string[] = [];
+      for await (const entry of storage.list(asset.storage_key)) keys.push(entry.key);
+      return keys;
+    };
+    expect((await objects()).length).toBeGreaterThan(5);
+
+    // Past the job's retention (its output not yet expired): the purge deletes the job and, with it, the asset row.
+    const days = stack.worker.config.jobRetentionDays + 1;
+    await db.query(`UPDATE jobs SET finished_at = now() - make_interval(days => $2) WHERE id = $1`, [jobId, days]);
+    await stack.worker.app.get(RetentionPurge).purge();
+    expect((await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey })).status).toBe(404);
+    // Nothing points at the package any more: the sweeper removes every object under the prefix.
+    const later = Date.now() + (stack.worker.config.storageSweepAfterSeconds + 60) * 1000;
+    await stack.worker.app.get(StorageSweeper).sweep(later);
+    expect(await objects()).toEqual([]);
   }, 600_000);
 });
