@@ -214,8 +214,8 @@ describe('an HLS ladder asked at the submit, made by the worker, played from out
       expect.arrayContaining(['av01', 'hvc1', 'avc1']),
     );
     const av1 = manifest.playlists!.find((playlist) => playlist.attributes.CODECS.startsWith('av01'))!;
-    // 10-bit AV1 Main: av01.0.<level><tier>.10
-    expect(av1.attributes.CODECS).toMatch(/^av01\.0\.\d\d[MH]\.10/);
+    // 10-bit AV1 Main, 4:2:0, BT.2020 PQ limited range: the colour fields named (without them the binding means BT.709).
+    expect(av1.attributes.CODECS).toMatch(/^av01\.0\.\d\d[MH]\.10\.0\.11[0-3]\.09\.16\.09\.0,mp4a\.40\.2$/);
     expect(av1.attributes['VIDEO-RANGE']).toBe('PQ');
     // HDR10 metadata in the AV1 rung's init segment (mdcv, clli in its av01 sample entry), as in the HEVC rungs'.
     const rung = media.get(av1.uri)!;
