@@ -20,6 +20,9 @@ const SAMPLE_ENTRY_FIELDS = 78; // VisualSampleEntry fields before its child box
 const STSD_PREAMBLE = 8; // version/flags + entry_count
 const CONTAINERS = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl']);
 const HEVC_ENTRIES = new Set(['hvc1', 'hev1']);
+// The AV1 binding (AV1-ISOBMFF §2.2) carries `mdcv`/`clli` in its sample entry as HEVC's does; its bitstream
+// has no SEI (SVT-AV1 writes no CLL metadata OBU), so only the boxes are written for it.
+const HDR_ENTRIES = new Set([...HEVC_ENTRIES, 'av01']);
 const SCAN_CHUNK = 4 * 1024 * 1024;
 
 export interface HdrMetadata {
@@ -40,21 +43,24 @@ export function levelsToWrite(levels: LightLevels): LightLevels {
   return { maxCll, maxFall };
 }
 
-/** Writes the levels (SEI and `clli`) and the mastering display (`mdcv`) into an HDR10 MP4/MOV. */
+/** Writes the levels (SEI for HEVC, and `clli`) and the mastering display (`mdcv`) into an HDR10 MP4/MOV. */
 export async function writeHdrMetadata(path: string, metadata: HdrMetadata): Promise<void> {
   const levels = levelsToWrite(metadata.levels);
   const payload = Buffer.from([levels.maxCll >> 8, levels.maxCll & 0xff, levels.maxFall >> 8, levels.maxFall & 0xff]);
   const boxes = await topLevelBoxes(path);
   const moov = boxes.find((box) => box.type === 'moov');
   if (!moov) throw new Error('writeHdrMetadata: no moov box');
-  const file = await open(path, 'r+');
-  try {
-    for (const box of boxes.filter((each) => each.type === 'mdat')) await patchSeiInFile(file, box, payload);
-  } finally {
-    await file.close();
-  }
   const moovBytes = await readRange(path, moov.start, moov.size);
-  patchSei(moovBytes, payload, 2);
+  const hevc = HEVC_ENTRIES.has(findSampleEntry(moovBytes)?.type ?? '');
+  if (hevc) {
+    const file = await open(path, 'r+');
+    try {
+      for (const box of boxes.filter((each) => each.type === 'mdat')) await patchSeiInFile(file, box, payload);
+    } finally {
+      await file.close();
+    }
+    patchSei(moovBytes, payload, 2);
+  }
   const updated = setSampleEntryBoxes(moovBytes, {
     clli: payload,
     mdcv: mdcvPayload(metadata.peakNits),
@@ -210,6 +216,8 @@ function childBoxes(buffer: Buffer, from: number, to: number): ChildBox[] {
 }
 
 interface SampleEntry {
+  /** hvc1, hev1 or av01. */
+  type: string;
   buffer: Buffer;
   /** moov, trak, mdia, minf, stbl, stsd, the entry: whose sizes grow when the entry does. */
   path: ChildBox[];
@@ -217,7 +225,7 @@ interface SampleEntry {
   end: number;
 }
 
-/** The HEVC sample entry of the first track that has one. */
+/** The HEVC or AV1 sample entry of the first track that has one. */
 function findSampleEntry(moov: Buffer): SampleEntry | null {
   const walk = (from: number, to: number, path: ChildBox[]): SampleEntry | null => {
     for (const box of childBoxes(moov, from, to)) {
@@ -226,8 +234,9 @@ function findSampleEntry(moov: Buffer): SampleEntry | null {
         if (found) return found;
       } else if (box.type === 'stsd') {
         for (const entry of childBoxes(moov, box.payload + STSD_PREAMBLE, box.end)) {
-          if (HEVC_ENTRIES.has(entry.type)) {
+          if (HDR_ENTRIES.has(entry.type)) {
             return {
+              type: entry.type,
               buffer: moov,
               path: [...path, box, entry],
               childrenStart: entry.payload + SAMPLE_ENTRY_FIELDS,
@@ -243,10 +252,10 @@ function findSampleEntry(moov: Buffer): SampleEntry | null {
   return root?.type === 'moov' ? walk(root.payload, root.end, [root]) : null;
 }
 
-/** The moov with `boxes` (type → payload) set in the HEVC sample entry: patched when present, appended when not. */
+/** The moov with `boxes` (type → payload) set in the video sample entry: patched when present, appended when not. */
 function setSampleEntryBoxes(moov: Buffer, boxes: Record<string, Buffer>): Buffer {
   const entry = findSampleEntry(moov);
-  if (!entry) throw new Error('writeHdrMetadata: no HEVC sample entry');
+  if (!entry) throw new Error('writeHdrMetadata: no HEVC or AV1 sample entry');
   const children = childBoxes(moov, entry.childrenStart, entry.end);
   const appended: Buffer[] = [];
   for (const [type, payload] of Object.entries(boxes)) {

@@ -6,7 +6,8 @@
 import { call, startApi, type TestApi } from '../support/app';
 import { markRegionHealthy } from '../support/chaos-accounts';
 import { finishWithPackage } from '../support/hls-package';
-import { upload } from '../support/jobs';
+import { upload, waitForJob } from '../support/jobs';
+import { startStack } from '../support/worker';
 import { sdrMp4 } from '../fixtures/media';
 import { checkPage, openBrowser, type DashboardBrowser } from './browser';
 import { ownerAccount, signInWithBrowser, type SeededAccount } from './seed';
@@ -94,4 +95,55 @@ describe('dashboard: an HLS package on the job page', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(browser.problems.splice(0)).toEqual([]);
   }, 240_000);
+});
+
+// The same page with a package the real worker made (`output.package: hls` asked at the submit, its own API
+// and worker: a worker beside the test-ended jobs above would take them too).
+describe('dashboard: a worker-made HLS package on the job page', () => {
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  let browser: DashboardBrowser;
+  let account: SeededAccount;
+
+  beforeAll(async () => {
+    stack = await startStack({ REGION: 'package-page-worker', IP_RATE_LIMIT: '1000' });
+    account = await ownerAccount(stack.api, { credits: 5000 });
+    browser = await openBrowser();
+    await signInWithBrowser(browser, stack.api, account.email);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it('plays the SDR and the AV1 rung the worker made to 2 s', async () => {
+    const api = stack.api;
+    const uploadId = await upload(api, account.apiKey, await sdrMp4({ seconds: 3 }));
+    const submitted = await call(api, 'POST', '/v1/sdr2hdr/jobs', {
+      key: account.apiKey,
+      body: { inputs: [{ upload_id: uploadId }], output: { package: 'hls', codecs: ['hevc', 'av1'] } },
+    });
+    expect(submitted.status).toBe(202);
+    const jobId: string = submitted.body.job_id;
+    const view = await waitForJob(api, account.apiKey, `/v1/sdr2hdr/jobs/${jobId}`, undefined, 300_000);
+    expect(view.status).toBe('succeeded');
+
+    const page = browser.page;
+    const picker = page.getByLabel('Rendition');
+    const video = page.getByRole('region', { name: 'Streaming package' }).locator('video');
+    for (const rung of ['H.264 320×180 SDR', 'AV1 320×180 PQ']) {
+      await page.goto(`${api.url}/dashboard/jobs/sdr2hdr/${jobId}`);
+      await picker.locator('option', { hasText: rung }).waitFor({ state: 'attached' });
+      await picker.selectOption({ label: rung });
+      await video.evaluate((element: any) => {
+        element.muted = true;
+        return element.play();
+      });
+      await page.waitForFunction((element: any) => element.currentTime >= 2, await video.elementHandle(), {
+        timeout: 60_000,
+      });
+      await page.getByText(`Playing ${rung}`).waitFor();
+    }
+    expect(browser.problems.splice(0)).toEqual([]);
+  }, 360_000);
 });

@@ -64,14 +64,16 @@ describe('an HLS package with AV1 rungs', () => {
     );
     expect(signalling).toMatchObject({ passed: true, measured: expect.stringMatching(/^av1 main 10-bit/) });
 
-    // The master, as a player fetches it: the AV1 rung named av01.<profile 0>.<level><tier M>.<10-bit>.
+    // The master, as a player fetches it: the AV1 rung named av01.<profile 0>.<level><tier M>.<10-bit> and its
+    // colour (monochrome 0, chroma 4:2:0 at 110–113, BT.2020 primaries 09, PQ 16, BT.2020 matrix 09, limited range 0),
+    // which the short form would leave at BT.709.
     const master = await fetch(item.output.playlist_url);
     expect(master.status).toBe(200);
     const text = await master.text();
     const line = text.split('\n').findIndex((each) => each.trim() === 'av1-180-pq/playlist.m3u8');
     expect(line).toBeGreaterThan(0);
     const inf = text.split('\n')[line - 1];
-    expect(inf).toMatch(/CODECS="av01\.0\.\d\dM\.10,mp4a\.40\.2"/);
+    expect(inf).toMatch(/CODECS="av01\.0\.\d\dM\.10\.0\.11[0-3]\.09\.16\.09\.0,mp4a\.40\.2"/);
     expect(inf).toMatch(/VIDEO-RANGE=PQ/);
 
     // The rung's init and first segment as a player fetches them, read by ffprobe: what a decoder is told.

@@ -3,20 +3,24 @@
 // playlist, every segment — into the folder by following the playlists through the playback link, so
 // out/master.m3u8 plays from disk; a package whose playlist points outside refuses to write there. The job
 // is ended with a real package as the ladder worker will (test/support/hls-package.ts) while the CLI waits.
+import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { packagePrefix, STORAGE, type Storage } from '../../src/common/storage/storage';
 import { sdrMp4 } from '../fixtures/media';
 import { createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { markRegionHealthy } from '../support/chaos-accounts';
 import { finishWithPackage, localPackage } from '../support/hls-package';
+import { startStack } from '../support/worker';
 import { buildSdk, runCli, type CliRun } from './support';
 
 const REGION = 'cli-package';
+const exec = promisify(execFile);
 
 describe('mediajobs convert --package hls against the real API', () => {
   let sdkDir: string;
@@ -126,4 +130,50 @@ describe('mediajobs convert --package hls against the real API', () => {
     expect(result.stderr).toMatch(/--resolution applies to a file, not to --package hls/);
     expect(existsSync(join(cwd, 'out'))).toBe(false);
   });
+});
+
+// The same command with a package the real worker makes (its own API and worker: a worker beside the
+// test-ended jobs above would take them too); ffprobe opens the saved master from disk.
+describe('mediajobs convert --package hls with a real worker', () => {
+  let sdkDir: string;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+
+  beforeAll(async () => {
+    sdkDir = buildSdk();
+    stack = await startStack({ REGION: 'cli-package-worker', IP_RATE_LIMIT: '1000' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    if (sdkDir) rmSync(sdkDir, { recursive: true, force: true });
+  });
+
+  it('saves the worker-made package, and ffprobe opens out/master.m3u8 with every rung', async () => {
+    const api = stack.api;
+    const account = await createAccount(api, { credits: 1000 });
+    const cwd = await mkdtemp(join(tmpdir(), 'mj-cli-worker-'));
+    const result = await runCli(
+      join(sdkDir, 'cli.js'),
+      ['convert', await sdrMp4({ width: 640, height: 360, seconds: 3 }), '--package', 'hls', '--to', 'out'],
+      { MEDIAJOBS_API_KEY: account.apiKey, MEDIAJOBS_BASE_URL: api.url },
+      cwd,
+    );
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^saved out \(job job_\w+, succeeded, charged \d+ credits?\) in \d+:\d\d$/m);
+
+    const probed = await exec('ffprobe', [
+      ...['-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'stream=codec_name,height,color_transfer'],
+      ...['-of', 'json', join(cwd, 'out', 'master.m3u8')],
+    ]);
+    const streams = JSON.parse(probed.stdout).streams as { codec_name: string; height?: number }[];
+    expect(streams.map((stream) => `${stream.codec_name} ${stream.height ?? ''}`.trim()).sort()).toEqual(
+      ['aac', 'h264 360', 'hevc 360'].sort(),
+    );
+    // Every file the master leads to was saved: each rung's playlist, init segment and segments.
+    for (const folder of ['audio', 'h264-360-sdr', 'hevc-360-pq']) {
+      const names = await readdir(join(cwd, 'out', folder));
+      expect(names).toEqual(expect.arrayContaining(['init.mp4', 'playlist.m3u8', 'seg-00000.m4s']));
+    }
+  }, 300_000);
 });

@@ -11,7 +11,11 @@ export function applyIdempotencyToPosts(app: INestApplication): void {
   const interceptor = app.get(IdempotencyInterceptor);
   for (const { handler, method } of nestRoutes(app)) {
     if (method !== RequestMethod.POST && method !== RequestMethod.ALL) continue;
-    const others = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
+    // The metadata lives on the controller's method, shared by every app of the process: an app made earlier (a
+    // closed test API) left its own interceptor there, whose database pool has ended — only this app's is kept.
+    const others = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).filter(
+      (other) => !(other instanceof IdempotencyInterceptor),
+    );
     // First, as the global interceptor ran before a route's own ones.
     Reflect.defineMetadata(INTERCEPTORS_METADATA, [interceptor, ...others], handler);
   }

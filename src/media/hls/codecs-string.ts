@@ -69,8 +69,10 @@ export function codecsOfInit(buffer: Buffer): string {
     case 'avc1':
     case 'avc3':
       return avcCodecs(entry.type, config('avcC'));
-    case 'av01':
-      return av1Codecs(config('av1C'));
+    case 'av01': {
+      const colr = children.find((child) => child.type === 'colr');
+      return av1Codecs(config('av1C'), colr ? buffer.subarray(colr.payload, colr.end) : undefined);
+    }
     default:
       throw new Error(`codecsOfInit: unexpected sample entry ${entry.type}`);
   }
@@ -103,15 +105,26 @@ export function avcCodecs(sampleEntry: string, avcC: Buffer): string {
   return `${sampleEntry}.${hex(avcC[1])}${hex(avcC[2])}${hex(avcC[3])}`;
 }
 
-/** AV1 codec ISO media file format binding: `av01.<profile>.<level><tier>.<bit depth>`, e.g. `av01.0.08M.10`. */
-export function av1Codecs(av1C: Buffer): string {
+/**
+ * AV1 codec ISO media file format binding: `av01.<profile>.<level><tier>.<bit depth>`, e.g. `av01.0.08M.10`,
+ * then, from the sample entry's `colr` (nclx) box, `.<mono>.<subsampling x y, sample position>.<primaries>.
+ * <transfer>.<matrix>.<full range>`. Without those fields the binding says BT.709 (1.1.1), so an HDR rung
+ * must name its own: `av01.0.08M.10.0.110.09.16.09.0` is a PQ one.
+ */
+export function av1Codecs(av1C: Buffer, colr?: Buffer): string {
   const profile = av1C[1] >> 5;
   const level = av1C[1] & 0x1f;
   const tier = av1C[2] >> 7;
   const highBitDepth = (av1C[2] >> 6) & 1;
   const twelveBit = (av1C[2] >> 5) & 1;
   const depth = highBitDepth ? (twelveBit ? 12 : 10) : 8;
-  return `av01.${profile}.${String(level).padStart(2, '0')}${tier ? 'H' : 'M'}.${String(depth).padStart(2, '0')}`;
+  const base = `av01.${profile}.${String(level).padStart(2, '0')}${tier ? 'H' : 'M'}.${String(depth).padStart(2, '0')}`;
+  if (!colr || colr.toString('latin1', 0, 4) !== 'nclx' || colr.length < 11) return base;
+  const mono = (av1C[2] >> 4) & 1;
+  const chroma = `${(av1C[2] >> 3) & 1}${(av1C[2] >> 2) & 1}${av1C[2] & 3}`;
+  const two = (value: number) => String(value).padStart(2, '0');
+  const colour = [colr.readUInt16BE(4), colr.readUInt16BE(6), colr.readUInt16BE(8)].map(two).join('.');
+  return `${base}.${mono}.${chroma}.${colour}.${colr[10] >> 7}`;
 }
 
 function reverseBits32(value: number): number {

@@ -173,9 +173,10 @@ async function finishRendition(
     }
     const peakNits = request.hdr.peakNits;
     const levels = withinMasteringPeak(measured.levels, peakNits);
-    // Written where a player of the codec reads them: HEVC's SEI and init boxes, AV1's metadata OBUs.
+    // Written where a player of the codec reads them: the init segment's sample entry for both (`mdcv`/`clli`
+    // in `hvc1` or `av01`), and in the stream HEVC's CLL SEI or AV1's metadata OBUs of every segment.
+    await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
     if (rung.codec === 'hevc') {
-      await writeHdrMetadata(join(path, playlist.map ?? ''), { levels, peakNits });
       for (const segment of playlist.segments) await writeSegmentLightLevels(join(path, segment.uri), levels);
     } else {
       let written = 0;
