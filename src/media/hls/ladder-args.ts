@@ -2,8 +2,8 @@
 // every rung (the HDR rungs through the MP4 path's own colour step and x265 settings, hdr-args.ts; the SDR
 // rungs scaled from the source itself; AV1 rungs through SVT-AV1 10-bit), the audio encoded once, and each
 // rendition cut by ffmpeg's hls muxer into CMAF (fMP4) segments in its own folder. Every encoder gets the
-// same fixed GOP (segmentSeconds × fps, no scene-cut keyframes), so every rung's segments start on the same
-// frames and a player can switch at any boundary. Pure, no I/O.
+// same fixed GOP of at most a second that divides the segment (keyframeInterval; no scene-cut keyframes), so
+// every rung's segments start on the same frames and a player can switch at any boundary. Pure, no I/O.
 import { join } from 'node:path';
 import { buildHdrFilter, buildX265Params, MASTER_DISPLAY, TRANSFER_TAGS, zscaleColour } from '../hdr-args';
 import { commonHead, inputArgs, outputPath } from '../ffmpeg-input';
@@ -36,9 +36,23 @@ export interface LadderArgsInput {
   rwTimeoutUs?: number;
 }
 
-/** Frames per GOP (= per segment): segmentSeconds × the source's rate, at least 1. */
-export function gopFrames(segmentSeconds: number, fps: number | null): number {
+/** Frames per segment: segmentSeconds × the source's rate, at least 1. */
+export function segmentFrames(segmentSeconds: number, fps: number | null): number {
   return Math.max(1, Math.round(segmentSeconds * (fps ?? 25)));
+}
+
+/**
+ * Frames per GOP: the longest that divides the segment (so the hls muxer still cuts every rung on the same
+ * frames) and lasts at most a second. Not the whole segment: when a player changes rendition at once
+ * (hls.js's `currentLevel`, a quality menu) it removes the buffered video under the playhead, and Chromium
+ * resumes decoding only at the next keyframe after what it last showed — with one keyframe per 4 s segment
+ * the picture froze up to 4 s while the audio played on (test/dashboard/package-player.e2e-spec.ts).
+ */
+export function gopFrames(segmentSeconds: number, fps: number | null): number {
+  const segment = segmentFrames(segmentSeconds, fps);
+  const second = Math.max(1, Math.round(fps ?? 25));
+  for (let frames = Math.min(second, segment); frames > 1; frames--) if (segment % frames === 0) return frames;
+  return 1;
 }
 
 export function buildLadderArgs(options: LadderArgsInput): string[] {
