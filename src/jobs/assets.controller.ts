@@ -9,36 +9,8 @@ import { ApiError } from '../common/errors';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import { verifyAssetSignature } from './asset-url';
+import { sendStoredObject } from './stored-object-reply';
 import { OUTPUT_CONTENT_TYPES } from './output-options';
-
-/**
- * Parses a single `bytes=` range: null when there is none to honour, 'invalid' when it cannot be
- * served (416). RFC 9110 §14.2: a Range in a unit the server does not understand is ignored (the
- * whole body, 200), and a server may ignore a multi-range request rather than send multipart.
- */
-export function parseRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | null | 'invalid' {
-  if (!header) return null;
-  const unit = /^\s*([^=\s]+)\s*=/.exec(header);
-  if (!unit || unit[1].toLowerCase() !== 'bytes') return null;
-  const spec = header.slice(unit[0].length).trim();
-  if (spec.includes(',')) return null;
-  const match = /^(\d*)-(\d*)$/.exec(spec);
-  if (!match || (match[1] === '' && match[2] === '')) return 'invalid';
-  let start: number;
-  let end: number;
-  if (match[1] === '') {
-    start = Math.max(0, size - Number(match[2]));
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  if (start > end || start >= size) return 'invalid';
-  return { start, end };
-}
 
 /** What an output is served as (the container chosen at submit), and an sdr2hdr output's light map (PNG). */
 const MEDIA_CONTENT = Object.fromEntries(
@@ -88,22 +60,9 @@ export class AssetsController {
     );
     if (!asset) throw gone;
     // The row knows the size, so a download costs one request to the store (the read itself).
-    const size = Number(asset.size_bytes);
-    const range = parseRange(request.headers.range, size);
-    if (range === 'invalid') {
-      throw new ApiError('range_not_satisfiable', { param: 'Range', headers: { 'Content-Range': `bytes */${size}` } });
-    }
-    const body = await this.storage.read(asset.storage_key, range ?? undefined);
-    if (!body) throw gone;
-    void reply.header('Accept-Ranges', 'bytes').header('Content-Type', asset.content_type);
-    if (range) {
-      void reply
-        .status(206)
-        .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
-        .header('Content-Length', String(range.end - range.start + 1));
-      return reply.send(body);
-    }
-    void reply.status(200).header('Content-Length', String(size));
-    return reply.send(body);
+    return sendStoredObject(this.storage, asset.storage_key, Number(asset.size_bytes), request, reply, {
+      contentType: asset.content_type,
+      missing: gone,
+    });
   }
 }

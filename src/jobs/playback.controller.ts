@@ -10,7 +10,6 @@ import { row } from '../common/database/sql';
 import { ApiError } from '../common/errors';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../common/openapi/api-error-responses';
-import { parseRange } from './assets.controller';
 import {
   PACKAGE_CONTAINER,
   PACKAGE_CONTENT_TYPES,
@@ -20,6 +19,7 @@ import {
   type PackageFileKind,
 } from './package-files';
 import { verifyPlaybackToken } from './playback-token';
+import { sendStoredObject } from './stored-object-reply';
 
 const PACKAGE_CONTENT = Object.fromEntries(
   [...new Set(Object.values(PACKAGE_CONTENT_TYPES))].map((type) => [type, { schema: { type: 'string' } }]),
@@ -127,24 +127,10 @@ export class PlaybackController {
     });
     const size = await this.storage.size(key);
     if (size === null) throw missing;
-    const range = parseRange(request.headers.range, size);
-    if (range === 'invalid') {
-      throw new ApiError('range_not_satisfiable', { param: 'Range', headers: { 'Content-Range': `bytes */${size}` } });
-    }
-    const body = await this.storage.read(key, range ?? undefined);
-    if (!body) throw missing;
-    void reply
-      .header('Accept-Ranges', 'bytes')
-      .header('Content-Type', PACKAGE_CONTENT_TYPES[kind])
-      .header('Cache-Control', packageCacheControl(kind, expires - Date.now() / 1000));
-    if (range) {
-      void reply
-        .status(206)
-        .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
-        .header('Content-Length', String(range.end - range.start + 1));
-      return reply.send(body);
-    }
-    void reply.status(200).header('Content-Length', String(size));
-    return reply.send(body);
+    return sendStoredObject(this.storage, key, size, request, reply, {
+      contentType: PACKAGE_CONTENT_TYPES[kind],
+      missing,
+      cacheControl: packageCacheControl(kind, expires - Date.now() / 1000),
+    });
   }
 }
