@@ -1,6 +1,6 @@
 // Media fixtures are made once per machine: a later run finds the file its recipe names and does not run
 // ffmpeg again; another recipe gets another file (test/fixtures/media.ts).
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -49,5 +49,22 @@ describe('media fixture cache', () => {
     const truncated = await media.truncatedMp4();
     expect(statSync(truncated).size).toBe(Math.floor(statSync(await media.sdrMp4()).size / 2));
     expect(await freshMedia().truncatedMp4()).toBe(truncated);
+  });
+
+  it('removes a folder unused for two weeks (a packaged fixture, a partial one of a killed run), keeps a fresh one', async () => {
+    // test/support/hls-package.ts keeps its HLS packages as folders in this cache.
+    const stale = join(dir, 'hls-package-0123456789abcdef');
+    const partial = join(dir, 'partial-gone-hls-package-0123456789abcdef');
+    const fresh = join(dir, 'hls-package-fedcba9876543210');
+    for (const folder of [stale, partial, fresh]) {
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'master.m3u8'), '#EXTM3U\n');
+    }
+    const threeWeeksAgo = new Date(Date.now() - 21 * 24 * 3600 * 1000);
+    for (const folder of [stale, partial]) utimesSync(folder, threeWeeksAgo, threeWeeksAgo);
+
+    freshMedia().fixtureDir();
+
+    expect(readdirSync(dir)).toEqual(['hls-package-fedcba9876543210']);
   });
 });
