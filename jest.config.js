@@ -2,13 +2,14 @@
 // `npm run typecheck`, part of `npm test`.
 /**
  * Jest workers, each running test files one after another in a database and Redis prefix of its own
- * (test/support/test-env.ts). One unless TEST_WORKERS says more: the suite mostly waits, so 2–4 fit two
- * cores, but the default stays one until a whole parallel run has been seen green on an idle machine
- * (docs/development.md, "Parallel runs").
+ * (test/support/test-env.ts). Two by default, sized to the two-core machines we run on: the suite mostly
+ * waits on services and child processes, and two workers were seen green on an idle machine in two thirds
+ * of the serial time (docs/development.md, "Parallel runs"). TEST_WORKERS=n for n, TEST_WORKERS=1 for one
+ * process (scripts/test.js then passes --runInBand).
  */
 function workers() {
   const asked = Number(process.env.TEST_WORKERS);
-  return Number.isInteger(asked) && asked > 0 ? asked : 1;
+  return Number.isInteger(asked) && asked > 0 ? asked : 2;
 }
 
 /** @type {import('jest').Config} */

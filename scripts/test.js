@@ -19,13 +19,15 @@ const run = (command, args) => {
   return result.status ?? 1;
 };
 
-// One Jest process runs every file by default (--runInBand); TEST_WORKERS=n runs them in n workers,
-// each with a database and Redis prefix of its own (test/support/test-env.ts, docs/development.md).
+// Two Jest workers by default (the machines we run on have two cores; jest.config.js says why),
+// TEST_WORKERS=n for n, each worker with a database and Redis prefix of its own (test/support/test-env.ts,
+// docs/development.md); TEST_WORKERS=1 runs every file in Jest's own process (--runInBand).
 // What each file leaves behind adds up in a process: one running them all reached V8's default heap
 // limit (~4 GB here) and died of it ("JavaScript heap out of memory") after 127 suites. The limit is
 // raised for Jest alone, and a worker that holds more than 1.5 GB once a file is done is replaced.
-const workers = Number(process.env.TEST_WORKERS);
-const parallel = Number.isInteger(workers) && workers > 1;
+const asked = Number(process.env.TEST_WORKERS);
+const workers = Number.isInteger(asked) && asked > 0 ? asked : 2;
+const parallel = workers > 1;
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 const jestStatus = run(process.execPath, [
   '--max-old-space-size=8192',

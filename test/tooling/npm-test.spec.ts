@@ -171,7 +171,7 @@ describe("npm test's main step", () => {
   it("runs the SDK's suite after a failing Jest and fails", () => {
     const { status, stdout, calls } = runWith(1, 0);
     expect(calls).toEqual([
-      'jest --runInBand --json --outputFile=.jest-results.json (node --max-old-space-size=8192)',
+      'jest --maxWorkers=2 --workerIdleMemoryLimit=1.5GB --json --outputFile=.jest-results.json (node --max-old-space-size=8192)',
       'npm test -w sdk',
     ]);
     expect(stdout.trimEnd().split('\n').at(-1)).toBe('npm test: jest exited 1, sdk exited 0');
@@ -185,6 +185,12 @@ describe("npm test's main step", () => {
     const passing = runWith(0, 0);
     expect(passing.stdout).toContain('npm test: jest exited 0, sdk exited 0');
     expect(passing.status).toBe(0);
+  });
+
+  it('runs the files in one process with TEST_WORKERS=1', () => {
+    const { status, calls } = runWith(0, 0, '', { TEST_WORKERS: '1' });
+    expect(status).toBe(0);
+    expect(calls[0]).toBe('jest --runInBand --json --outputFile=.jest-results.json (node --max-old-space-size=8192)');
   });
 
   it('runs the files in TEST_WORKERS workers, each replaced once it holds 1.5 GB', () => {
@@ -215,6 +221,21 @@ describe("npm test's main step", () => {
     } finally {
       other.kill('SIGKILL');
     }
+  });
+});
+
+describe('Jest run directly (npx jest, npm run test:e2e)', () => {
+  /** jest.config.js's maxWorkers as a fresh process with `TEST_WORKERS` set to `workers` reads it. */
+  const maxWorkers = (workers: string) =>
+    spawnSync(process.execPath, ['-p', `require(${JSON.stringify(join(ROOT, 'jest.config.js'))}).maxWorkers`], {
+      encoding: 'utf8',
+      env: { ...process.env, TEST_WORKERS: workers },
+    }).stdout.trim();
+
+  it('runs two workers by default, as npm test does, and one process with TEST_WORKERS=1', () => {
+    expect(maxWorkers('')).toBe('2');
+    expect(maxWorkers('1')).toBe('1');
+    expect(maxWorkers('3')).toBe('3');
   });
 });
 
