@@ -1,21 +1,26 @@
 // Entry point of the operator command line (`npm run admin -- <command>`): the admin services without
 // HTTP, composed by AppModule.forAdminCli, reading the same configuration and .env as the API.
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { CommandFailed, helpFor, runAdminCommand, USAGE, UsageError } from './admin/admin-commands';
-import { AdminService } from './admin/admin.service';
-import { AppModule } from './app.module';
-import { loadConfigOrExit } from './common/config/config';
+import { CommandFailed, helpFor, runAdminCommand, USAGE, UsageError, usageErrorIn } from './admin/admin-commands';
 import { ApiError } from './common/errors';
-import { LicenseAdminService } from './license/license-admin.service';
 
 async function main(): Promise<number> {
-  // Help needs no configuration and no database.
-  const help = helpFor(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  // Help and usage errors need no configuration, no database and not the application, whose modules alone
+  // take seconds of CPU to load: those are loaded only for a command that runs.
+  const help = helpFor(argv);
   if (help) {
     process.stdout.write(help);
     return 0;
   }
+  const usage = await usageErrorIn(argv);
+  if (usage) return usageFailure(usage);
+  // One after another: Node refuses to require() an ES module (@nestjs/core) another import() is still loading.
+  const { NestFactory } = await import('@nestjs/core');
+  const { AppModule } = await import('./app.module.js');
+  const { AdminService } = await import('./admin/admin.service.js');
+  const { LicenseAdminService } = await import('./license/license-admin.service.js');
+  const { loadConfigOrExit } = await import('./common/config/config.js');
   const config = await loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config), { logger: false });
   try {
@@ -27,10 +32,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${JSON.stringify(error.result, null, 2)}\n`);
       return 1;
     }
-    if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
+    if (error instanceof UsageError) return usageFailure(error);
     if (error instanceof ApiError) {
       process.stderr.write(`${error.code}: ${error.message}${error.param ? ` (param: ${error.param})` : ''}\n`);
       return 1;
@@ -39,6 +41,11 @@ async function main(): Promise<number> {
   } finally {
     await app.close();
   }
+}
+
+function usageFailure(error: UsageError): number {
+  process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+  return 2;
 }
 
 main().then(

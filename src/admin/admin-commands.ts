@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { LicenseAdminService } from '../license/license-admin.service';
 import type { AdminService } from './admin.service';
-import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './dto/admin.dto';
+import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from './account-values';
 
 /** Each command's usage lines, by its name (`<command> --help` prints its own). */
 const COMMANDS: Record<string, string> = {
@@ -111,6 +111,32 @@ function parseCommandLine(argv: string[]) {
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((error as Error).message);
     throw error;
   }
+}
+
+/** What a dry run of a command throws at its first use of a service (see usageErrorIn). */
+const SERVICE_NEEDED = Symbol('service needed');
+/** Services whose every method throws SERVICE_NEEDED: each command checks its arguments before it calls one. */
+const unreached = new Proxy(
+  {},
+  {
+    get: () => () => {
+      throw SERVICE_NEEDED;
+    },
+  },
+) as AdminService & LicenseAdminService;
+
+/**
+ * The usage error `argv` makes, found without the application: the command is run against services that
+ * are never reached, so the CLI answers a mistyped line at once, with no database or Redis to connect to.
+ */
+export async function usageErrorIn(argv: string[]): Promise<UsageError | undefined> {
+  try {
+    await runAdminCommand(unreached, unreached, argv);
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    if (error !== SERVICE_NEEDED) throw error;
+  }
+  return undefined;
 }
 
 /** Runs the command `argv` names; its result is what the CLI prints. */

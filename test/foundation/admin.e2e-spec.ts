@@ -295,6 +295,23 @@ describe('operator API and CLI', () => {
       expect(result.stdout).toBe('');
     });
 
+    it('tells a usage error without the database or Redis: exits 2 with both unreachable', async () => {
+      // Port 9 (discard) on loopback: nothing listens, a connection would be refused.
+      const saved = { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
+      Object.assign(process.env, {
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none',
+        REDIS_URL: 'redis://127.0.0.1:9',
+      });
+      try {
+        const result = await runCli(['grant-credits', 'acct_x', '--credits', '1.5']);
+        expect(result).toMatchObject({ code: 2, stdout: '' });
+        expect(result.stderr).toMatch(/^error: --credits must be a whole number/);
+        expect(result.stderr).toContain('Usage: npm run admin -- <command>');
+      } finally {
+        Object.assign(process.env, saved);
+      }
+    });
+
     it('runs as `npm run admin -- <command>`, the entry beside main.ts and worker.ts', async () => {
       expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.admin).toBe(
         'node dist/src/admin-cli.js',

@@ -18,9 +18,9 @@ import {
   ValidateIf,
 } from 'class-validator';
 
-export const PLAN_IDS = ['free', 'starter', 'pro', 'enterprise'] as const;
-export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
-export const SUBSCRIPTION_STATUSES = ['active', 'payment_failed', 'inactive'] as const;
+import { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES } from '../account-values';
+
+export { ACCOUNT_STATUSES, PLAN_IDS, SUBSCRIPTION_STATUSES };
 
 export class CreateAccountDto {
   @ApiProperty({ example: 'Acme Studios' })
