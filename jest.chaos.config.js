@@ -2,6 +2,13 @@
 // submit storms, several API instances, fuzzing. A separate Jest run (`npm run test:chaos`, its JSON
 // report in .jest-chaos-results.json), not part of `npm test`; same transform, global set-up
 // (own database and Redis prefix per run) and environment as the main suite.
+//
+// Its files run in the main suite's two Jest workers (TEST_WORKERS, jest.config.js): no two of them share a
+// fault. Each kills only what it started — its own worker processes by process group, its own
+// `redis-server`, `pg_createcluster` cluster (named after the Jest worker's pid), Swift, TCP proxies and
+// webhook receiver, each on a free loopback port — and the workers it starts get a temporary folder of
+// their own; files beside each other work in different database copies and Redis prefixes. The closing
+// money audit reads every worker's database (test/chaos/global-teardown.ts).
 const base = require('./jest.config.js');
 
 /** @type {import('jest').Config} */
