@@ -14,7 +14,7 @@ import { SubmitLimits } from '../../limits';
 import { workerVerdict } from '../../media-rules';
 import { outputPicture, RESOLUTIONS, type JobOutput, type OutputPicture } from '../../output-options';
 import { packageRungs, sumCredits } from '../../pricing';
-import { itemProcessingSeconds } from '../../processing-time';
+import { itemProcessingSeconds, packageProcessingSeconds } from '../../processing-time';
 import { RegionHealth } from '../../region-health';
 import { PrepareJob } from '../prepare-job';
 import { inputParam, type PricedItem, type SubmitRequest } from '../submit-request';
@@ -54,11 +54,16 @@ export class EstimateJob {
         usdPerCredit: caller.plan.usdPerCredit,
         workers: await this.regions.liveWorkers(region),
         segmentSeconds: this.config.segmentSeconds,
-        items: items.map((item) => ({
-          ...item,
-          processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
-          ...pictures(job, spec, item),
-        })),
+        items: items.map((item) => {
+          const made = pictures(job, spec, item);
+          return {
+            ...item,
+            processingSeconds: made.rungs
+              ? packageProcessingSeconds(item.durationSeconds, made.rungs, preset)
+              : itemProcessingSeconds(job.api, item, targetLines, preset),
+            ...made,
+          };
+        }),
       },
       refusal &&
         toErrorObject(
