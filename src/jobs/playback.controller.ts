@@ -4,7 +4,7 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { Public } from '../auth/auth.decorators';
+import { PlaybackAccess } from '../auth/auth.decorators';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { row } from '../common/database/sql';
 import { ApiError } from '../common/errors';
@@ -39,7 +39,7 @@ export class PlaybackController {
   ) {}
 
   @Get(':token/:file')
-  @Public()
+  @PlaybackAccess()
   @ApiOperation({
     summary: 'Play an HLS package: its master playlist (`master.m3u8`), through the signed token of `playlist_url`',
   })
@@ -58,7 +58,7 @@ export class PlaybackController {
   }
 
   @Get(':token/:rendition/:file')
-  @Public()
+  @PlaybackAccess()
   @ApiOperation({
     summary: 'Play an HLS package: a rendition\u2019s playlist, init segment or media segment (Range supported)',
   })
