@@ -11,6 +11,7 @@ import { ApiError } from '../common/errors';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import {
+  isPackageFilePath,
   PACKAGE_CONTAINER,
   PACKAGE_CONTENT_TYPES,
   packageCacheControl,
@@ -81,6 +82,11 @@ export class PlaybackController {
     return this.serve(token, `${rendition}/${file}`, request, reply);
   }
 
+  /**
+   * Everything that costs nothing first: the token's signature and expiry, then the path's shape (a name a
+   * package file has: package-files.ts), so a forged token or a probing path never reaches the database or
+   * storage; only then the package's row, then the object.
+   */
   private async serve(token: string, path: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const grant = verifyPlaybackToken(token, this.config.assetUrlSecret);
     if (!grant) {
@@ -90,6 +96,13 @@ export class PlaybackController {
       });
     }
     const kind = packageFileKind(path);
+    const notAFile = () =>
+      new ApiError('invalid_parameter', {
+        param: 'path',
+        message:
+          'Not a file of a package: ask for master.m3u8 or <rendition>/<file> (playlist.m3u8, init.mp4 or seg-NNNNN.m4s).',
+      });
+    if (!kind || !isPackageFilePath(path)) throw notAFile();
     const asset = await row<{ storage_key: string }>(
       this.db,
       `SELECT storage_key FROM assets
@@ -102,14 +115,8 @@ export class PlaybackController {
         message: 'The package does not exist, was deleted, or has passed retention.',
       });
     }
-    const key = kind ? packageFileKey(asset.storage_key, path) : null;
-    if (!kind || !key) {
-      throw new ApiError('invalid_parameter', {
-        param: 'path',
-        message:
-          'Not a file of a package: ask for master.m3u8 or <rendition>/<file> (a playlist, init.mp4 or a .m4s segment).',
-      });
-    }
+    const key = packageFileKey(asset.storage_key, path);
+    if (!key) throw notAFile();
     await this.send(key, kind, grant.expires, request, reply);
   }
 

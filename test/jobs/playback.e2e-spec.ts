@@ -269,6 +269,15 @@ describe.each([
       ['a/b/c.m4s', 404, 'route_not_found'],
       ['h264-180-sdr/', 404, 'route_not_found'],
     ]);
+    // The token and the path are judged before the package is looked up: a valid token of no package with a
+    // bad path, and a good token with a name no package file has, are refused as paths, not as packages.
+    const noPackage = tokenFor('ast_doesnotexist0000');
+    for (const path of ['..%2Fmaster.m3u8', 'h264-180-sdr/init.txt', 'index.m3u8', 'h264-180-sdr/secret.m4s']) {
+      expectError(api, await rawGet(api.url, `/v1/playback/${noPackage}/${path}`), 'invalid_parameter', 'path');
+      expectError(api, await rawGet(api.url, `/v1/playback/${token}/${path}`), 'invalid_parameter', 'path');
+    }
+    // A bad token wins over a bad path (the token is the credential).
+    expectError(api, await rawGet(api.url, `/v1/playback/not-a-token/..%2Fmaster.m3u8`), 'asset_not_found', 'token');
     // A well-formed name the package does not have.
     expectError(
       api,
