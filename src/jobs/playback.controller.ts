@@ -103,9 +103,10 @@ export class PlaybackController {
           'Not a file of a package: ask for master.m3u8 or <rendition>/<file> (playlist.m3u8, init.mp4 or seg-NNNNN.m4s).',
       });
     if (!kind || !isPackageFilePath(path)) throw notAFile();
-    const asset = await row<{ storage_key: string }>(
+    // expires_at > now(): a package past its retention stops here at once, not when the hourly purge marks it deleted.
+    const asset = await row<{ storage_key: string; retained_until: number }>(
       this.db,
-      `SELECT storage_key FROM assets
+      `SELECT storage_key, extract(epoch FROM expires_at)::float8 AS retained_until FROM assets
         WHERE id = $1 AND container = $2 AND deleted_at IS NULL AND expires_at > now()`,
       [grant.assetId, PACKAGE_CONTAINER],
     );
@@ -117,13 +118,15 @@ export class PlaybackController {
     }
     const key = packageFileKey(asset.storage_key, path);
     if (!key) throw notAFile();
-    await this.send(key, kind, grant.expires, request, reply);
+    // A cache may keep a file until the token or the package's retention ends, whichever is first.
+    await this.send(key, kind, Math.min(grant.expires, asset.retained_until), request, reply);
   }
 
   /** One object of the package: its size first (Content-Length, Range), then its bytes. */
   private async send(
     key: string,
     kind: PackageFileKind,
+    /** Epoch seconds after which no cache may serve the file. */
     expires: number,
     request: FastifyRequest,
     reply: FastifyReply,
