@@ -6,7 +6,7 @@
 export const PACKAGE_CONTAINER = 'hls';
 
 /**
- * The names a package's files have (src/media/hls/rendition-names.ts writes them; package-files.spec.ts
+ * The names a package's files have (src/media/hls/rendition-names.ts writes them; test/jobs/package-files.spec.ts
  * holds the two together): `master.m3u8` at the top; in a rendition's folder (`<codec>-<lines>-<range>`,
  * or `audio`) `playlist.m3u8`, `init.mp4` and `seg-00000.m4s`…. Nothing else is served, so no `.`, `..`,
  * separator or other name ever reaches the database or storage.

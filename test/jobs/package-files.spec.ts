@@ -1,11 +1,13 @@
+// The playback route serves exactly the names the packager writes: src/jobs/package-files.ts (API side) against
+// src/media/hls/rendition-names.ts (worker side), which the API may not import.
 import {
   AUDIO_FOLDER,
   INIT_SEGMENT,
   MASTER_PLAYLIST,
   MEDIA_PLAYLIST,
   renditionFolder,
-} from '../media/hls/rendition-names';
-import { isPackageFilePath, packageFileKey } from './package-files';
+} from '../../src/media/hls/rendition-names';
+import { isPackageFilePath, packageFileKey } from '../../src/jobs/package-files';
 
 describe('isPackageFilePath (what the playback route serves)', () => {
   it('accepts every name the packager writes', () => {
