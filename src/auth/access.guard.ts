@@ -93,7 +93,13 @@ export class AccessGuard {
       case 'admin':
         return this.checkAdmin(request);
       case 'public':
-        this.enforce(await this.limiter.hit(`ip:${request.ip}`, this.config.ipRateLimitPerSecond));
+        // A player fetches a package's files in bursts (several viewers may share one NAT address): playback
+        // is counted per address apart from the other routes without a key, so neither starves the other.
+        this.enforce(
+          access.limit === 'playback'
+            ? await this.limiter.hit(`playback:${request.ip}`, this.config.playbackRateLimitPerSecond)
+            : await this.limiter.hit(`ip:${request.ip}`, this.config.ipRateLimitPerSecond),
+        );
         this.checkMaintenance();
         return;
       case 'api_key': {

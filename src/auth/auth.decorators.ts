@@ -7,12 +7,13 @@ import { MEMBER_ROLES, type AuthContext, type MemberRole, type Scope } from './a
  * session (its member's role stands for the scopes); with `members`, only a session of a member with
  * one of those roles (a key is not a person); `ownSession` routes act on the caller's own session
  * (signing out), which every member may do, suspended account or not; `public` needs no key and is
- * limited per IP; `admin` needs X-Admin-Token; `operational` (health, metrics, docs) is exempt from
- * rate limits and maintenance.
+ * limited per IP (IP_RATE_LIMIT; with `limit: 'playback'`, PLAYBACK_RATE_LIMIT, a count of its own);
+ * `admin` needs X-Admin-Token; `operational` (health, metrics, docs) is exempt from rate limits and
+ * maintenance.
  */
 export type Access =
   | { kind: 'api_key'; scopes: Scope[]; members?: MemberRole[]; ownSession?: true }
-  | { kind: 'public' }
+  | { kind: 'public'; limit?: 'playback' }
   | { kind: 'admin' }
   | { kind: 'operational' };
 export const ACCESS = 'mediajobs:access';
@@ -31,6 +32,8 @@ export const OwnSession = () =>
     ownSession: true,
   } satisfies Access);
 export const Public = () => SetMetadata(ACCESS, { kind: 'public' } satisfies Access);
+/** A package's playlists and segments: no key (the token in the path is the credential), a per-IP limit of its own. */
+export const PlaybackAccess = () => SetMetadata(ACCESS, { kind: 'public', limit: 'playback' } satisfies Access);
 export const AdminOnly = () => SetMetadata(ACCESS, { kind: 'admin' } satisfies Access);
 export const Operational = () => SetMetadata(ACCESS, { kind: 'operational' } satisfies Access);
 

@@ -28,7 +28,7 @@ export interface LedgerRow {
 export interface BalanceRow {
   balance_credits: string;
   reserved_credits: string;
-  /** Jobs queued or processing, kept with their credit holds (holds.ts). */
+  /** Jobs queued or processing, kept with their credit holds (holds.repository.ts). */
   open_jobs: number;
   plan_id: string;
   spend_limit_usd: string | null;
@@ -53,7 +53,7 @@ export interface LedgerEntryInput {
 /**
  * Appends one credit movement, inside the caller's transaction (every money change writes one), and a
  * capture's credits to its day in account_usage_days in the same statement (src/billing/usage-days.ts).
- * The caller holds the account's row lock: it has changed the balance first (settleHold, a grant).
+ * The caller holds the account's row lock: it has changed the balance first (HoldsRepository.settle, a grant).
  */
 export async function appendLedger(manager: EntityManager, entry: LedgerEntryInput): Promise<LedgerRow> {
   const rows: LedgerRow[] = await manager.query(

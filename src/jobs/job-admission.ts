@@ -28,7 +28,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod } from '../billing/billing-period';
-import { authoriseHolds, lockAccounts } from '../billing/holds';
+import { HoldsRepository } from '../billing/holds.repository';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import type { PgTransaction } from '../common/database/pg-transaction';
 import { TurnBatch } from '../common/database/turn-batch';
@@ -68,6 +68,7 @@ export class JobAdmission {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly limits: SubmitLimits,
+    private readonly holds: HoldsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -96,7 +97,7 @@ export class JobAdmission {
 
   /**
    * The submits of one batch in a shared transaction. An account is in a batch once at most: `admit`
-   * sends an account's further submits on their own while one is in flight (authoriseHolds refuses a
+   * sends an account's further submits on their own while one is in flight (HoldsRepository.authorise refuses a
    * second hold of an account, which would roll the batch back to transactions of their own).
    */
   private async admitShared(admissions: Admission[]): Promise<Outcome[]> {
@@ -124,7 +125,7 @@ export class JobAdmission {
     batch: Admission[],
     lock: 'wait' | 'skip locked',
   ): Promise<Outcome[]> {
-    const locked = await lockAccounts(
+    const locked = await this.holds.lockAccounts(
       tx,
       batch.map((admission) => admission.job.accountId),
       lock,
@@ -161,7 +162,7 @@ export class JobAdmission {
 
   /** The holds, the jobs and their stored 202s of the submits admitted: each one statement for all. */
   private async create(tx: PgTransaction, admitted: Admission[]): Promise<JobView[]> {
-    const held = await authoriseHolds(
+    const held = await this.holds.authorise(
       tx,
       admitted.map(({ job }) => ({ accountId: job.accountId, jobId: job.id, credits: job.estimatedCredits })),
     );

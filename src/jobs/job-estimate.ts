@@ -21,7 +21,7 @@ export interface JobEstimateItem {
   output_height: number | null;
   estimated_credits: number;
   estimated_usd: number;
-  /** Processing time of this item on one idle worker (src/jobs/processing-time.ts). */
+  /** Processing time of this item on one idle worker (src/jobs/processing-time.ts): a package's, every rung's encode. */
   estimated_seconds: number;
   /** Package `hls` only (the key is absent for a file): the item's renditions and what each costs. */
   rungs?: EstimateRung[];
@@ -90,7 +90,7 @@ export function toJobEstimate(
     usd_per_credit: usdPerCredit,
     estimated_seconds: jobProcessingSeconds(
       estimate.items.map((item) =>
-        itemWork(estimate.api, item.durationSeconds, item.processingSeconds, estimate.segmentSeconds),
+        itemWork(estimate.api, item.durationSeconds, item.processingSeconds, estimate.segmentSeconds, !!item.rungs),
       ),
       estimate.workers,
     ),

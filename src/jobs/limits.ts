@@ -7,7 +7,7 @@ import type { Transaction } from '../common/database/pg-transaction';
 import type { AuthContext } from '../auth/auth-context';
 import { billingPeriod, type BillingPeriod } from '../billing/billing-period';
 import { creditsMicroUsd, fromMicroUsd, toMicroUsd } from '../billing/micro-usd';
-import { availableCredits, type LockedAccount } from '../billing/holds';
+import { availableCredits, type LockedAccount } from '../billing/holds.repository';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { ApiError } from '../common/errors';
 import { JobsRepository, type LimitUsage } from './jobs.repository';

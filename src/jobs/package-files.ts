@@ -5,14 +5,23 @@
 /** The container of a package's asset row (the worker writes it; `storage_key` is the package's prefix). */
 export const PACKAGE_CONTAINER = 'hls';
 
-/** One file name, or a folder and a file name: letters, digits, `.`, `_`, `-`; never `.` or `..` alone. */
-const PACKAGE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/;
+/**
+ * The names a package's files have (src/media/hls/rendition-names.ts writes them; test/jobs/package-files.spec.ts
+ * holds the two together): `master.m3u8` at the top; in a rendition's folder (`<codec>-<lines>-<range>`,
+ * or `audio`) `playlist.m3u8`, `init.mp4` and `seg-00000.m4s`…. Nothing else is served, so no `.`, `..`,
+ * separator or other name ever reaches the database or storage.
+ */
+const PACKAGE_PATH =
+  /^(?:master\.m3u8|(?:audio|[a-z0-9]+-\d{1,5}-[a-z]+)\/(?:playlist\.m3u8|init\.mp4|seg-\d{5,}\.m4s))$/;
 
-/** The key of `path` under the package's prefix, or null when the path could leave it or is not one of ours. */
+/** Whether `path` is a name a package's file has (PACKAGE_PATH): checked before anything is looked up. */
+export function isPackageFilePath(path: string): boolean {
+  return PACKAGE_PATH.test(path);
+}
+
+/** The key of `path` under the package's prefix, or null when the path is not a package file's name. */
 export function packageFileKey(prefix: string, path: string): string | null {
-  if (!PACKAGE_PATH.test(path)) return null;
-  if (path.split('/').some((part) => /^\.+$/.test(part))) return null;
-  return `${prefix}${path}`;
+  return isPackageFilePath(path) ? `${prefix}${path}` : null;
 }
 
 /** The three kinds of files a package holds; anything else in its folder is not served. */

@@ -4,13 +4,14 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { Public } from '../auth/auth.decorators';
+import { PlaybackAccess } from '../auth/auth.decorators';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { row } from '../common/database/sql';
 import { ApiError } from '../common/errors';
 import { STORAGE, type Storage } from '../common/storage/storage';
 import { ApiErrorResponses } from '../common/openapi/api-error-responses';
 import {
+  isPackageFilePath,
   PACKAGE_CONTAINER,
   PACKAGE_CONTENT_TYPES,
   packageCacheControl,
@@ -39,7 +40,7 @@ export class PlaybackController {
   ) {}
 
   @Get(':token/:file')
-  @Public()
+  @PlaybackAccess()
   @ApiOperation({
     summary: 'Play an HLS package: its master playlist (`master.m3u8`), through the signed token of `playlist_url`',
   })
@@ -58,7 +59,7 @@ export class PlaybackController {
   }
 
   @Get(':token/:rendition/:file')
-  @Public()
+  @PlaybackAccess()
   @ApiOperation({
     summary: 'Play an HLS package: a rendition\u2019s playlist, init segment or media segment (Range supported)',
   })
@@ -81,6 +82,11 @@ export class PlaybackController {
     return this.serve(token, `${rendition}/${file}`, request, reply);
   }
 
+  /**
+   * Everything that costs nothing first: the token's signature and expiry, then the path's shape (a name a
+   * package file has: package-files.ts), so a forged token or a probing path never reaches the database or
+   * storage; only then the package's row, then the object.
+   */
   private async serve(token: string, path: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const grant = verifyPlaybackToken(token, this.config.assetUrlSecret);
     if (!grant) {
@@ -90,9 +96,17 @@ export class PlaybackController {
       });
     }
     const kind = packageFileKind(path);
-    const asset = await row<{ storage_key: string }>(
+    const notAFile = () =>
+      new ApiError('invalid_parameter', {
+        param: 'path',
+        message:
+          'Not a file of a package: ask for master.m3u8 or <rendition>/<file> (playlist.m3u8, init.mp4 or seg-NNNNN.m4s).',
+      });
+    if (!kind || !isPackageFilePath(path)) throw notAFile();
+    // expires_at > now(): a package past its retention stops here at once, not when the hourly purge marks it deleted.
+    const asset = await row<{ storage_key: string; retained_until: number }>(
       this.db,
-      `SELECT storage_key FROM assets
+      `SELECT storage_key, extract(epoch FROM expires_at)::float8 AS retained_until FROM assets
         WHERE id = $1 AND container = $2 AND deleted_at IS NULL AND expires_at > now()`,
       [grant.assetId, PACKAGE_CONTAINER],
     );
@@ -102,21 +116,17 @@ export class PlaybackController {
         message: 'The package does not exist, was deleted, or has passed retention.',
       });
     }
-    const key = kind ? packageFileKey(asset.storage_key, path) : null;
-    if (!kind || !key) {
-      throw new ApiError('invalid_parameter', {
-        param: 'path',
-        message:
-          'Not a file of a package: ask for master.m3u8 or <rendition>/<file> (a playlist, init.mp4 or a .m4s segment).',
-      });
-    }
-    await this.send(key, kind, grant.expires, request, reply);
+    const key = packageFileKey(asset.storage_key, path);
+    if (!key) throw notAFile();
+    // A cache may keep a file until the token or the package's retention ends, whichever is first.
+    await this.send(key, kind, Math.min(grant.expires, asset.retained_until), request, reply);
   }
 
   /** One object of the package: its size first (Content-Length, Range), then its bytes. */
   private async send(
     key: string,
     kind: PackageFileKind,
+    /** Epoch seconds after which no cache may serve the file. */
     expires: number,
     request: FastifyRequest,
     reply: FastifyReply,

@@ -1,4 +1,4 @@
-import { itemProcessingSeconds, itemWork, jobProcessingSeconds } from './processing-time';
+import { itemProcessingSeconds, itemWork, jobProcessingSeconds, packageProcessingSeconds } from './processing-time';
 
 /** Items that run whole (no segments), of these processing seconds each. */
 const whole = (...seconds: number[]) => seconds.map((each) => itemWork('sdr2hdr', 10, each, 60));
@@ -29,6 +29,29 @@ describe('itemProcessingSeconds (docs/media.md speeds)', () => {
   });
 });
 
+describe('packageProcessingSeconds (every rung of one ffmpeg run)', () => {
+  const rung = (codec: 'hevc' | 'av1' | 'h264', width: number, height: number) => ({ codec, width, height });
+  const file = (width: number, height: number, preset?: 'ultrafast') =>
+    itemProcessingSeconds('sdr2hdr', { durationSeconds: 10, width, height }, undefined, preset);
+
+  it('an HEVC rung costs its picture as a file does; the overhead is paid once', () => {
+    expect(packageProcessingSeconds(10, [rung('hevc', 1920, 1080)])).toBe(file(1920, 1080));
+    expect(packageProcessingSeconds(10, [rung('hevc', 1920, 1080), rung('hevc', 640, 360)])).toBe(
+      file(1920, 1080) + file(640, 360) - 1,
+    );
+    expect(packageProcessingSeconds(10, [rung('hevc', 1920, 1080)], 'ultrafast')).toBe(file(1920, 1080, 'ultrafast'));
+  });
+
+  it('H.264 rungs cost less than HEVC ones, AV1 rungs more, whatever the x265 preset', () => {
+    const hevc = packageProcessingSeconds(10, [rung('hevc', 1280, 720)]);
+    expect(packageProcessingSeconds(10, [rung('h264', 1280, 720)])).toBeLessThan(hevc / 2);
+    expect(packageProcessingSeconds(10, [rung('av1', 1280, 720)])).toBeGreaterThan(hevc * 1.4);
+    expect(packageProcessingSeconds(10, [rung('av1', 1280, 720)], 'ultrafast')).toBe(
+      packageProcessingSeconds(10, [rung('av1', 1280, 720)]),
+    );
+  });
+});
+
 describe('jobProcessingSeconds (items spread over the region’s workers)', () => {
   it('one worker runs the items one after another: the sum', () => {
     expect(jobProcessingSeconds(whole(3, 3, 5), 1)).toBe(11);
@@ -55,6 +78,8 @@ describe('itemWork (a long sdr2hdr item in segments, as the worker splits it)', 
     expect(itemWork('sdr2hdr', 119, 500, 60)).toEqual({ units: [500], serialSeconds: 0 });
     expect(itemWork('audio', 600, 31, 60)).toEqual({ units: [31], serialSeconds: 0 });
     expect(itemWork('sdr2hdr', 600, 1000, 0)).toEqual({ units: [1000], serialSeconds: 0 });
+    // A package is made in one run today, whatever its length.
+    expect(itemWork('sdr2hdr', 600, 1000, 60, true)).toEqual({ units: [1000], serialSeconds: 0 });
   });
 
   it('a 10-minute item at SEGMENT_SECONDS=60: ten segments sharing the encode, each with its own overhead, plus split and join', () => {

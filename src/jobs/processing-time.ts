@@ -4,6 +4,7 @@
 // the wait in the queue.
 import { DEFAULT_X265_PRESET, type X265Preset } from '../media/encoder-settings';
 import { outputSize } from '../media/output-geometry';
+import type { RungSpec } from '../media/output-spec';
 import { planSegments, splitsIntoSegments } from '../media/segment-plan';
 import type { JobApi } from './job.types';
 
@@ -38,6 +39,14 @@ const ITEM_OVERHEAD_SECONDS = 1;
  */
 const SPLIT_AND_JOIN_SECONDS_PER_SECOND = 0.02;
 
+/**
+ * A package's rungs in other codecs, against x265 veryfast at the same picture (their presets are fixed:
+ * src/media/hls/ladder-args.ts). CPU seconds, decode subtracted, 4 s testsrc2 scaled from 1080p to 1080p /
+ * 720p / 360p on this machine: x264 medium 0.36 / 0.38 / 0.46, SVT-AV1 preset 8 10-bit 1.77 / 1.22 / 1.50
+ * (docs/api-guide.md "Processing time" has the command).
+ */
+const RUNG_COST_OF_X265_VERYFAST = { h264: 0.4, av1: 1.5 } as const;
+
 export interface EstimatedItem {
   durationSeconds: number;
   /** The source's picture; null for audio. */
@@ -66,6 +75,27 @@ export function itemProcessingSeconds(
 }
 
 /**
+ * Seconds of processing for an HLS package on one worker, rounded up: one ffmpeg run encodes every rung
+ * (src/media/hls/ladder-args.ts), so the item's overhead is paid once and each rung adds its encode — an
+ * HEVC rung at the job's x265 preset as a file of that picture would, an H.264 or AV1 rung weighted by its
+ * measured cost (RUNG_COST_OF_X265_VERYFAST).
+ */
+export function packageProcessingSeconds(
+  durationSeconds: number,
+  rungs: Pick<RungSpec, 'codec' | 'width' | 'height'>[],
+  preset: X265Preset = DEFAULT_X265_PRESET,
+): number {
+  const media = Math.max(0, durationSeconds);
+  const perSecond = rungs.reduce((sum, rung) => {
+    const megapixelsPerSecond = (rung.width * rung.height * ASSUMED_FPS) / 1e6;
+    const speed = rung.codec === 'hevc' ? speedOf(preset) : X265_SPEED.veryfast;
+    const share = rung.codec === 'hevc' ? 1 : RUNG_COST_OF_X265_VERYFAST[rung.codec];
+    return sum + share * (speed.base + speed.perMegapixel * megapixelsPerSecond);
+  }, 0);
+  return Math.ceil(ITEM_OVERHEAD_SECONDS + media * perSecond);
+}
+
+/**
  * The queue work one item becomes on the workers: one unit, the item; or, for an item the worker encodes
  * in segments (splitsIntoSegments), one unit per segment, planned as the worker plans them
  * (planSegments) with a keyframe every second — the source's real keyframes are read by the worker —
@@ -77,8 +107,16 @@ export interface ItemWork {
   serialSeconds: number;
 }
 
-export function itemWork(api: JobApi, durationSeconds: number, itemSeconds: number, segmentSeconds: number): ItemWork {
-  if (!splitsIntoSegments(api, durationSeconds, segmentSeconds)) return { units: [itemSeconds], serialSeconds: 0 };
+export function itemWork(
+  api: JobApi,
+  durationSeconds: number,
+  itemSeconds: number,
+  segmentSeconds: number,
+  packaged = false,
+): ItemWork {
+  // A package is made in one run whatever its length (src/processing/usecases/run-item: its rungs share one decode).
+  if (packaged || !splitsIntoSegments(api, durationSeconds, segmentSeconds))
+    return { units: [itemSeconds], serialSeconds: 0 };
   const keyframeEverySecond = Array.from({ length: Math.floor(durationSeconds) + 1 }, (_, second) => second);
   const encode = Math.max(0, itemSeconds - ITEM_OVERHEAD_SECONDS);
   return {

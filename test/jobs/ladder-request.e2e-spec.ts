@@ -161,6 +161,29 @@ describe('output.package, output.ladder, output.codecs (sdr2hdr)', () => {
     expect(item.estimated_credits).toBe(10 * (1 + 1 + 1 + 1 + 2 + 1));
   });
 
+  it("a package's processing time is its rungs' work: more than its top rung's file, and more again with AV1", async () => {
+    type Answer = { estimated_seconds: number; items: { estimated_seconds: number }[] };
+    const seconds = async (output: object) => {
+      const response = await estimate(output);
+      expect(response.status).toBe(200);
+      const body = response.body as Answer;
+      // One item on the region's one worker: the job's time is the item's.
+      expect(body.estimated_seconds).toBe(body.items[0].estimated_seconds);
+      return body.estimated_seconds;
+    };
+    const file1080 = await seconds({});
+    const file720 = await seconds({ resolution: '720p' });
+    const hevc = await seconds({ package: 'hls' });
+    const av1 = await seconds({ package: 'hls', codecs: ['hevc', 'av1'] });
+    // HDR 1080/720/540/360 in HEVC, at the file's own encode speed each, plus two SDR rungs: at least the two
+    // top HEVC rungs as files (each file counts a second of overhead the package pays once).
+    expect(hevc).toBeGreaterThanOrEqual(file1080 + file720 - 1);
+    // AV1 rungs of the same sizes cost more than the HEVC ones (docs/api-guide.md "Processing time").
+    expect(av1 - hevc).toBeGreaterThan(hevc - file1080);
+    // Quality changes the HEVC rungs' speed, as it changes a file's.
+    expect(await seconds({ package: 'hls', quality: 'fast' })).toBeLessThan(hevc);
+  });
+
   it("the plan's largest output applies to the top rung; the default ladder stops at it", async () => {
     const starter = await createAccount(api, { plan: 'starter', credits: 1000 });
     expectError(

@@ -236,6 +236,29 @@ describe.each([
     }
   });
 
+  it("stops at the package's retention: no segment is cacheable past it, and its playlist_url is refused at once after", async () => {
+    const jobId = await submitted();
+    const assetId = await finishWithPackage(api, jobId);
+    const view = await call(api, 'GET', `/v1/sdr2hdr/jobs/${jobId}`, { key: account.apiKey });
+    const playlistUrl = view.body.items[0].output.playlist_url as string;
+    // Retention ends in 30 s, well inside the token's hour.
+    await api.app
+      .get(DataSource)
+      .query(`UPDATE assets SET expires_at = now() + interval '30 seconds' WHERE id = $1`, [assetId]);
+    const segment = await fetch(new URL('h264-180-sdr/init.mp4', playlistUrl));
+    expect(segment.status).toBe(200);
+    const maxAge = Number(/max-age=(\d+)/.exec(segment.headers.get('cache-control')!)![1]);
+    expect(maxAge).toBeLessThanOrEqual(30);
+    expect((await fetch(playlistUrl)).headers.get('cache-control')).toBe('public, max-age=5');
+    // Retention passes (the hourly purge has not run: the row is not marked deleted): refused at once.
+    await api.app
+      .get(DataSource)
+      .query(`UPDATE assets SET expires_at = now() - interval '1 millisecond' WHERE id = $1`, [assetId]);
+    for (const url of [playlistUrl, new URL('h264-180-sdr/seg-00000.m4s', playlistUrl).href]) {
+      expectError(api, await call(api, 'GET', url.slice(api.url.length)), 'asset_not_found', 'token');
+    }
+  });
+
   it('refuses every path that is not a file of the package', async () => {
     const token = tokenFor(await finishWithPackage(api, await submitted()));
     const refusedAsPath = [
@@ -269,6 +292,15 @@ describe.each([
       ['a/b/c.m4s', 404, 'route_not_found'],
       ['h264-180-sdr/', 404, 'route_not_found'],
     ]);
+    // The token and the path are judged before the package is looked up: a valid token of no package with a
+    // bad path, and a good token with a name no package file has, are refused as paths, not as packages.
+    const noPackage = tokenFor('ast_doesnotexist0000');
+    for (const path of ['..%2Fmaster.m3u8', 'h264-180-sdr/init.txt', 'index.m3u8', 'h264-180-sdr/secret.m4s']) {
+      expectError(api, await rawGet(api.url, `/v1/playback/${noPackage}/${path}`), 'invalid_parameter', 'path');
+      expectError(api, await rawGet(api.url, `/v1/playback/${token}/${path}`), 'invalid_parameter', 'path');
+    }
+    // A bad token wins over a bad path (the token is the credential).
+    expectError(api, await rawGet(api.url, `/v1/playback/not-a-token/..%2Fmaster.m3u8`), 'asset_not_found', 'token');
     // A well-formed name the package does not have.
     expectError(
       api,

@@ -2249,12 +2249,12 @@ export interface components {
             /** @example 1080 */
             height: number | null;
             /**
-             * @description Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @description Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.
              * @example 1920
              */
             output_width: number | null;
             /**
-             * @description Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @description Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.
              * @example 1080
              */
             output_height: number | null;
@@ -2391,12 +2391,12 @@ export interface components {
             /** @example 1080 */
             height: number | null;
             /**
-             * @description Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @description Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.
              * @example 1920
              */
             output_width: number | null;
             /**
-             * @description Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.
+             * @description Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.
              * @example 1080
              */
             output_height: number | null;
@@ -2405,7 +2405,7 @@ export interface components {
             /** @example 0.08 */
             estimated_usd: number;
             /**
-             * @description Processing time of this item on one idle worker.
+             * @description Processing time of this item on one idle worker. For a package, the work of every rung it encodes: each rung's pixels × seconds at its codec's measured speed (AV1 rungs cost about 1.5× an HEVC rung of the same size, H.264 ones about 0.4×; API guide, "Processing time").
              * @example 21.4
              */
             estimated_seconds: number;

@@ -77,6 +77,11 @@ export interface AppConfig {
   maxQueueDepth: number;
   ipRateLimitPerSecond: number;
   /**
+   * Requests per second per client address on the playback routes (/v1/playback/…), counted apart from
+   * IP_RATE_LIMIT: a player fetches a package's playlists and segments in bursts (docs/configuration.md).
+   */
+  playbackRateLimitPerSecond: number;
+  /**
    * TRUST_PROXY: the reverse proxies (addresses, CIDRs, or proxy-addr's `loopback`, `linklocal`,
    * `uniquelocal`) whose X-Forwarded-For is believed; empty = none. The client address it yields is
    * what every per-IP limit counts and what /metrics' loopback rule judges.

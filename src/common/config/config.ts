@@ -143,6 +143,7 @@ export function parseConfig(env: Env = process.env): AppConfig {
     workerStaleJobSeconds: int(env, 'WORKER_STALE_JOB_SECONDS', 60, 1, 86_400),
     maxQueueDepth: int(env, 'MAX_QUEUE_DEPTH', 10000, 1),
     ipRateLimitPerSecond: int(env, 'IP_RATE_LIMIT', 20, 1),
+    playbackRateLimitPerSecond: int(env, 'PLAYBACK_RATE_LIMIT', 200, 1),
     trustProxy,
     licenseRateLimitPerSecond: int(env, 'LICENSE_RATE_LIMIT', 10, 1),
     logLevel,

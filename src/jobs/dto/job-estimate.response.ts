@@ -42,7 +42,8 @@ export class JobEstimateItemResponse {
     nullable: true,
     example: 1920,
     description:
-      'Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+      'Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). ' +
+      "For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.",
   })
   output_width: number | null;
   @ApiProperty({
@@ -50,12 +51,19 @@ export class JobEstimateItemResponse {
     nullable: true,
     example: 1080,
     description:
-      'Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+      'Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). ' +
+      "For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.",
   })
   output_height: number | null;
   @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;
   @ApiProperty({ example: 0.08 }) estimated_usd: number;
-  @ApiProperty({ example: 21.4, description: 'Processing time of this item on one idle worker.' })
+  @ApiProperty({
+    example: 21.4,
+    description:
+      'Processing time of this item on one idle worker. For a package, the work of every rung it encodes: each ' +
+      "rung's pixels × seconds at its codec's measured speed (AV1 rungs cost about 1.5× an HEVC rung of the same size, " +
+      'H.264 ones about 0.4×; API guide, "Processing time").',
+  })
   estimated_seconds: number;
   @ApiPropertyOptional({
     type: [EstimateRungResponse],

@@ -220,7 +220,8 @@ export class JobItemResponse {
     nullable: true,
     example: 1920,
     description:
-      'Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+      'Width of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). ' +
+      "For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.",
   })
   output_width: number | null;
   @ApiProperty({
@@ -228,7 +229,8 @@ export class JobItemResponse {
     nullable: true,
     example: 1080,
     description:
-      'Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). null for audio.',
+      'Height of the picture this item produces: output.resolution on the short side, never upscaled (a smaller source keeps its size). ' +
+      "For a package (output.package `hls`), the top rung's picture: its highest HDR rendition. null for audio.",
   })
   output_height: number | null;
   @ApiProperty({ type: 'integer', example: 13 }) estimated_credits: number;

@@ -3,7 +3,7 @@
 // submit would be accepted now — if not, the error object it would get. No job, no hold, no ledger row.
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../../auth/auth-context';
-import { readAccount } from '../../../billing/holds';
+import { HoldsRepository } from '../../../billing/holds.repository';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { toErrorObject } from '../../../common/errors';
 import { QUALITY_PRESETS } from '../../../media/quality-presets';
@@ -14,7 +14,7 @@ import { SubmitLimits } from '../../limits';
 import { workerVerdict } from '../../media-rules';
 import { outputPicture, RESOLUTIONS, type JobOutput, type OutputPicture } from '../../output-options';
 import { packageRungs, sumCredits } from '../../pricing';
-import { itemProcessingSeconds } from '../../processing-time';
+import { itemProcessingSeconds, packageProcessingSeconds } from '../../processing-time';
 import { RegionHealth } from '../../region-health';
 import { PrepareJob } from '../prepare-job';
 import { inputParam, type PricedItem, type SubmitRequest } from '../submit-request';
@@ -24,6 +24,7 @@ export class EstimateJob {
   constructor(
     private readonly prepare: PrepareJob,
     private readonly jobs: JobsRepository,
+    private readonly holds: HoldsRepository,
     private readonly limits: SubmitLimits,
     private readonly regions: RegionHealth,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -34,7 +35,7 @@ export class EstimateJob {
     const estimatedCredits = items.reduce((sum, item) => sum + item.estimatedCredits, 0);
     const estimatedSeconds = items.reduce((sum, item) => sum + item.durationSeconds, 0);
     const limitRefusal = await this.jobs.transaction(async (manager) => {
-      const account = await readAccount(manager, caller.accountId);
+      const account = await this.holds.readAccount(manager, caller.accountId);
       return this.limits.refusal(manager, caller, account, { region, estimatedCredits, estimatedSeconds });
     });
     // The submit's refusal first (what it would answer now); else what the job would end with (media-rules.ts).
@@ -54,11 +55,16 @@ export class EstimateJob {
         usdPerCredit: caller.plan.usdPerCredit,
         workers: await this.regions.liveWorkers(region),
         segmentSeconds: this.config.segmentSeconds,
-        items: items.map((item) => ({
-          ...item,
-          processingSeconds: itemProcessingSeconds(job.api, item, targetLines, preset),
-          ...pictures(job, spec, item),
-        })),
+        items: items.map((item) => {
+          const made = pictures(job, spec, item);
+          return {
+            ...item,
+            processingSeconds: made.rungs
+              ? packageProcessingSeconds(item.durationSeconds, made.rungs, preset)
+              : itemProcessingSeconds(job.api, item, targetLines, preset),
+            ...made,
+          };
+        }),
       },
       refusal &&
         toErrorObject(
