@@ -270,14 +270,19 @@ describe('buildHdrFilter', () => {
     );
   });
 
-  it('expand: matrix (and size) to float R′G′B′ (super-whites above 1 kept), the LUT, matrix to BT.2020 Y′CbCr, luma debanded', () => {
+  it('expand: matrix (and size) to float R′G′B′ (super-whites above 1 kept), the LUT, matrix to BT.2020 Y′CbCr, luma steps smoothed', () => {
     expect(
       buildHdrFilter(video, 288, { mapping: 'expand', transfer: 'pq', lutPath: '/jobs/item/out.mp4.expand.cube' }),
     ).toBe(
       'zscale=w=360:h=288:tin=smpte170m:t=smpte170m:pin=bt470bg:p=bt470bg:min=bt470bg:m=gbr:rin=pc:r=pc,format=gbrpf32le,' +
         'lut3d=file=/jobs/item/out.mp4.expand.cube:interp=tetrahedral,' +
         'zscale=tin=smpte2084:t=smpte2084:pin=bt2020:p=bt2020:min=gbr:m=bt2020nc:rin=pc:r=tv,format=yuv420p10le,' +
-        'deband=1thr=0.008:2thr=0.00003:3thr=0.00003:range=16',
+        'split[sharp][copy];[copy]scale=w=46:h=36:flags=area,scale=w=360:h=288:flags=bilinear[smooth];' +
+        '[smooth][sharp]maskedthreshold=threshold=8:planes=1',
+    );
+    // Its pads are named per chain when chains share a graph (the ladder's rungs).
+    expect(buildHdrFilter(video, 288, { mapping: 'expand', transfer: 'pq', lutPath: '/w/l.cube', pads: 'r1' })).toMatch(
+      /,split\[r1sharp\]\[r1copy\];\[r1copy\]scale=.*\[r1smooth\];\[r1smooth\]\[r1sharp\]maskedthreshold=/,
     );
     expect(buildHdrFilter(video, undefined, { mapping: 'expand', transfer: 'hlg', lutPath: '/w/l.cube' })).toContain(
       'zscale=tin=arib-std-b67:t=arib-std-b67:pin=bt2020',
