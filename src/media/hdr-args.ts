@@ -70,6 +70,10 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     '-map',
     `0:${video.index}`,
     ...(probe.audio ? ['-map', `0:${probe.audio.index}`] : []),
+    // The LUT chain's slice-threaded filters (lut3d, maskedthreshold) spent ~10 % more CPU handing slices
+    // to threads than on one thread, while x265 already keeps every core busy (docs/performance.md); the
+    // picture is the same. `reference` with PQ (one zscale, not slice-threaded) keeps ffmpeg's default.
+    ...(usesMappingLut({ mapping, transfer }) ? ['-filter_threads', '1'] : []),
     '-vf',
     buildHdrFilter(video, options.targetHeight, {
       mapping,
@@ -111,8 +115,6 @@ export interface HdrFilterChoice {
   mapping: Mapping;
   transfer: Transfer;
   lutPath?: string;
-  /** A prefix for the filter's internal pad labels, unique per chain when chains share a graph. */
-  pads?: string;
 }
 
 /**
@@ -149,7 +151,7 @@ export function buildHdrFilter(
     `lut3d=file=${filterPath(choice.lutPath)}:interp=tetrahedral`,
     `zscale=${toYuv.join(':')}`,
     'format=yuv420p10le',
-    ...(choice.mapping === 'expand' ? [expandSmoothing(size.width, size.height, choice.pads)] : []),
+    ...(choice.mapping === 'expand' ? [expandSmoothing(size.width, size.height)] : []),
   ].join(',');
 }
 
@@ -161,16 +163,16 @@ export function buildHdrFilter(
  * replaces each pixel it stays within EXPAND_SMOOTH_THRESHOLD codes of (maskedthreshold), so the staircase
  * becomes the ramp it stood for, while edges and texture steeper than that keep their pixels. Deterministic
  * (no noise for x265 to spend bits on) and about a quarter of the CPU of ffmpeg's `deband` (plain C, random
- * neighbours), which it replaced for issue 40's cost target (docs/media.md). `pads` keeps its labels apart
- * when several chains share one graph (the ladder's rungs).
+ * neighbours), which it replaced for issue 40's cost target (docs/media.md). Its pad labels may repeat in one
+ * graph (the ladder's rungs): ffmpeg links each label to the next use after it, inside the same chain.
  */
 export const EXPAND_SMOOTH_THRESHOLD = 8;
 export const EXPAND_SMOOTH_FACTOR = 8;
 
-export function expandSmoothing(width: number, height: number, pads = ''): string {
+export function expandSmoothing(width: number, height: number): string {
   // Even sides for 4:2:0, at least 2.
   const small = (side: number) => Math.max(2, 2 * Math.round(side / (2 * EXPAND_SMOOTH_FACTOR)));
-  const [sharp, copy, smooth] = ['sharp', 'copy', 'smooth'].map((name) => `[${pads}${name}]`);
+  const [sharp, copy, smooth] = ['[sharp]', '[copy]', '[smooth]'];
   return (
     `split${sharp}${copy};` +
     `${copy}scale=w=${small(width)}:h=${small(height)}:flags=area,scale=w=${width}:h=${height}:flags=bilinear${smooth};` +

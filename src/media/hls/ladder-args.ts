@@ -63,7 +63,7 @@ export function buildLadderArgs(options: LadderArgsInput): string[] {
   outputPath(dir);
   const gop = gopFrames(ladder.segmentSeconds, video.fps);
   const split = `[0:${video.index}]split=${rungs.length}${rungs.map((_, i) => `[s${i}]`).join('')}`;
-  const chains = rungs.map((rung, i) => `[s${i}]${rungFilter(rung, i, video, options)}[v${i}]`);
+  const chains = rungs.map((rung, i) => `[s${i}]${rungFilter(rung, video, options)}[v${i}]`);
   return [
     ...commonHead('error'),
     ...inputArgs(options.input, options.rwTimeoutUs),
@@ -94,11 +94,11 @@ export function buildLadderArgs(options: LadderArgsInput): string[] {
 }
 
 /** The picture of one rung: HDR rungs through the MP4 path's filter, SDR rungs the source scaled, BT.709. */
-function rungFilter(rung: RungSpec, index: number, video: VideoStreamInfo, options: LadderArgsInput): string {
+function rungFilter(rung: RungSpec, video: VideoStreamInfo, options: LadderArgsInput): string {
   const lines = Math.min(rung.width, rung.height);
   if (rung.range !== 'SDR') {
     const { mapping, transfer } = options.hdr;
-    return buildHdrFilter(video, lines, { mapping, transfer, lutPath: options.lutPath, pads: `r${index}` });
+    return buildHdrFilter(video, lines, { mapping, transfer, lutPath: options.lutPath });
   }
   const { tin, pin, min, rin } = zscaleColour(video);
   const resize = rung.width !== video.width || rung.height !== video.height;
