@@ -270,15 +270,30 @@ describe('buildHdrFilter', () => {
     );
   });
 
-  it('expand: matrix (and size) to float R′G′B′ (super-whites above 1 kept), the LUT, matrix to BT.2020 Y′CbCr, luma debanded', () => {
+  it('expand: matrix (and size) to float R′G′B′ (super-whites above 1 kept), the LUT, matrix to BT.2020 Y′CbCr, luma steps smoothed', () => {
     expect(
       buildHdrFilter(video, 288, { mapping: 'expand', transfer: 'pq', lutPath: '/jobs/item/out.mp4.expand.cube' }),
     ).toBe(
       'zscale=w=360:h=288:tin=smpte170m:t=smpte170m:pin=bt470bg:p=bt470bg:min=bt470bg:m=gbr:rin=pc:r=pc,format=gbrpf32le,' +
         'lut3d=file=/jobs/item/out.mp4.expand.cube:interp=tetrahedral,' +
         'zscale=tin=smpte2084:t=smpte2084:pin=bt2020:p=bt2020:min=gbr:m=bt2020nc:rin=pc:r=tv,format=yuv420p10le,' +
-        'deband=1thr=0.008:2thr=0.00003:3thr=0.00003:range=16',
+        'split[sharp][copy];[copy]scale=w=46:h=36:flags=area,scale=w=360:h=288:flags=bilinear[smooth];' +
+        '[smooth][sharp]maskedthreshold=threshold=8:planes=1',
     );
+    // Its filters on one thread (the slices' handoffs cost CPU x265 could use); reference PQ keeps the default.
+    const expandArgs = buildSdrToHdrArgs({
+      ...DEFAULT_HDR_ENCODE,
+      mapping: 'expand',
+      lutPath: '/w/l.cube',
+      input: '/in.mp4',
+      output: '/out.mp4',
+      probe: frozenProbe('sdr-320x180-aac.mp4'),
+      container: 'mp4',
+    });
+    expect(expandArgs.slice(expandArgs.indexOf('-vf') - 2, expandArgs.indexOf('-vf'))).toEqual([
+      '-filter_threads',
+      '1',
+    ]);
     expect(buildHdrFilter(video, undefined, { mapping: 'expand', transfer: 'hlg', lutPath: '/w/l.cube' })).toContain(
       'zscale=tin=arib-std-b67:t=arib-std-b67:pin=bt2020',
     );

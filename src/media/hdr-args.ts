@@ -70,6 +70,10 @@ export function buildSdrToHdrArgs(options: SdrToHdrArgsInput): string[] {
     '-map',
     `0:${video.index}`,
     ...(probe.audio ? ['-map', `0:${probe.audio.index}`] : []),
+    // The LUT chain's slice-threaded filters (lut3d, maskedthreshold) spent ~10 % more CPU handing slices
+    // to threads than on one thread, while x265 already keeps every core busy (docs/performance.md); the
+    // picture is the same. `reference` with PQ (one zscale, not slice-threaded) keeps ffmpeg's default.
+    ...(usesMappingLut({ mapping, transfer }) ? ['-filter_threads', '1'] : []),
     '-vf',
     buildHdrFilter(video, options.targetHeight, {
       mapping,
@@ -118,8 +122,8 @@ export interface HdrFilterChoice {
  * BT.2020 PQ with SDR white at 203 cd/m².
  * `expand`, and `reference` with HLG: zscale to the source's float R'G'B' (matrix and size only; float keeps
  * super-whites above 1.0, which 16-bit integers clip), the mapping LUT (tetrahedral, its DOMAIN_MAX above 1),
- * zscale to BT.2020 Y'CbCr (matrix only): the LUT holds the whole colour conversion; `expand` then debands
- * (EXPAND_DEBAND). HLG goes through the LUT
+ * zscale to BT.2020 Y'CbCr (matrix only): the LUT holds the whole colour conversion; `expand` then smooths
+ * the luma's steps (expandSmoothing). HLG goes through the LUT
  * because zimg applies HLG's OOTF per channel, not on luminance as BT.2100 says (hue shifts up to Δu'v' 0.035).
  */
 export function buildHdrFilter(
@@ -147,22 +151,34 @@ export function buildHdrFilter(
     `lut3d=file=${filterPath(choice.lutPath)}:interp=tetrahedral`,
     `zscale=${toYuv.join(':')}`,
     'format=yuv420p10le',
-    ...(choice.mapping === 'expand' ? [EXPAND_DEBAND] : []),
+    ...(choice.mapping === 'expand' ? [expandSmoothing(size.width, size.height)] : []),
   ].join(',');
 }
 
 /**
  * `expand` stretches the highlights: adjacent 8-bit source codes land 4–8 10-bit codes apart there (the curve
  * must fit 1000–4000 cd/m² between pale skin and white), so a smooth sky made of 8-bit steps shows contours.
- * ffmpeg's deband on the 10-bit output rebuilds the gradient between the steps (each pixel that differs from the
- * mean of four neighbours ≤ 16 px away by less than the threshold takes that mean): luma only, threshold 8
- * 10-bit codes (the largest expanded step; 1thr × 1023, truncated), chroma thresholds below one code (deband
- * then copies those planes). Measured on a highlight gradient (test/jobs/hdr-colourist.e2e-spec.ts, item 4): the
- * largest jump between neighbouring columns falls from 4 / 7 / 6 codes (PQ 1000 / 4000, HLG) to ≤ 2 with
- * under one code of noise; edges and texture steeper than the threshold are left alone. Costs about a tenth of
- * a `balanced` 1080p encode in CPU (docs/media.md).
+ * The smoothing rebuilds the gradient between the steps on the 10-bit luma: a blurred copy (the picture
+ * area-averaged down by EXPAND_SMOOTH_FACTOR and drawn back up bilinearly — swscale's SIMD, ~16 px across)
+ * replaces each pixel it stays within EXPAND_SMOOTH_THRESHOLD codes of (maskedthreshold), so the staircase
+ * becomes the ramp it stood for, while edges and texture steeper than that keep their pixels. Deterministic
+ * (no noise for x265 to spend bits on) and about a quarter of the CPU of ffmpeg's `deband` (plain C, random
+ * neighbours), which it replaced for issue 40's cost target (docs/media.md). Its pad labels may repeat in one
+ * graph (the ladder's rungs): ffmpeg links each label to the next use after it, inside the same chain.
  */
-export const EXPAND_DEBAND = 'deband=1thr=0.008:2thr=0.00003:3thr=0.00003:range=16';
+export const EXPAND_SMOOTH_THRESHOLD = 8;
+export const EXPAND_SMOOTH_FACTOR = 8;
+
+export function expandSmoothing(width: number, height: number): string {
+  // Even sides for 4:2:0, at least 2.
+  const small = (side: number) => Math.max(2, 2 * Math.round(side / (2 * EXPAND_SMOOTH_FACTOR)));
+  const [sharp, copy, smooth] = ['[sharp]', '[copy]', '[smooth]'];
+  return (
+    `split${sharp}${copy};` +
+    `${copy}scale=w=${small(width)}:h=${small(height)}:flags=area,scale=w=${width}:h=${height}:flags=bilinear${smooth};` +
+    `${smooth}${sharp}maskedthreshold=threshold=${EXPAND_SMOOTH_THRESHOLD}:planes=1`
+  );
+}
 
 /** The light levels x265 writes first: bounds from the curve, replaced by the measured ones (light-levels.ts). */
 export function placeholderLightLevels(mapping: Mapping, peakNits: number): { maxCll: number; maxFall: number } {
