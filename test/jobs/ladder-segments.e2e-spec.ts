@@ -167,6 +167,9 @@ describe('a long package item in units over workers', () => {
     expect((await auditMoney(api, account.apiKey, [job], GRANT)).problems).toEqual([]);
     expect(await fleet.outboxEvents(jobId)).toEqual(['job.succeeded']);
     await expectUnitsGone(jobId);
+    // The split stored a copy of the source: the customer's upload is still there.
+    const [stored] = await db.query(`SELECT storage_key FROM uploads WHERE id = $1`, [uploadId]);
+    expect(existsSync(join(fleet.dir, 'storage', stored.storage_key))).toBe(true);
   }, 500_000);
 
   it('a unit whose media fails fails the item: charged 0, the hold released, every part removed', async () => {

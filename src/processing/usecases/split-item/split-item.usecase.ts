@@ -3,6 +3,7 @@
 // item's units planned on frames and its source stored once (splitPackage). The segments are recorded; any
 // worker of the region then encodes them (EncodeSegment).
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { inTurns } from '../../../common/in-turns';
@@ -145,8 +146,11 @@ export class SplitItem {
     );
     if (plan.length < 2) return null;
     const sourceKey = `${segmentsPrefix(job.id, item.index)}source`;
+    // A copy: the local store moves what it is given, and the input may be the customer's stored upload itself.
+    const copy = join(command.workDir, 'source-copy');
     try {
-      await this.storage.writeFile(sourceKey, inputPath);
+      await copyFile(inputPath, copy);
+      await this.storage.writeFile(sourceKey, copy);
     } catch (error) {
       await this.files.remove(job.id, item.index);
       if (!(error instanceof StorageUnavailableError)) throw error;
