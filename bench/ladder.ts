@@ -10,7 +10,7 @@
 // It also times a bare decode of the source on one core: what a "rung × segment" unit would add per extra
 // rung (each such unit decodes its range again), against our "segment with every rung" unit.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -146,11 +146,13 @@ export async function benchLadder(context: BenchContext): Promise<BenchResult[]>
           confinedCpus: 1,
         });
         await rm(join(dir, renditionFolder(rung)), { recursive: true, force: true });
+        await mkdir(join(dir, renditionFolder(rung)), { recursive: true });
         total += await pinnedFfmpeg(args);
       }
       if (probe.audio) {
         const folder = join(scratch, 'bare', 'audio');
         await rm(folder, { recursive: true, force: true });
+        await mkdir(folder, { recursive: true });
         const audio = ['-i', clip, '-map', `0:${probe.audio.index}`, '-c:a', 'aac', '-b:a', `${ladder.audioKbps}k`];
         total += await pinnedFfmpeg([
           '-hide_banner',
@@ -166,16 +168,14 @@ export async function benchLadder(context: BenchContext): Promise<BenchResult[]>
       context.log(`ladder: bare ${round(total)} s (${rungs.length} renditions + audio, one after another)`);
       return total;
     };
-    // One bare run per round between the two of ours, the order swapped every round (as alternate does).
+    // Per round: bare, then ours on one worker and on two — the order of ours swapped every round.
     const one = { ours: [] as number[] };
     const two = { ours: [] as number[] };
     const bareAll: number[] = [];
     for (let n = 0; n < rounds; n++) {
-      if (n % 2 === 0) one.ours.push(await ours('blad1')());
-      else two.ours.push(await ours('blad2')());
       bareAll.push(await bare());
-      if (n % 2 === 0) two.ours.push(await ours('blad2')());
-      else one.ours.push(await ours('blad1')());
+      const order = n % 2 === 0 ? (['blad1', 'blad2'] as const) : (['blad2', 'blad1'] as const);
+      for (const region of order) (region === 'blad1' ? one : two).ours.push(await ours(region)());
     }
     const decode = await pinnedFfmpeg(['-hide_banner', '-loglevel', 'error', '-i', clip, '-an', '-f', 'null', '-']);
     const details = {
