@@ -17,6 +17,7 @@ import { benchPipeline } from './pipeline';
 import { benchPresets } from './presets';
 import { benchQueue } from './queue';
 import { benchSegments } from './segments';
+import { benchLadder } from './ladder';
 import { benchHdr } from './hdr';
 import { benchLightMap } from './light-map';
 import { benchVad } from './vad';
@@ -41,6 +42,7 @@ const BENCHES: Record<string, Bench> = {
   storage: (context) => benchStorage(context),
   'storage-upload': (context) => benchStorage(context, true),
   segments: async (context) => [await benchSegments(context)],
+  ladder: benchLadder,
   hdr: benchHdr,
   lightmap: async (context) => [await benchLightMap(context)],
   vad: async (context) => [await benchVad(context)],

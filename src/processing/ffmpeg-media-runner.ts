@@ -14,14 +14,17 @@ import { checkWithFfmpeg } from './ffmpeg-output-checks';
 import { fileSha256 } from './run-measurements';
 import { endedEarly, made, probeFailure, round } from './runner-outcomes';
 import { sdr2hdrMedia } from './output-media';
-import { makePackage } from './package-output';
+import { joinPackage, makePackage, makePackagePart } from './package-output';
 import { confinedCpuCount } from '../media/cpu-set';
 import { renderLightMap } from '../media/light-map';
 import type {
   CheckedOutput,
   CheckRequest,
+  EncodePackagePartRequest,
+  EncodePackagePartResult,
   EncodeSegmentRequest,
   EncodeSegmentResult,
+  JoinPackageRequest,
   JoinRequest,
   LightMapMade,
   LightMapRequest,
@@ -164,6 +167,38 @@ export class FfmpegMediaRunner implements MediaRunner {
     });
     if (!result.ok) return { ok: false, code: result.code, message: result.message };
     return { ok: true, path: request.outputPath, processedSeconds: result.processedSeconds };
+  }
+
+  async encodePackagePart(request: EncodePackagePartRequest): Promise<EncodePackagePartResult> {
+    const probed = await this.probe(request.inputPath, 'sdr2hdr', request.signal);
+    if (!probed.ok) return probeFailure(probed);
+    return makePackagePart({
+      ...this.tools(request),
+      input: request.inputPath,
+      probe: probed.probe,
+      spec: request.output,
+      outputPath: request.partsDir,
+      confinedCpus: confinedCpuCount(),
+      onProgress: request.onProgress,
+      unit: request.unit,
+      last: request.last,
+      partsDir: request.partsDir,
+    });
+  }
+
+  async joinPackage(request: JoinPackageRequest): Promise<RunItemResult> {
+    const probed = await this.probe(request.inputPath, 'sdr2hdr', request.signal);
+    if (!probed.ok) return probeFailure(probed);
+    return joinPackage({
+      ...this.tools(request),
+      input: request.inputPath,
+      probe: probed.probe,
+      spec: request.output,
+      outputPath: request.outputPath,
+      confinedCpus: confinedCpuCount(),
+      onProgress: () => undefined,
+      unitDirs: request.unitDirs,
+    });
   }
 
   /** Concat demuxer, no re-encode, the audio muxed once; then the output is probed for what it is. */

@@ -97,6 +97,33 @@ export interface EncodeSegmentRequest extends MediaRun {
 
 export type EncodeSegmentResult = { ok: true; path: string; processedSeconds: number } | MediaFailure;
 
+/** One unit of a split package (src/media/hls/package-parts.ts): its range of the source, every rung. */
+export interface EncodePackagePartRequest extends MediaRun {
+  /** The whole source (the unit decodes its own range of it). */
+  inputPath: string;
+  unit: { start: number; duration: number };
+  /** The item's last unit reads to the end of the source. */
+  last: boolean;
+  /** An empty folder: each rung's part goes there as `<rendition folder>.mp4`. */
+  partsDir: string;
+  output: HdrOutputSpec;
+  onProgress(fraction: number): void;
+}
+
+export type EncodePackagePartResult =
+  { ok: true; files: Record<string, string>; processedSeconds: number } | MediaFailure;
+
+/** A split package's units joined into the package (each rung by stream copy), the audio from the source. */
+export interface JoinPackageRequest extends MediaRun {
+  /** The whole source: its audio, and what the rungs are checked against. */
+  inputPath: string;
+  /** Each unit's folder of rung parts, in order. */
+  unitDirs: string[];
+  /** As RunItemRequest's: the package goes in `<outputPath>.hls/`. */
+  outputPath: string;
+  output: HdrOutputSpec;
+}
+
 /** A tool run that failed; its stderr is for the logs only. */
 export interface ToolFailure {
   ok: false;
@@ -164,6 +191,10 @@ export interface MediaRunner {
     request: MediaRun & { inputPath: string; audioIndex: number; outputPath: string },
   ): Promise<{ ok: true } | ToolFailure>;
   encodeSegment(request: EncodeSegmentRequest): Promise<EncodeSegmentResult>;
+  /** One unit of a split package: every rung of its range, decoded once. */
+  encodePackagePart(request: EncodePackagePartRequest): Promise<EncodePackagePartResult>;
+  /** Packages a split package's units (no re-encode of the video) and reads it back as one pass does. */
+  joinPackage(request: JoinPackageRequest): Promise<RunItemResult>;
   /** Joins encoded parts without re-encoding, with the audio, into one output. */
   join(request: JoinRequest): Promise<RunItemResult>;
   /** Measures a made output from the file itself and runs its checks (src/media/output-checks.ts). */

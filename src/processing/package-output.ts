@@ -1,18 +1,21 @@
 // An sdr2hdr item whose output is an HLS package (`output.package: hls`): its rungs (ladder.ts itemRungs,
-// the rule the submit priced), made and packaged in one ffmpeg run (src/media/hls), then each rung checked
+// the rule the submit priced), made and packaged in one ffmpeg run (src/media/hls) — or, for a long item, in
+// units any worker takes and a join (makePackagePart, joinPackage) —, then each rung checked
 // like a file output (src/media/output-checks.ts) and the package's own checks (aligned boundaries,
 // segment durations). What the job view and the webhook show of it is `renditions[]` (docs/api-guide.md,
 // "Streaming packages").
 import { truncatedSource } from '../jobs/decoded-length';
 import { TRANSFER_TAGS } from '../media/hdr-args';
-import { packageLadder, type MadeRendition } from '../media/hls/package-ladder';
+import { packageLadder, type LadderSuccess, type MadeRendition } from '../media/hls/package-ladder';
+import { encodePackagePart, joinPackageParts } from '../media/hls/package-parts';
+import type { PipelineFailure } from '../media/pipelines';
 import { segmentAlignmentCheck, segmentDurationCheck } from '../media/hls/package-checks';
 import { itemRungs } from '../media/ladder';
 import type { ProbeResult } from '../media/media.types';
 import { checkSdrVideoOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import type { MeasureTools, MeasuredVideo } from '../media/output-measure';
 import type { HdrOutputSpec } from '../media/output-spec';
-import type { CheckedOutput, MadeOutput, MadePackage, RunItemResult } from './media-runner';
+import type { CheckedOutput, EncodePackagePartResult, MadeOutput, MadePackage, RunItemResult } from './media-runner';
 
 export const HLS_CONTAINER = 'hls';
 export const HLS_CONTENT_TYPE = 'application/vnd.apple.mpegurl';
@@ -32,22 +35,72 @@ export async function makePackage(run: PackageRun): Promise<RunItemResult> {
   if (!spec.ladder || !probe.video) return { ok: false, code: 'processing_failed' };
   const dir = `${run.outputPath}.hls`;
   const made = await packageLadder({
-    ...run,
-    rungs: itemRungs(spec.ladder, spec.transfer, probe.video),
-    ladder: spec.ladder,
-    hdr: { mapping: spec.mapping, transfer: spec.transfer, peakNits: spec.peakNits, preset: spec.preset },
+    ...ladderOf(run, probe.video, spec.ladder),
     dir,
     scratchDir: `${run.outputPath}.hls-rungs`,
   });
+  return packageResult(made, run);
+}
+
+/**
+ * One unit of a long package (SEGMENT_SECONDS; src/media/hls/package-parts.ts): every rung of its range of
+ * the source, one file each in `partsDir`.
+ */
+export async function makePackagePart(
+  run: PackageRun & { unit: { start: number; duration: number }; last: boolean; partsDir: string },
+): Promise<EncodePackagePartResult> {
+  const { probe, spec } = run;
+  if (!spec.ladder || !probe.video) return { ok: false, code: 'processing_failed' };
+  const made = await encodePackagePart({
+    ...ladderOf(run, probe.video, spec.ladder),
+    unit: run.unit,
+    last: run.last,
+    partsDir: run.partsDir,
+    scratchDir: `${run.partsDir}-scratch`,
+  });
+  if (!made.ok) return { ok: false, code: made.code, message: made.message };
+  return { ok: true, files: made.files, processedSeconds: made.seconds };
+}
+
+/** A long package's units packaged and read back: the same result as makePackage's one run. */
+export async function joinPackage(run: PackageRun & { unitDirs: string[] }): Promise<RunItemResult> {
+  const { probe, spec } = run;
+  if (!spec.ladder || !probe.video) return { ok: false, code: 'processing_failed' };
+  const made = await joinPackageParts({
+    ...ladderOf(run, probe.video, spec.ladder),
+    unitDirs: run.unitDirs,
+    dir: `${run.outputPath}.hls`,
+    scratchDir: `${run.outputPath}.hls-rungs`,
+  });
+  return packageResult(made, run);
+}
+
+/** The ladder pipeline's request for an item: its rungs (the rule the submit priced) and its HDR choice. */
+function ladderOf(
+  run: PackageRun,
+  video: NonNullable<ProbeResult['video']>,
+  ladder: NonNullable<HdrOutputSpec['ladder']>,
+) {
+  const { spec } = run;
+  return {
+    ...run,
+    rungs: itemRungs(ladder, spec.transfer, video),
+    ladder,
+    hdr: { mapping: spec.mapping, transfer: spec.transfer, peakNits: spec.peakNits, preset: spec.preset },
+  };
+}
+
+function packageResult(made: LadderSuccess | PipelineFailure, run: PackageRun): RunItemResult {
+  const { probe, spec } = run;
   if (!made.ok) return { ok: false, code: made.code, message: made.message };
   // A source that decoded far shorter than it declared is truncated: invalid_media, as for a file output.
   const truncated = truncatedSource(probe.durationSeconds, made.processedSeconds);
   if (truncated) return { ok: false, code: 'invalid_media', message: truncated };
-  const pkg: MadePackage = { renditions: made.renditions, audio: made.audio, frameRate: probe.video.fps ?? 25 };
+  const pkg: MadePackage = { renditions: made.renditions, audio: made.audio, frameRate: probe.video?.fps ?? 25 };
   const top = made.renditions[0].rung;
   return {
     ok: true,
-    path: dir,
+    path: made.dir,
     processedSeconds: made.processedSeconds,
     outputWidth: top.width,
     outputHeight: top.height,

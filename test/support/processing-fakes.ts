@@ -15,6 +15,9 @@ import type {
   LightMapRequest,
   MediaRun,
   MediaRunner,
+  EncodePackagePartRequest,
+  EncodePackagePartResult,
+  JoinPackageRequest,
   RunItemRequest,
   RunItemResult,
   SplitRequest,
@@ -261,6 +264,16 @@ export class FakeRunner implements MediaRunner {
   async encodeSegment(request: EncodeSegmentRequest): Promise<EncodeSegmentResult> {
     this.calls.push({ method: 'encodeSegment', request });
     return this.encodeResult ?? { ok: true, path: request.outputPath, processedSeconds: 2 };
+  }
+
+  async encodePackagePart(request: EncodePackagePartRequest): Promise<EncodePackagePartResult> {
+    this.calls.push({ method: 'encodePackagePart', request });
+    return { ok: true, files: {}, processedSeconds: request.unit.duration };
+  }
+
+  async joinPackage(request: JoinPackageRequest): Promise<RunItemResult> {
+    this.calls.push({ method: 'joinPackage', request });
+    return this.joinResult ?? made(`${request.outputPath}.hls`, 'hls');
   }
 
   async join(request: JoinRequest): Promise<RunItemResult> {

@@ -34,6 +34,12 @@ export interface LadderArgsInput {
   dir: string;
   confinedCpus?: number;
   rwTimeoutUs?: number;
+  /**
+   * A unit of a split package (package-parts.ts): only this time range of the source is decoded (an exact
+   * seek: ffmpeg decodes from the keyframe before and drops what precedes `startSeconds`), and each rung is
+   * written whole as `<partsDir>/<folder>.mp4`, without audio, for the join to package. No duration: to the end.
+   */
+  part?: { startSeconds: number; durationSeconds: number | null; partsDir: string };
 }
 
 /** Frames per segment: segmentSeconds × the source's rate, at least 1. */
@@ -62,10 +68,16 @@ export function buildLadderArgs(options: LadderArgsInput): string[] {
   if (rungs.length === 0) throw new Error('buildLadderArgs: a package needs at least one rung');
   outputPath(dir);
   const gop = gopFrames(ladder.segmentSeconds, video.fps);
-  const split = `[0:${video.index}]split=${rungs.length}${rungs.map((_, i) => `[s${i}]`).join('')}`;
+  // A unit's first frame lies up to half a frame after its seek point: its timestamps start at 0 again, so
+  // the join's concat lays the units end to end without a gap (package-parts.ts).
+  const restart = options.part ? 'setpts=PTS-STARTPTS,' : '';
+  const split = `[0:${video.index}]${restart}split=${rungs.length}${rungs.map((_, i) => `[s${i}]`).join('')}`;
   const chains = rungs.map((rung, i) => `[s${i}]${rungFilter(rung, video, options)}[v${i}]`);
+  const part = options.part;
   return [
     ...commonHead('error'),
+    ...(part ? ['-ss', part.startSeconds.toFixed(6)] : []),
+    ...(part?.durationSeconds ? ['-t', part.durationSeconds.toFixed(6)] : []),
     ...inputArgs(options.input, options.rwTimeoutUs),
     '-filter_complex',
     [split, ...chains].join(';'),
@@ -74,9 +86,11 @@ export function buildLadderArgs(options: LadderArgsInput): string[] {
       `[v${i}]`,
       ...rungEncoderArgs(rung, gop, options),
       '-an',
-      ...hlsArgs(join(dir, renditionFolder(rung)), ladder.segmentSeconds),
+      ...(part
+        ? ['-f', 'mp4', outputPath(join(part.partsDir, `${renditionFolder(rung)}.mp4`))]
+        : hlsArgs(join(dir, renditionFolder(rung)), ladder.segmentSeconds)),
     ]),
-    ...(probe.audio
+    ...(probe.audio && !part
       ? [
           '-map',
           `0:${probe.audio.index}`,
@@ -220,7 +234,7 @@ function hdrColourTags(transfer: Transfer): string[] {
  * CMAF segments of `seconds` in `folder`, a VOD playlist beside them; starts kept as decoded (without
  * `-avoid_negative_ts disabled` B-frames shift the first segment by about 80 ms).
  */
-function hlsArgs(folder: string, seconds: number): string[] {
+export function hlsArgs(folder: string, seconds: number): string[] {
   return [
     '-avoid_negative_ts',
     'disabled',

@@ -77,17 +77,36 @@ const ENCODE_WEIGHT = 0.85;
 
 export async function packageLadder(request: LadderRequest): Promise<LadderSuccess | PipelineFailure> {
   const started = Date.now();
+  const encoded = await encodeLadder(request, started);
+  if (!encoded.ok) return encoded;
+  try {
+    return await finishPackage(request, encoded.args, started);
+  } catch (error) {
+    return failure('processing_failed', 'Processing failed.', [String(error)], started);
+  }
+}
+
+/**
+ * The one ffmpeg run of a ladder (ladder-args.ts): the whole package, or one unit of a split package's rungs
+ * (`part`: package-parts.ts), with the mapping LUT written beside it for the run when the mapping needs one.
+ */
+export async function encodeLadder(
+  request: LadderRequest,
+  started: number,
+): Promise<{ ok: true; args: string[] } | PipelineFailure> {
   const video = request.probe.video;
   if (!video) return failure('processing_failed', 'The input has no video stream.', [], started);
   if (request.probe.encrypted)
     return failure('drm_protected', 'The input is encrypted (DRM/CENC) and cannot be processed.', [], started);
-  const { hdr, rungs, dir } = request;
+  const { hdr, rungs, dir, part } = request;
   const hdrRungs = rungs.some((rung) => rung.range !== 'SDR');
   const lutPath = hdrRungs && usesMappingLut(hdr) ? join(request.scratchDir, 'mapping.cube') : undefined;
   try {
     await mkdir(request.scratchDir, { recursive: true });
-    for (const folder of [...rungs.map(renditionFolder), ...(request.probe.audio ? [AUDIO_FOLDER] : [])])
-      await mkdir(join(dir, folder), { recursive: true });
+    const folders = part
+      ? [part.partsDir]
+      : [...rungs.map(renditionFolder), ...(request.probe.audio ? [AUDIO_FOLDER] : [])].map((f) => join(dir, f));
+    for (const folder of folders) await mkdir(folder, { recursive: true });
     if (lutPath) {
       const cube = buildExpandCube({
         choice: hdr,
@@ -97,48 +116,17 @@ export async function packageLadder(request: LadderRequest): Promise<LadderSucce
       await writeFile(lutPath, cube);
     }
     const args = buildLadderArgs({ ...request, lutPath });
+    const seconds = part ? (part.durationSeconds ?? request.probe.durationSeconds - part.startSeconds) : null;
     const run = await runFfmpeg(args, {
       ffmpegPath: request.ffmpegPath,
-      durationSeconds: request.probe.durationSeconds,
-      maxOutSeconds: encodeCeiling(request.probe.durationSeconds),
-      onProgress: (fraction) => request.onProgress?.(fraction * ENCODE_WEIGHT),
+      durationSeconds: seconds ?? request.probe.durationSeconds,
+      maxOutSeconds: encodeCeiling(seconds ?? request.probe.durationSeconds),
+      onProgress: (fraction) => request.onProgress?.(fraction * (part ? 1 : ENCODE_WEIGHT)),
       signal: request.signal,
       timeLimitMs: request.timeLimitMs,
     });
     if (run.status !== 'succeeded') return processFailure(run, started);
-    const renditions: MadeRendition[] = [];
-    for (const rung of rungs) {
-      const made = await finishRendition(rung, video.fps ?? 25, request, started);
-      if (!made.ok) return made;
-      renditions.push(made.rendition);
-    }
-    const audio = request.probe.audio ? await readAudio(dir) : null;
-    await writeFile(
-      join(dir, MASTER_PLAYLIST),
-      buildMasterPlaylist(
-        renditions.map((rendition) => ({
-          folder: rendition.folder,
-          bandwidth: rendition.peakBitrate + (audio?.peakBitrate ?? 0),
-          averageBandwidth: rendition.averageBitrate + (audio?.averageBitrate ?? 0),
-          codecs: rendition.codecs,
-          width: rendition.rung.width,
-          height: rendition.rung.height,
-          frameRate: rendition.frameRate,
-          videoRange: rendition.rung.range,
-        })),
-        audio && { codecs: audio.codecs, channels: 2 },
-      ),
-    );
-    request.onProgress?.(1);
-    return {
-      ok: true,
-      dir,
-      renditions,
-      audio,
-      processedSeconds: Math.min(request.probe.durationSeconds, renditions[0].durationSeconds),
-      wallMs: Date.now() - started,
-      args,
-    };
+    return { ok: true, args };
   } catch (error) {
     return failure('processing_failed', 'Processing failed.', [String(error)], started);
   } finally {
@@ -146,10 +134,62 @@ export async function packageLadder(request: LadderRequest): Promise<LadderSucce
   }
 }
 
+/** What reading back a package's renditions needs: its folders, the rungs, and the tools' bounds. */
+export type FinishRequest = Pick<
+  LadderRequest,
+  'rungs' | 'dir' | 'scratchDir' | 'probe' | 'hdr' | 'ffmpegPath' | 'signal' | 'timeLimitMs' | 'onProgress'
+>;
+
+/**
+ * The package's files are written (one run, or the join of a split package: package-parts.ts): each
+ * rendition read back and its light written, the audio read, our master playlist written.
+ */
+export async function finishPackage(
+  request: FinishRequest,
+  args: string[],
+  started: number,
+): Promise<LadderSuccess | PipelineFailure> {
+  const { rungs, dir } = request;
+  const fps = request.probe.video?.fps ?? 25;
+  const renditions: MadeRendition[] = [];
+  for (const rung of rungs) {
+    const made = await finishRendition(rung, fps, request, started);
+    if (!made.ok) return made;
+    renditions.push(made.rendition);
+  }
+  const audio = request.probe.audio ? await readAudio(dir) : null;
+  await writeFile(
+    join(dir, MASTER_PLAYLIST),
+    buildMasterPlaylist(
+      renditions.map((rendition) => ({
+        folder: rendition.folder,
+        bandwidth: rendition.peakBitrate + (audio?.peakBitrate ?? 0),
+        averageBandwidth: rendition.averageBitrate + (audio?.averageBitrate ?? 0),
+        codecs: rendition.codecs,
+        width: rendition.rung.width,
+        height: rendition.rung.height,
+        frameRate: rendition.frameRate,
+        videoRange: rendition.rung.range,
+      })),
+      audio && { codecs: audio.codecs, channels: 2 },
+    ),
+  );
+  request.onProgress?.(1);
+  return {
+    ok: true,
+    dir,
+    renditions,
+    audio,
+    processedSeconds: Math.min(request.probe.durationSeconds, renditions[0].durationSeconds),
+    wallMs: Date.now() - started,
+    args,
+  };
+}
+
 async function finishRendition(
   rung: RungSpec,
   frameRate: number,
-  request: LadderRequest,
+  request: FinishRequest,
   started: number,
 ): Promise<{ ok: true; rendition: MadeRendition } | PipelineFailure> {
   const folder = renditionFolder(rung);

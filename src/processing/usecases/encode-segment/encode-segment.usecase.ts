@@ -1,8 +1,9 @@
-// The process-segment unit: one segment of a split item encoded exactly as the whole item would be
-// (same settings, no audio) and its part stored; the unit that ends the item's last segment joins
-// them (JoinItem). Safe to run again: a segment that ended is not encoded twice, and a unit run again
-// after its worker died while joining joins. Infrastructure failures throw (BullMQ retries this
-// segment alone); an outage of PostgreSQL or Redis when the segment ends is waited out instead, so a
+// The process-segment unit: one segment of a split item — a file item's keyframe-cut part encoded exactly
+// as the whole item would be (same settings, no audio), or a package item's unit of whole HLS segments with
+// every rung (src/media/hls/package-parts.ts) — its encoded part(s) stored; the unit that ends the item's
+// last segment joins them (JoinItem). Safe to run again: a segment that ended is not encoded twice, and a
+// unit run again after its worker died while joining joins. Infrastructure failures throw (BullMQ retries
+// this segment alone); an outage of PostgreSQL or Redis when the segment ends is waited out instead, so a
 // finished encode is never thrown away.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { join } from 'node:path';
@@ -12,14 +13,27 @@ import { JobLifecycle } from '../../../jobs/job-lifecycle';
 import { storedSpec } from '../../../jobs/output-options';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
-import { MEDIA_RUNNER, type EncodeSegmentResult, type MediaRunner } from '../../media-runner';
+import type { HdrOutputSpec } from '../../../media/output-spec';
+import { MEDIA_RUNNER, type EncodeSegmentResult, type MediaFailure, type MediaRunner } from '../../media-runner';
 import { OUTAGE_POLICIES, retryThroughOutage, type OutagePolicies } from '../../outage-retry';
 import { ProgressWriter } from '../../progress-writer';
 import { SegmentFiles } from '../../segment-files';
-import { SegmentsRepository, type SegmentEnd } from '../../segments.repository';
+import { SegmentsRepository, type SegmentEnd, type SegmentRow } from '../../segments.repository';
 import { WorkDirs } from '../../work-dirs';
 import { JoinItem } from '../join-item/join-item.usecase';
 import { openItem } from '../open-item';
+
+/** A unit's media as encoded: how to store it (its encoded_key), or why the item fails. */
+type Encoded = { ok: true; processedSeconds: number; store(): Promise<string> } | MediaFailure;
+
+/** What a unit's encode works from. */
+interface Unit {
+  taken: SegmentRow;
+  source: string;
+  workDir: string;
+  spec: HdrOutputSpec;
+  timeLimitMs: number;
+}
 
 export interface EncodeSegmentCommand {
   jobId: string;
@@ -62,34 +76,78 @@ export class EncodeSegment {
     const ended = await this.workDirs.using(
       `${jobId}-${index}-s${segment}`,
       async (workDir): Promise<SegmentEnd | 'drop'> => {
-        const source = await this.storage.localFile(taken.source_key, join(workDir, 'part.mp4'), signal);
+        const hls = spec.package === 'hls';
+        const local = join(workDir, hls ? 'source' : 'part.mp4');
+        const source = await this.storage.localFile(taken.source_key, local, signal);
         if (!source) throw new Error(`segment ${segment} of ${jobId}/${index}: its source part is gone`);
-        const result: EncodeSegmentResult =
+        const unit = { taken, source, workDir, spec, timeLimitMs };
+        const result: Encoded =
           timeLimitMs <= 0
             ? { ok: false, code: 'timeout' }
-            : await this.runner.encodeSegment({
-                inputPath: source,
-                outputPath: join(workDir, 'enc.mp4'),
-                output: spec,
-                signal,
-                timeLimitMs,
-                onProgress: this.progress.forSegment(jobId, index, segment, command.abort),
-              });
+            : hls
+              ? await this.encodePackageUnit(command, unit)
+              : await this.encodeFileSegment(command, unit);
         if (signal.aborted || !(await this.segments.itemOpen(jobId, index))) return 'drop';
         if (!result.ok) {
           await this.segments.failSegment(jobId, index, segment);
           await this.ending.end(job, item, result, { sourcePaths: [source], signal, timeLimitMs });
           return 'drop';
         }
-        const encodedKey = `${segmentsPrefix(jobId, index)}enc-${segment}.mp4`;
         // An outage of the object store throws: BullMQ runs this segment again.
-        await this.storage.writeFile(encodedKey, result.path);
+        const encodedKey = await result.store();
         return this.endSegment(command, { encodedKey, processedSeconds: result.processedSeconds });
       },
     );
     // Cancelled, failed, or the item ended otherwise: nothing of its segments is kept.
     if (ended === 'drop' || ended === 'item_not_open') await this.files.remove(jobId, index);
     else if (ended === 'last') await this.joinItem.execute({ jobId, index, signal });
+  }
+
+  /** A file item's segment: its source part encoded exactly as the whole item would be, stored as one file. */
+  private async encodeFileSegment(command: EncodeSegmentCommand, unit: Unit): Promise<Encoded> {
+    const { jobId, index, segment, signal } = command;
+    const result: EncodeSegmentResult = await this.runner.encodeSegment({
+      inputPath: unit.source,
+      outputPath: join(unit.workDir, 'enc.mp4'),
+      output: unit.spec,
+      signal,
+      timeLimitMs: unit.timeLimitMs,
+      onProgress: this.progress.forSegment(jobId, index, segment, command.abort),
+    });
+    if (!result.ok) return result;
+    const key = `${segmentsPrefix(jobId, index)}enc-${segment}.mp4`;
+    const store = async () => {
+      await this.storage.writeFile(key, result.path);
+      return key;
+    };
+    return { ok: true, processedSeconds: result.processedSeconds, store };
+  }
+
+  /**
+   * A package item's unit (src/media/hls/package-parts.ts): its range of the whole source decoded once and
+   * every rung encoded, each rung's part stored under the unit's own prefix (its encoded_key).
+   */
+  private async encodePackageUnit(command: EncodeSegmentCommand, unit: Unit): Promise<Encoded> {
+    const { jobId, index, segment, signal } = command;
+    const all = await this.segments.list(jobId, index);
+    const result = await this.runner.encodePackagePart({
+      inputPath: unit.source,
+      unit: { start: Number(unit.taken.start_seconds), duration: Number(unit.taken.duration_seconds) },
+      last: all[all.length - 1]?.segment === segment,
+      partsDir: join(unit.workDir, 'parts'),
+      output: unit.spec,
+      signal,
+      timeLimitMs: unit.timeLimitMs,
+      onProgress: this.progress.forSegment(jobId, index, segment, command.abort),
+    });
+    if (!result.ok) return result;
+    const prefix = `${segmentsPrefix(jobId, index)}enc-${segment}/`;
+    const store = async () => {
+      for (const [folder, path] of Object.entries(result.files))
+        await this.storage.writeFile(`${prefix}${folder}.mp4`, path);
+      return prefix;
+    };
+    return { ok: true, processedSeconds: result.processedSeconds, store };
   }
 
   /** Taken already, or ended: a unit run again after its worker died while joining joins. */

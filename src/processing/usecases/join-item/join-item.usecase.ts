@@ -1,12 +1,16 @@
-// The end of a segmented item: its encoded segments joined without re-encoding (the MediaRunner's
-// concat), the source's audio muxed once, and the item ended through ItemEnding as a one-pass item
-// would be. Run by the unit that ended the item's last segment.
+// The end of a segmented item: a file item's encoded segments joined without re-encoding (the MediaRunner's
+// concat) with the source's audio muxed once; a package item's units packaged rung by rung by stream copy
+// (MediaRunner.joinPackage); then the item ended through ItemEnding as a one-pass item would be. Run by the
+// unit that ended the item's last segment.
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { STORAGE, type Storage } from '../../../common/storage/storage';
 import { JobLifecycle } from '../../../jobs/job-lifecycle';
+import type { JobItemRow, JobRow } from '../../../jobs/job.types';
 import { storedSpec } from '../../../jobs/output-options';
+import type { HdrOutputSpec } from '../../../media/output-spec';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
 import { withLightMap } from '../../light-map-step';
@@ -49,6 +53,7 @@ export class JoinItem {
     const segments = await this.segments.list(jobId, index);
     const deadline = jobDeadline(job, this.config);
     this.progress.phase(jobId, index, 'joining');
+    if (spec.package === 'hls') return this.joinPackage(job, item, spec, segments, signal);
     await this.workDirs.using(`${jobId}-${index}-join`, async (workDir) => {
       const parts: string[] = [];
       for (const segment of segments) parts.push(await this.encodedPart(segment, workDir, signal));
@@ -89,6 +94,70 @@ export class JoinItem {
       if (result.ok) this.progress.phase(jobId, index, 'storing');
       await this.ending.end(job, item, result, {
         sourcePaths: sources,
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+      });
+      await this.files.remove(jobId, index);
+    });
+  }
+
+  /**
+   * A package item's units: every rung's parts packaged by stream copy and the audio encoded once from the
+   * source (MediaRunner.joinPackage), checked and stored as a one-pass package is.
+   */
+  private async joinPackage(
+    job: JobRow,
+    item: JobItemRow,
+    spec: HdrOutputSpec,
+    segments: SegmentRow[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { id: jobId } = job;
+    const { index } = item;
+    const deadline = jobDeadline(job, this.config);
+    await this.workDirs.using(`${jobId}-${index}-join`, async (workDir) => {
+      // Every unit stored the same whole source (SplitItem.splitPackage).
+      const source = await this.sourcePart(segments[0], workDir, signal);
+      const unitDirs: string[] = [];
+      for (const segment of segments) {
+        if (!segment.encoded_key) throw new Error(`unit ${segment.segment} of ${jobId}/${index}: no encoded parts`);
+        // The unit's rung parts side by side in one folder (a local store answers its own, S3 ours).
+        let dir: string | null = null;
+        await mkdir(join(workDir, `enc-${segment.segment}`), { recursive: true });
+        for await (const entry of this.storage.list(segment.encoded_key)) {
+          const name = entry.key.slice(segment.encoded_key.length);
+          const part = await this.storage.localFile(entry.key, join(workDir, `enc-${segment.segment}`, name), signal);
+          if (!part) throw new Error(`unit ${segment.segment} of ${jobId}/${index}: its part ${name} is gone`);
+          dir = dirname(part);
+        }
+        if (!dir) throw new Error(`unit ${segment.segment} of ${jobId}/${index}: its parts are gone`);
+        unitDirs.push(dir);
+      }
+      const joined = await this.runner.joinPackage({
+        inputPath: source,
+        unitDirs,
+        outputPath: join(workDir, `out-${index}`),
+        output: spec,
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+      });
+      if (signal.aborted) return;
+      const result = await withLightMap(joined, {
+        runner: this.runner,
+        logger: this.logger,
+        sourcePath: source,
+        // As one pass: the frame of the top HDR rung (its segments joined).
+        framePath: joined.ok ? joined.package?.renditions[0].joinedPath : undefined,
+        pngPath: join(workDir, `light-map-${index}.png`),
+        output: spec,
+        signal,
+        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+        context: { job_id: jobId, item: index },
+      });
+      if (signal.aborted) return;
+      if (result.ok) this.progress.phase(jobId, index, 'storing');
+      await this.ending.end(job, item, result, {
+        sourcePaths: [source],
         signal,
         timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });

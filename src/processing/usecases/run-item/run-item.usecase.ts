@@ -106,12 +106,10 @@ export class RunItem {
   }
 
   /**
-   * An sdr2hdr item at least twice SEGMENT_SECONDS long is encoded in segments (0 turns this off); a package
-   * is made in one run (its rungs share one decode: package-output.ts).
+   * An sdr2hdr item at least twice SEGMENT_SECONDS long is encoded in segments (0 turns this off): a file in
+   * keyframe-cut segments, a package in units of whole HLS segments, each with every rung (SplitItem).
    */
   private splits(job: JobRow, item: JobItemRow): boolean {
-    const spec = storedSpec(job);
-    if (spec.api === 'sdr2hdr' && spec.package === 'hls') return false;
     return splitsIntoSegments(job.api, Number(item.duration_seconds), this.config.segmentSeconds);
   }
 

@@ -1,12 +1,17 @@
-// Splitting a long sdr2hdr item (SEGMENT_SECONDS): its video cut at keyframes without re-encoding,
-// the parts and the source's audio stored for the workers that encode and join them, the segments
-// recorded. Any worker of the region then encodes them (EncodeSegment).
+// Splitting a long sdr2hdr item (SEGMENT_SECONDS): a file item's video cut at keyframes without
+// re-encoding, the parts and the source's audio stored for the workers that encode and join them; a package
+// item's units planned on frames and its source stored once (splitPackage). The segments are recorded; any
+// worker of the region then encodes them (EncodeSegment).
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../../common/config/config';
 import { inTurns } from '../../../common/in-turns';
 import { segmentsPrefix, STORAGE, StorageUnavailableError, type Storage } from '../../../common/storage/storage';
 import type { JobItemRow, JobRow } from '../../../jobs/job.types';
+import { storedSpec } from '../../../jobs/output-options';
+import { planPackageUnits } from '../../../media/hls/package-parts';
+import type { ProbeResult } from '../../../media/media.types';
 import { planSegments } from '../../../media/segment-plan';
 import { STORE_FAILED } from '../../item-ending';
 import { MEDIA_RUNNER, type MediaFailure, type MediaRunner, type ToolFailure } from '../../media-runner';
@@ -63,6 +68,8 @@ export class SplitItem {
       { maxDurationSeconds: this.config.maxDurationSeconds },
     );
     if (refused) return refused;
+    const spec = storedSpec(job);
+    if (spec.api === 'sdr2hdr' && spec.package === 'hls') return this.splitPackage(command, probed.probe);
     const keyframes = await this.runner.keyframes(inputPath, video.index, run);
     if (!keyframes) return null;
     const plan = planSegments(keyframes, durationSeconds, this.config.segmentSeconds);
@@ -119,6 +126,45 @@ export class SplitItem {
     }
     await this.segments.record(job.id, item.index, segments);
     this.logger.log({ job_id: job.id, index: item.index, segments: segments.length }, 'item split into segments');
+    return { segments: segments.map((segment) => segment.segment) };
+  }
+
+  /**
+   * A package item (src/media/hls/package-parts.ts): units of whole HLS segments cut on frames, so nothing
+   * is cut here — the source is stored once and each unit decodes its own range of it (its audio too is
+   * encoded once, by the join). One unit: one pass.
+   */
+  private async splitPackage(command: SplitItemCommand, probe: ProbeResult): Promise<ItemSplit | MediaFailure | null> {
+    const { job, item, inputPath } = command;
+    const spec = storedSpec(job);
+    if (spec.api !== 'sdr2hdr' || !spec.ladder || !probe.video) return null;
+    const plan = planPackageUnits(
+      probe.durationSeconds,
+      probe.video.fps,
+      spec.ladder.segmentSeconds,
+      this.config.segmentSeconds,
+    );
+    if (plan.length < 2) return null;
+    const sourceKey = `${segmentsPrefix(job.id, item.index)}source`;
+    // A copy: the local store moves what it is given, and the input may be the customer's stored upload itself.
+    const copy = join(command.workDir, 'source-copy');
+    try {
+      await copyFile(inputPath, copy);
+      await this.storage.writeFile(sourceKey, copy);
+    } catch (error) {
+      await this.files.remove(job.id, item.index);
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      return { ok: false, code: 'upstream_error', message: STORE_FAILED };
+    }
+    const segments: NewSegment[] = plan.map((unit, n) => ({
+      segment: n,
+      startSeconds: unit.start,
+      durationSeconds: unit.duration,
+      sourceKey,
+      audio: null,
+    }));
+    await this.segments.record(job.id, item.index, segments);
+    this.logger.log({ job_id: job.id, index: item.index, units: segments.length }, 'package item split into units');
     return { segments: segments.map((segment) => segment.segment) };
   }
 
