@@ -4,6 +4,7 @@ import type { ErrorObject } from '../common/errors';
 import type { ItemSource, JobApi } from './job.types';
 import { sourceView, type ItemSourceView } from './job-view';
 import type { NewJobItem } from './jobs.repository';
+import { LADDER_SEGMENT_SECONDS } from '../media/ladder';
 import type { RungSpec } from '../media/output-spec';
 import type { OutputPicture } from './output-options';
 import { itemWork, jobProcessingSeconds } from './processing-time';
@@ -90,7 +91,13 @@ export function toJobEstimate(
     usd_per_credit: usdPerCredit,
     estimated_seconds: jobProcessingSeconds(
       estimate.items.map((item) =>
-        itemWork(estimate.api, item.durationSeconds, item.processingSeconds, estimate.segmentSeconds, !!item.rungs),
+        itemWork(
+          estimate.api,
+          item.durationSeconds,
+          item.processingSeconds,
+          estimate.segmentSeconds,
+          item.rungs && LADDER_SEGMENT_SECONDS,
+        ),
       ),
       estimate.workers,
     ),

@@ -78,8 +78,16 @@ describe('itemWork (a long sdr2hdr item in segments, as the worker splits it)', 
     expect(itemWork('sdr2hdr', 119, 500, 60)).toEqual({ units: [500], serialSeconds: 0 });
     expect(itemWork('audio', 600, 31, 60)).toEqual({ units: [31], serialSeconds: 0 });
     expect(itemWork('sdr2hdr', 600, 1000, 0)).toEqual({ units: [1000], serialSeconds: 0 });
-    // A package is made in one run today, whatever its length.
-    expect(itemWork('sdr2hdr', 600, 1000, 60, true)).toEqual({ units: [1000], serialSeconds: 0 });
+    expect(itemWork('sdr2hdr', 119, 500, 60, 4)).toEqual({ units: [500], serialSeconds: 0 });
+  });
+
+  it('a package is cut into units of whole HLS segments: 20 s at SEGMENT_SECONDS=10 and 4 s segments is 8 + 12 s', () => {
+    // Units round SEGMENT_SECONDS down to whole segments (8 s); the last, 4 s, is not shorter than half a
+    // unit, so it stays; 21 s of encode + 1 s overhead shares out by duration.
+    const work = itemWork('sdr2hdr', 20, 21, 10, 4);
+    expect(work.units).toEqual([1 + 8, 1 + 8, 1 + 4]);
+    expect(work.serialSeconds).toBe(1);
+    expect(jobProcessingSeconds([work], 2)).toBeLessThan(jobProcessingSeconds([work], 1));
   });
 
   it('a 10-minute item at SEGMENT_SECONDS=60: ten segments sharing the encode, each with its own overhead, plus split and join', () => {

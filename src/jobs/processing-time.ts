@@ -5,7 +5,7 @@
 import { DEFAULT_X265_PRESET, type X265Preset } from '../media/encoder-settings';
 import { outputSize } from '../media/output-geometry';
 import type { RungSpec } from '../media/output-spec';
-import { planSegments, splitsIntoSegments } from '../media/segment-plan';
+import { planPackageUnits, planSegments, splitsIntoSegments, type PlannedSegment } from '../media/segment-plan';
 import type { JobApi } from './job.types';
 
 /**
@@ -97,8 +97,9 @@ export function packageProcessingSeconds(
 
 /**
  * The queue work one item becomes on the workers: one unit, the item; or, for an item the worker encodes
- * in segments (splitsIntoSegments), one unit per segment, planned as the worker plans them
- * (planSegments) with a keyframe every second — the source's real keyframes are read by the worker —
+ * in segments (splitsIntoSegments), one unit per segment, planned as the worker plans them — a file's
+ * on keyframes (planSegments, assumed one a second: the worker reads the source's real ones), a package's
+ * in whole HLS segments of `hlsSegmentSeconds` (planPackageUnits) —
  * each carrying its share of the encode and the per-unit overhead, plus the split before them and the
  * join after them, one worker each (`serialSeconds`).
  */
@@ -112,17 +113,23 @@ export function itemWork(
   durationSeconds: number,
   itemSeconds: number,
   segmentSeconds: number,
-  packaged = false,
+  hlsSegmentSeconds?: number,
 ): ItemWork {
-  // A package is made in one run whatever its length (src/processing/usecases/run-item: its rungs share one decode).
-  if (packaged || !splitsIntoSegments(api, durationSeconds, segmentSeconds))
-    return { units: [itemSeconds], serialSeconds: 0 };
-  const keyframeEverySecond = Array.from({ length: Math.floor(durationSeconds) + 1 }, (_, second) => second);
+  if (!splitsIntoSegments(api, durationSeconds, segmentSeconds)) return { units: [itemSeconds], serialSeconds: 0 };
+  // A package is cut into units of whole HLS segments on frames (its worker's plan, at the assumed rate);
+  // a file on its keyframes, assumed one a second here (the worker reads the source's real ones).
+  const plan: PlannedSegment[] =
+    hlsSegmentSeconds === undefined
+      ? planSegments(
+          Array.from({ length: Math.floor(durationSeconds) + 1 }, (_, second) => second),
+          durationSeconds,
+          segmentSeconds,
+        )
+      : planPackageUnits(durationSeconds, ASSUMED_FPS, hlsSegmentSeconds, segmentSeconds);
+  if (plan.length < 2) return { units: [itemSeconds], serialSeconds: 0 };
   const encode = Math.max(0, itemSeconds - ITEM_OVERHEAD_SECONDS);
   return {
-    units: planSegments(keyframeEverySecond, durationSeconds, segmentSeconds).map((segment) =>
-      Math.ceil(ITEM_OVERHEAD_SECONDS + (encode * segment.duration) / durationSeconds),
-    ),
+    units: plan.map((segment) => Math.ceil(ITEM_OVERHEAD_SECONDS + (encode * segment.duration) / durationSeconds)),
     serialSeconds: Math.ceil(durationSeconds * SPLIT_AND_JOIN_SECONDS_PER_SECOND),
   };
 }

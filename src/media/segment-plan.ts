@@ -38,3 +38,36 @@ export function planSegments(keyframes: number[], durationSeconds: number, segme
 function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
+
+/** Frames in one HLS segment of a package (every rung cuts on the same frames: hls/ladder-args.ts). */
+export function segmentFrames(segmentSeconds: number, fps: number | null): number {
+  return Math.max(1, Math.round(segmentSeconds * (fps ?? 25)));
+}
+
+/**
+ * The units of a package item (hls/package-parts.ts; the estimate plans with it too): `unitSeconds` (SEGMENT_SECONDS) rounded to a whole number of HLS segments
+ * of `segmentSeconds`, each starting on a frame; the last one is never shorter than half a unit (it joins
+ * the one before). One unit means: do not split.
+ */
+export function planPackageUnits(
+  durationSeconds: number,
+  fps: number | null,
+  segmentSeconds: number,
+  unitSeconds: number,
+): PlannedSegment[] {
+  const rate = fps && fps > 0 ? fps : 25;
+  const unitFrames = Math.max(1, Math.floor(unitSeconds / segmentSeconds)) * segmentFrames(segmentSeconds, rate);
+  const totalFrames = Math.round(durationSeconds * rate);
+  if (!(unitSeconds > 0) || totalFrames < 2 * unitFrames) return [{ start: 0, duration: durationSeconds }];
+  const starts: number[] = [];
+  for (let frame = 0; totalFrames - frame >= unitFrames / 2 || frame === 0; frame += unitFrames) starts.push(frame);
+  return starts.map((frame, i) => {
+    const start = round6(frame / rate);
+    const end = i + 1 < starts.length ? round6(starts[i + 1] / rate) : durationSeconds;
+    return { start, duration: round6(end - start) };
+  });
+}
+
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

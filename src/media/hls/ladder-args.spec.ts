@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import { buildExpandCube } from '../hdr-mapping';
 import type { VideoStreamInfo } from '../media.types';
 import type { RungSpec } from '../output-spec';
-import { buildLadderArgs, gopFrames, segmentFrames } from './ladder-args';
+import { buildLadderArgs, gopFrames } from './ladder-args';
+import { segmentFrames } from '../segment-plan';
 
 const exec = promisify(execFile);
 

@@ -11,6 +11,7 @@ import type { Mapping, Transfer } from '../hdr-mapping';
 import type { ProbeResult, VideoStreamInfo } from '../media.types';
 import type { X265Preset } from '../encoder-settings';
 import type { LadderSpec, RungSpec } from '../output-spec';
+import { segmentFrames } from '../segment-plan';
 import { AUDIO_FOLDER, INIT_SEGMENT, MEDIA_PLAYLIST, renditionFolder, SEGMENT_PATTERN } from './rendition-names';
 
 /** Capped VBR: the encoder aims at the rung's bitrate, its VBV allows peaks to 1.5× (Apple: ≤ 2× for VOD). */
@@ -40,11 +41,6 @@ export interface LadderArgsInput {
    * written whole as `<partsDir>/<folder>.mp4`, without audio, for the join to package. No duration: to the end.
    */
   part?: { startSeconds: number; durationSeconds: number | null; partsDir: string };
-}
-
-/** Frames per segment: segmentSeconds × the source's rate, at least 1. */
-export function segmentFrames(segmentSeconds: number, fps: number | null): number {
-  return Math.max(1, Math.round(segmentSeconds * (fps ?? 25)));
 }
 
 /**

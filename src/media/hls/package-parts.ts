@@ -15,33 +15,9 @@ import { ALLOWED_DEMUXERS, commonHead, inputArgs } from '../ffmpeg-input';
 import { failure, processFailure, type PipelineFailure } from '../pipelines';
 import { runFfmpeg } from '../run-ffmpeg';
 import type { PlannedSegment } from '../segment-plan';
-import { hlsArgs, segmentFrames } from './ladder-args';
+import { hlsArgs } from './ladder-args';
 import { encodeLadder, finishPackage, type LadderRequest, type LadderSuccess } from './package-ladder';
 import { AUDIO_FOLDER, renditionFolder } from './rendition-names';
-
-/**
- * The units of a package item: `unitSeconds` (SEGMENT_SECONDS) rounded to a whole number of HLS segments
- * of `segmentSeconds`, each starting on a frame; the last one is never shorter than half a unit (it joins
- * the one before). One unit means: do not split.
- */
-export function planPackageUnits(
-  durationSeconds: number,
-  fps: number | null,
-  segmentSeconds: number,
-  unitSeconds: number,
-): PlannedSegment[] {
-  const rate = fps && fps > 0 ? fps : 25;
-  const unitFrames = Math.max(1, Math.floor(unitSeconds / segmentSeconds)) * segmentFrames(segmentSeconds, rate);
-  const totalFrames = Math.round(durationSeconds * rate);
-  if (!(unitSeconds > 0) || totalFrames < 2 * unitFrames) return [{ start: 0, duration: durationSeconds }];
-  const starts: number[] = [];
-  for (let frame = 0; totalFrames - frame >= unitFrames / 2 || frame === 0; frame += unitFrames) starts.push(frame);
-  return starts.map((frame, i) => {
-    const start = round6(frame / rate);
-    const end = i + 1 < starts.length ? round6(starts[i + 1] / rate) : durationSeconds;
-    return { start, duration: round6(end - start) };
-  });
-}
 
 /**
  * The window a unit decodes: from half a frame before its first frame to half a frame before the next
