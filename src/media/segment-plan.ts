@@ -68,6 +68,22 @@ export function planPackageUnits(
   });
 }
 
+/**
+ * The window a unit decodes: from half a frame before its first frame to half a frame before the next
+ * unit's, so every frame falls in exactly one unit whatever the rounding of the times; the last unit reads
+ * to the end (null).
+ */
+export function partWindow(
+  unit: PlannedSegment,
+  fps: number | null,
+  last: boolean,
+): { startSeconds: number; durationSeconds: number | null } {
+  const half = 0.5 / (fps && fps > 0 ? fps : 25);
+  const startSeconds = unit.start > 0 ? round6(unit.start - half) : 0;
+  if (last) return { startSeconds, durationSeconds: null };
+  return { startSeconds, durationSeconds: round6(unit.start + unit.duration - half - startSeconds) };
+}
+
 function round6(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }

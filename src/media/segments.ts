@@ -85,6 +85,25 @@ export function concatList(parts: string[]): string {
 }
 
 /**
+ * An input of the parts listed by concatList: our own list of our own files, so the concat demuxer may
+ * open local files, nothing else.
+ */
+export function concatInput(list: string): string[] {
+  return [
+    '-protocol_whitelist',
+    'file',
+    '-format_whitelist',
+    `concat,${ALLOWED_DEMUXERS}`,
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-i',
+    absolute(list),
+  ];
+}
+
+/**
  * Joins the encoded parts without re-encoding, and the source's audio (once, from `audio`): AAC is
  * copied, anything else is encoded to AAC, exactly as a single-pass encode does.
  */
@@ -100,17 +119,7 @@ export function buildJoinArgs(options: {
     '-progress',
     'pipe:1',
     '-nostats',
-    // Our own list of our own files: the concat demuxer may open local files, nothing else.
-    '-protocol_whitelist',
-    'file',
-    '-format_whitelist',
-    `concat,${ALLOWED_DEMUXERS}`,
-    '-f',
-    'concat',
-    '-safe',
-    '0',
-    '-i',
-    absolute(options.list),
+    ...concatInput(options.list),
     ...(audio
       ? ['-protocol_whitelist', 'file', '-format_whitelist', ALLOWED_DEMUXERS, '-i', absolute(audio.path)]
       : []),

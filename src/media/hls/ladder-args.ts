@@ -86,20 +86,23 @@ export function buildLadderArgs(options: LadderArgsInput): string[] {
         ? ['-f', 'mp4', outputPath(join(part.partsDir, `${renditionFolder(rung)}.mp4`))]
         : hlsArgs(join(dir, renditionFolder(rung)), ladder.segmentSeconds)),
     ]),
-    ...(probe.audio && !part
-      ? [
-          '-map',
-          `0:${probe.audio.index}`,
-          '-vn',
-          '-c:a',
-          'aac',
-          '-b:a',
-          `${ladder.audioKbps}k`,
-          '-ac',
-          '2',
-          ...hlsArgs(join(dir, AUDIO_FOLDER), ladder.segmentSeconds),
-        ]
-      : []),
+    ...(probe.audio && !part ? audioRenditionArgs(`0:${probe.audio.index}`, ladder, dir) : []),
+  ];
+}
+
+/** The package's one audio rendition: the source's audio stream `stream` encoded to stereo AAC, packaged. */
+export function audioRenditionArgs(stream: string, ladder: LadderSpec, dir: string): string[] {
+  return [
+    '-map',
+    stream,
+    '-vn',
+    '-c:a',
+    'aac',
+    '-b:a',
+    `${ladder.audioKbps}k`,
+    '-ac',
+    '2',
+    ...hlsArgs(join(dir, AUDIO_FOLDER), ladder.segmentSeconds),
   ];
 }
 

@@ -10,30 +10,15 @@
 // A unit's range is decoded with an exact seek (ffmpeg decodes from the keyframe before and drops the
 // frames before the start), so the source needs no keyframe at the cut.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { ALLOWED_DEMUXERS, commonHead, inputArgs } from '../ffmpeg-input';
+import { join } from 'node:path';
+import { commonHead, inputArgs } from '../ffmpeg-input';
 import { failure, processFailure, type PipelineFailure } from '../pipelines';
 import { runFfmpeg } from '../run-ffmpeg';
-import type { PlannedSegment } from '../segment-plan';
-import { hlsArgs } from './ladder-args';
+import { partWindow, type PlannedSegment } from '../segment-plan';
+import { concatInput, concatList } from '../segments';
+import { audioRenditionArgs, hlsArgs } from './ladder-args';
 import { encodeLadder, finishPackage, type LadderRequest, type LadderSuccess } from './package-ladder';
 import { AUDIO_FOLDER, renditionFolder } from './rendition-names';
-
-/**
- * The window a unit decodes: from half a frame before its first frame to half a frame before the next
- * unit's, so every frame falls in exactly one unit whatever the rounding of the times; the last unit reads
- * to the end (null).
- */
-export function partWindow(
-  unit: PlannedSegment,
-  fps: number | null,
-  last: boolean,
-): { startSeconds: number; durationSeconds: number | null } {
-  const half = 0.5 / (fps && fps > 0 ? fps : 25);
-  const startSeconds = unit.start > 0 ? round6(unit.start - half) : 0;
-  if (last) return { startSeconds, durationSeconds: null };
-  return { startSeconds, durationSeconds: round6(unit.start + unit.duration - half - startSeconds) };
-}
 
 export interface PartRequest extends Omit<LadderRequest, 'dir' | 'part'> {
   unit: PlannedSegment;
@@ -108,18 +93,7 @@ export function buildPackageJoinArgs(options: {
   const { rungs, lists, ladder, dir, probe } = options;
   return [
     ...commonHead('error'),
-    ...lists.flatMap((list) => [
-      '-protocol_whitelist',
-      'file',
-      '-format_whitelist',
-      `concat,${ALLOWED_DEMUXERS}`,
-      '-f',
-      'concat',
-      '-safe',
-      '0',
-      '-i',
-      absolute(list),
-    ]),
+    ...lists.flatMap(concatInput),
     ...(probe.audio ? inputArgs(options.input) : []),
     ...rungs.flatMap((rung, i) => [
       '-map',
@@ -130,32 +104,6 @@ export function buildPackageJoinArgs(options: {
       '-an',
       ...hlsArgs(join(dir, renditionFolder(rung)), ladder.segmentSeconds),
     ]),
-    ...(probe.audio
-      ? [
-          '-map',
-          `${lists.length}:${probe.audio.index}`,
-          '-vn',
-          '-c:a',
-          'aac',
-          '-b:a',
-          `${ladder.audioKbps}k`,
-          '-ac',
-          '2',
-          ...hlsArgs(join(dir, AUDIO_FOLDER), ladder.segmentSeconds),
-        ]
-      : []),
+    ...(probe.audio ? audioRenditionArgs(`${lists.length}:${probe.audio.index}`, ladder, dir) : []),
   ];
-}
-
-function concatList(parts: string[]): string {
-  return parts.map((part) => `file '${absolute(part).replace(/'/g, "'\\''")}'\n`).join('');
-}
-
-function absolute(path: string): string {
-  if (!isAbsolute(path)) throw new Error(`media path must be absolute: ${path}`);
-  return path;
-}
-
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }
