@@ -13,8 +13,8 @@ import { storedSpec } from '../../../jobs/output-options';
 import type { HdrOutputSpec } from '../../../media/output-spec';
 import { ItemEnding } from '../../item-ending';
 import { jobDeadline, timeLeftMs } from '../../job-deadline';
-import { withLightMap } from '../../light-map-step';
-import { MEDIA_RUNNER, type MediaRunner } from '../../media-runner';
+import { withLightMap, type LightMapStep } from '../../light-map-step';
+import { MEDIA_RUNNER, type MediaRunner, type RunItemResult } from '../../media-runner';
 import { ProgressWriter } from '../../progress-writer';
 import { SegmentFiles } from '../../segment-files';
 import { SegmentsRepository, type SegmentRow } from '../../segments.repository';
@@ -78,26 +78,17 @@ export class JoinItem {
       if (signal.aborted) return;
       // The middle segment's encoded part beside the source part it was made from: one light map per item.
       const middle = Math.floor(segments.length / 2);
-      const result = await withLightMap(joined, {
-        runner: this.runner,
-        logger: this.logger,
-        sourcePath: sources[middle],
-        framePath: parts[middle],
-        frameOffsetSeconds: Number(segments[middle].start_seconds),
-        pngPath: join(workDir, `light-map-${index}.png`),
-        output: spec,
-        signal,
-        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
-        context: { job_id: jobId, item: index },
-      });
-      if (signal.aborted) return;
-      if (result.ok) this.progress.phase(jobId, index, 'storing');
-      await this.ending.end(job, item, result, {
+      await this.end(job, item, joined, {
+        frame: {
+          sourcePath: sources[middle],
+          framePath: parts[middle],
+          frameOffsetSeconds: Number(segments[middle].start_seconds),
+        },
         sourcePaths: sources,
+        workDir,
+        spec,
         signal,
-        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });
-      await this.files.remove(jobId, index);
     });
   }
 
@@ -142,27 +133,53 @@ export class JoinItem {
         timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });
       if (signal.aborted) return;
-      const result = await withLightMap(joined, {
-        runner: this.runner,
-        logger: this.logger,
-        sourcePath: source,
+      await this.end(job, item, joined, {
         // As one pass: the frame of the top HDR rung (its segments joined).
-        framePath: joined.ok ? joined.package?.renditions[0].joinedPath : undefined,
-        pngPath: join(workDir, `light-map-${index}.png`),
-        output: spec,
-        signal,
-        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
-        context: { job_id: jobId, item: index },
-      });
-      if (signal.aborted) return;
-      if (result.ok) this.progress.phase(jobId, index, 'storing');
-      await this.ending.end(job, item, result, {
+        frame: { sourcePath: source, framePath: joined.ok ? joined.package?.renditions[0].joinedPath : undefined },
         sourcePaths: [source],
+        workDir,
+        spec,
         signal,
-        timeLimitMs: Math.max(1, timeLeftMs(deadline)),
       });
-      await this.files.remove(jobId, index);
     });
+  }
+
+  /**
+   * Either join's end, as a one-pass item's: the light map from `frame`, the item ended (checked, stored,
+   * settled) through ItemEnding, and the item's temporary segments removed.
+   */
+  private async end(
+    job: JobRow,
+    item: JobItemRow,
+    joined: RunItemResult,
+    step: {
+      frame: Pick<LightMapStep, 'sourcePath' | 'framePath' | 'frameOffsetSeconds'>;
+      sourcePaths: string[];
+      workDir: string;
+      spec: HdrOutputSpec;
+      signal: AbortSignal;
+    },
+  ): Promise<void> {
+    const { signal } = step;
+    const deadline = jobDeadline(job, this.config);
+    const result = await withLightMap(joined, {
+      ...step.frame,
+      runner: this.runner,
+      logger: this.logger,
+      pngPath: join(step.workDir, `light-map-${item.index}.png`),
+      output: step.spec,
+      signal,
+      timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+      context: { job_id: job.id, item: item.index },
+    });
+    if (signal.aborted) return;
+    if (result.ok) this.progress.phase(job.id, item.index, 'storing');
+    await this.ending.end(job, item, result, {
+      sourcePaths: step.sourcePaths,
+      signal,
+      timeLimitMs: Math.max(1, timeLeftMs(deadline)),
+    });
+    await this.files.remove(job.id, item.index);
   }
 
   private async sourcePart(segment: SegmentRow, workDir: string, signal: AbortSignal): Promise<string> {
