@@ -5,11 +5,9 @@
 // the same timestamps, every frame of the source once in every rung, HDR10 boxes in the HDR init segments —
 // charged once like one pass. A unit whose media fails fails the item, charged 0, its parts removed.
 import { Test } from '@nestjs/testing';
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Parser, type Manifest } from 'm3u8-parser';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, parseConfig, type AppConfig } from '../../src/common/config/config';
@@ -26,8 +24,8 @@ import { call, createAccount, type TestAccount, type TestApi } from '../support/
 import { upload, waitForJob } from '../support/jobs';
 import { auditMoney, pollUntil } from '../support/processes';
 import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
+import { decodedFrameCount } from '../support/media-checks';
 
-const exec = promisify(execFile);
 const GRANT = 10_000;
 const SECONDS = 10;
 const OUTPUT = { package: 'hls', ladder: [{ height: 180 }, { height: 144 }] };
@@ -37,22 +35,6 @@ function parse(text: string): Manifest {
   parser.push(text);
   parser.end();
   return parser.manifest;
-}
-
-async function frameCount(file: string): Promise<number> {
-  const { stdout } = await exec('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=nb_read_frames',
-    '-of',
-    'json',
-    file,
-  ]);
-  return Number(JSON.parse(stdout).streams[0].nb_read_frames);
 }
 
 /** The real runner, except that the unit starting at `failAt` s reads a source cut short (real ffmpeg fails on it). */
@@ -136,7 +118,7 @@ describe('a long package item in units over workers', () => {
     const manifest = parse(await master.text());
     expect(manifest.playlists!.map((playlist) => playlist.attributes['VIDEO-RANGE'])).toEqual(['PQ', 'PQ', 'SDR']);
     expect(item.output.renditions).toHaveLength(3);
-    const sourceFrames = await frameCount(source);
+    const sourceFrames = await decodedFrameCount(source);
     const starts: number[][] = [];
     for (const [n, playlist] of manifest.playlists!.entries()) {
       const url = new URL(playlist.uri, item.output.playlist_url);
@@ -152,7 +134,7 @@ describe('a long package item in units over workers', () => {
       );
       const joined = join(fleet.dir, `${jobId}-${n}.mp4`);
       await writeFile(joined, Buffer.concat(bytes));
-      expect(await frameCount(joined)).toBe(sourceFrames);
+      expect(await decodedFrameCount(joined)).toBe(sourceFrames);
       const hdr = await readHdrMetadata(joined);
       if (playlist.attributes['VIDEO-RANGE'] === 'PQ') {
         expect(hdr?.levels.maxCll).toBeGreaterThan(0);

@@ -2,11 +2,9 @@
 // units are cut on frames that are not the source's keyframes, each unit encodes every rung of its range,
 // the join packages each rung by stream copy — and the result has the one-run package's shape: the same
 // segment boundaries on every rung, every frame exactly once, HDR10 boxes in the init segment.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Parser } from 'm3u8-parser';
 import { DEFAULT_HDR_ENCODE } from '../../src/media/encoder-settings';
 import { readHdrMetadata } from '../../src/media/hdr-metadata';
@@ -19,8 +17,8 @@ import type { LadderSpec } from '../../src/media/output-spec';
 import type { ProbeResult } from '../../src/media/media.types';
 import { probeMedia } from '../../src/media/probe';
 import { sdrMp4 } from '../fixtures/media';
+import { decodedFrameCount } from '../support/media-checks';
 
-const exec = promisify(execFile);
 const LADDER: LadderSpec = { segmentSeconds: 2, hdrLines: [180, 120], hdrCodecs: ['hevc'], audioKbps: 128 };
 const SECONDS = 9;
 let out: string;
@@ -29,22 +27,6 @@ beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'mediajobs-hls-parts-'));
 });
 afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-async function frames(path: string): Promise<number> {
-  const { stdout } = await exec('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=nb_read_frames',
-    '-of',
-    'json',
-    path,
-  ]);
-  return Number(JSON.parse(stdout).streams[0].nb_read_frames);
-}
 
 describe('planPackageUnits', () => {
   it('cuts whole HLS segments on frames, the last never shorter than half a unit', () => {
@@ -120,9 +102,9 @@ describe('a package made in units of 2 s (the last 1 s) against the same package
   });
 
   it('has every frame of the source exactly once in every rung, and HDR10 boxes in each HDR init segment', async () => {
-    const source = await frames(input);
+    const source = await decodedFrameCount(input);
     for (const rendition of joined.renditions) {
-      expect(await frames(rendition.joinedPath)).toBe(source);
+      expect(await decodedFrameCount(rendition.joinedPath)).toBe(source);
       if (rendition.rung.range === 'PQ') {
         const metadata = await readHdrMetadata(rendition.joinedPath);
         expect(metadata?.levels.maxCll).toBeGreaterThan(0);
