@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { openJobStatuses } from '../../src/jobs/job-lifecycle';
 import { sdrMp4 } from '../fixtures/media';
 import { createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { upload } from '../support/jobs';
@@ -37,6 +38,14 @@ const BOUND_MS = 5000;
 const MIN_OUTAGE_MS = 3000;
 /** After a restart the service answers normally again within this, without being restarted. */
 const RECOVERY_MS = 10_000;
+/**
+ * The steady load keeps at most this many of its jobs open, as a client bound by its own concurrency does:
+ * on a loaded machine the worker's two slots finish fewer jobs than a submit every 600 ms starts, and an
+ * open-ended backlog would reach the plan's concurrency limit (429) and outlast any drain.
+ */
+const MAX_OPEN_JOBS = 8;
+/** The drain fails as soon as no job has reached a terminal status for this long: a lost job, not a slow one. */
+const DRAIN_STALL_MS = 60_000;
 
 type Phase = 'baseline' | 'redis-down' | 'redis-back' | 'postgres-down' | 'postgres-back';
 
@@ -45,11 +54,16 @@ interface Sample extends TimedResponse {
   kind: 'submit' | 'read-credits' | 'read-job';
 }
 
-/** A steady load: a submit every 600 ms, a read every 150 ms (credits, or the latest accepted job). */
+/**
+ * A steady load: a submit every 600 ms while fewer than MAX_OPEN_JOBS of the account's jobs are open (or
+ * always, while `uncapped`), a read every 150 ms (credits, or the latest accepted job).
+ */
 class Load {
   readonly samples: Sample[] = [];
   readonly accepted = new Map<string, Phase>();
   phase: Phase = 'baseline';
+  /** Submits every 600 ms whatever the backlog: while recovery is timed, a submit must be tried at that pace. */
+  uncapped = false;
   private stopped = false;
   private loops: Promise<void>[] = [];
 
@@ -57,10 +71,12 @@ class Load {
     private readonly api: TestApi,
     private readonly key: string,
     private readonly submitBody: unknown,
+    /** The account's open jobs, read from the database; throws while PostgreSQL is down. */
+    private readonly openJobs: () => Promise<number>,
   ) {}
 
   start(): void {
-    this.loops = [this.loop(600, () => this.submit()), this.loop(150, (i) => this.read(i))];
+    this.loops = [this.loop(600, () => this.steadySubmit()), this.loop(150, (i) => this.read(i))];
   }
 
   async stop(): Promise<void> {
@@ -77,6 +93,12 @@ class Load {
     this.samples.push(sample);
     if (response.status === 202) this.accepted.set(response.body.job_id, phase);
     return sample;
+  }
+
+  private async steadySubmit(): Promise<void> {
+    // While PostgreSQL is down the count fails; the submit is sent, and its 503 is part of the load.
+    const open = this.uncapped ? 0 : await this.openJobs().catch(() => 0);
+    if (open < MAX_OPEN_JOBS) await this.submit();
   }
 
   since(at: number, kind?: Sample['kind']): Sample[] {
@@ -99,6 +121,11 @@ class Load {
       await sleep(Math.max(0, next - Date.now()));
     }
   }
+}
+
+/** Seconds from `from` (ms) to an ISO time, one decimal. */
+function since(from: number, iso: string | null): number {
+  return iso === null ? NaN : Math.round((Date.parse(iso) - from) / 100) / 10;
 }
 
 function summary(sample: Sample): string {
@@ -160,12 +187,19 @@ describe('Redis and PostgreSQL restarted under load', () => {
     });
     expect(registered.status).toBe(201);
     const secret = registered.body.secret as string;
-    const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 320, height: 180, seconds: 2 }));
+    const uploadId = await upload(api, account.apiKey, await sdrMp4({ width: 160, height: 90, seconds: 1 }));
     const body = { inputs: [{ upload_id: uploadId }], output: { resolution: 'source' } };
     const db = api.app.get(DataSource);
     const setupMs = Date.now() - started;
 
-    const traffic = new Load(api, account.apiKey, body);
+    const openJobs = async (): Promise<number> => {
+      const [row] = await db.query(
+        `SELECT count(*)::int AS open FROM jobs WHERE account_id = $1 AND status = ANY ($2)`,
+        [account.accountId, openJobStatuses()],
+      );
+      return row.open;
+    };
+    const traffic = new Load(api, account.apiKey, body, openJobs);
     load = traffic;
     // The region is up once the worker's first heartbeat is in Redis.
     const first = await pollUntil(
@@ -216,6 +250,7 @@ describe('Redis and PostgreSQL restarted under load', () => {
     async function recovery(from: number, what: string): Promise<{ reads_ms: number; submits_ms: number }> {
       const firstOk = (kind: Sample['kind'], status: number) =>
         traffic.since(from, kind).find((sample) => sample.status === status);
+      traffic.uncapped = true;
       const [read, submit] = await pollUntil(
         `${what}: requests to succeed again`,
         () => {
@@ -225,6 +260,7 @@ describe('Redis and PostgreSQL restarted under load', () => {
         RECOVERY_MS + 10_000,
         100,
       );
+      traffic.uncapped = false;
       return { reads_ms: read.startedAt + read.ms - from, submits_ms: submit.startedAt + submit.ms - from };
     }
 
@@ -298,14 +334,27 @@ describe('Redis and PostgreSQL restarted under load', () => {
     // Nothing lost: every job of the account (each accepted one, and any created by a request whose
     // answer was lost to the outage) reaches a terminal status ...
     const drainStarted = Date.now();
+    let open: string[] = [];
+    let fewestOpen = Infinity;
+    let progressAt = drainStarted;
+    const stillOpen = () => `still open: ${open.join(', ')}`;
     const jobs = await pollUntil(
-      'every job to reach a terminal status',
+      () => `every job to reach a terminal status; ${stillOpen()}`,
       async () => {
         worker!.assertAlive();
         const listed = await listAll(api!, account.apiKey, '/v1/sdr2hdr/jobs');
-        return listed.every((job) => isTerminal(job.status)) ? listed : undefined;
+        open = listed
+          .filter((job) => !isTerminal(job.status))
+          .map(
+            (job) => `${job.job_id} ${job.status} (accepted in: ${traffic.accepted.get(job.job_id) ?? 'answer lost'})`,
+          );
+        if (open.length < fewestOpen) [fewestOpen, progressAt] = [open.length, Date.now()];
+        if (Date.now() - progressAt > DRAIN_STALL_MS) {
+          throw new Error(`no job reached a terminal status for ${DRAIN_STALL_MS} ms; ${stillOpen()}`);
+        }
+        return open.length === 0 ? listed : undefined;
       },
-      120_000,
+      240_000,
       500,
     );
     const drainMs = Date.now() - drainStarted;
@@ -368,10 +417,15 @@ describe('Redis and PostgreSQL restarted under load', () => {
       jobs_created: jobs.length,
       jobs_by_status: byStatus,
       drain_ms: drainMs,
+      // Per job, in seconds since the drain began: created, started, finished (where a slow drain went).
+      job_timeline: jobs
+        .map((job) => [job.created_at, job.started_at, job.finished_at].map((at) => since(drainStarted, at)))
+        .sort((a, b) => a[0] - b[0]),
       webhook_requests: sink.requests.length,
       events_delivered: unique.size,
       duplicate_deliveries: sink.requests.length - unique.size,
       total_ms: Date.now() - started,
     });
-  });
+    // A drain that keeps making progress may outlast the suite's 180 s on a loaded machine; a stall fails it early.
+  }, 360_000);
 });

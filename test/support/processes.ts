@@ -29,9 +29,12 @@ export function logMeasurement(name: string, data: Record<string, unknown>): voi
   console.log(JSON.stringify({ chaos: name, ...data }));
 }
 
-/** Polls `probe` every `everyMs` until it returns a value other than undefined/false; throws after `timeoutMs`. */
+/**
+ * Polls `probe` every `everyMs` until it returns a value other than undefined/false; throws after `timeoutMs`.
+ * `what` may be a function, read at the timeout, so the error can say what was still missing.
+ */
 export async function pollUntil<T>(
-  what: string,
+  what: string | (() => string),
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs: number,
   everyMs = 200,
@@ -40,7 +43,9 @@ export async function pollUntil<T>(
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for: ${typeof what === 'function' ? what() : what}`);
+    }
     await sleep(everyMs);
   }
 }
