@@ -22,7 +22,12 @@ async function main(): Promise<number> {
   const { LicenseAdminService } = await import('./license/license-admin.service.js');
   const { loadConfigOrExit } = await import('./common/config/config.js');
   const config = await loadConfigOrExit();
-  const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config), { logger: false });
+  const app = await NestFactory.createApplicationContext(AppModule.forAdminCli(config), {
+    logger: false,
+    // Nest's default ends the process silently (exit 1, its logger off) when a module cannot start — an
+    // unreachable database, say; the error comes back here instead and is printed below.
+    abortOnError: false,
+  });
   try {
     const result = await runAdminCommand(app.get(AdminService), app.get(LicenseAdminService), process.argv.slice(2));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

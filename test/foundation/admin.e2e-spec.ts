@@ -312,6 +312,19 @@ describe('operator API and CLI', () => {
       }
     });
 
+    it('a command whose database cannot be reached exits 1 and says so on stderr', async () => {
+      // Port 9 (discard) on loopback: nothing listens, every connection is refused.
+      const saved = process.env.DATABASE_URL;
+      process.env.DATABASE_URL = 'postgres://postgres@127.0.0.1:9/none';
+      try {
+        const result = await runCli(['list-accounts']);
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(result.stderr).toMatch(/^admin command failed: .*ECONNREFUSED 127\.0\.0\.1:9/);
+      } finally {
+        process.env.DATABASE_URL = saved;
+      }
+    });
+
     it('runs as `npm run admin -- <command>`, the entry beside main.ts and worker.ts', async () => {
       expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.admin).toBe(
         'node dist/src/admin-cli.js',
