@@ -74,7 +74,7 @@ export class FfmpegMediaRunner implements MediaRunner {
         ...this.tools(request),
       });
       request.onStage?.('encode', performance.now() - encoding);
-      return made;
+      return made.ok ? { ...made, sourceColour: probed.probe.video } : made;
     }
     if (request.api === 'sdr2hdr') {
       const spec = request.output;
@@ -92,6 +92,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       return {
         ...made(output, container, result.processedSeconds, result, media),
         sourceSeconds: probed.probe.durationSeconds,
+        sourceColour: probed.probe.video,
         ...(result.roundTripSsim !== null
           ? { measuredInRun: { sha256: await fileSha256(output), roundTripSsim: result.roundTripSsim } }
           : {}),
@@ -233,15 +234,19 @@ export class FfmpegMediaRunner implements MediaRunner {
 
   /**
    * The output's picture size and length come from the output itself, the source's colour tags from
-   * the source (a probe each, ~0.15 s, side by side).
+   * the run's probe of the source when it made one (`sourceColour`), else from a probe of the source
+   * (a probe each, ~0.15 s, side by side).
    */
   async lightMap(request: LightMapRequest): Promise<LightMapMade | ToolFailure> {
-    const [probed, source] = await Promise.all([
+    const [probed, sourceColour] = await Promise.all([
       this.probe(request.outputPath, 'sdr2hdr', request.signal),
-      this.probe(request.sourcePath, 'sdr2hdr', request.signal),
+      request.sourceColour ??
+        this.probe(request.sourcePath, 'sdr2hdr', request.signal).then((source) =>
+          source.ok ? source.probe.video : undefined,
+        ),
     ]);
     if (!probed.ok || !probed.probe.video) return { ok: false, stderrTail: ['the output does not probe'] };
-    if (!source.ok || !source.probe.video) return { ok: false, stderrTail: ['the source does not probe'] };
+    if (!sourceColour) return { ok: false, stderrTail: ['the source does not probe'] };
     const rendered = await renderLightMap({
       source: request.sourcePath,
       output: request.outputPath,
@@ -250,7 +255,7 @@ export class FfmpegMediaRunner implements MediaRunner {
       width: probed.probe.video.width,
       height: probed.probe.video.height,
       durationSeconds: probed.probe.durationSeconds,
-      sourceColour: source.probe.video,
+      sourceColour,
       ffmpegPath: this.config.ffmpegPath,
       ffprobePath: this.config.ffprobePath,
       signal: request.signal,

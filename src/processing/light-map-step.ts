@@ -29,6 +29,7 @@ export async function withLightMap(result: RunItemResult, step: LightMapStep): P
     outputPath: step.framePath ?? result.path,
     pngPath: step.pngPath,
     transfer: step.output.transfer,
+    sourceColour: result.sourceColour,
     signal: step.signal,
     timeLimitMs: step.timeLimitMs,
   });

@@ -7,6 +7,7 @@ import type { MediaApi, ProbeOutcome } from '../media/media.types';
 import type { OutputCheck } from '../media/output-checks';
 import type { MadeRendition } from '../media/hls/package-ladder';
 import type { HdrOutputSpec, LoudnessOutputSpec } from '../media/output-spec';
+import type { SourceColour } from '../media/light-map';
 import type { RunMeasurements } from './run-measurements';
 
 /** How a media tool runs: stopped by the job's cancel, within what is left of its time. */
@@ -57,6 +58,11 @@ export interface MadeOutput {
   media: Record<string, unknown>;
   /** The source's duration as the run's own probe read it (the audio check compares with it). */
   sourceSeconds?: number;
+  /**
+   * The source's colour tags as the run's own probe read them (sdr2hdr): the light map's source frame is
+   * converted with them, so its step need not probe the unchanged source again.
+   */
+  sourceColour?: SourceColour;
   /** The item's light map (a PNG in the work folder, sdr2hdr only), stored beside the output. */
   lightMapPath?: string;
   /** The time of the frame the light map shows (seconds from the item's start). */
@@ -167,6 +173,8 @@ export interface LightMapRequest extends MediaRun {
   /** Where the PNG goes. */
   pngPath: string;
   transfer: HdrOutputSpec['transfer'];
+  /** The source's colour tags when the run already probed it (MadeOutput.sourceColour); absent: probed here. */
+  sourceColour?: SourceColour;
 }
 
 /** The media pipelines and tools as the worker's use cases see them (ffmpeg lives behind this). */

@@ -2,7 +2,8 @@
 // the local object store: a PNG behind `items[i].output.light_map_url`, fetched through its signed link
 // and decoded here — reference and expand put the light visibly elsewhere (the share of the output half
 // in the bands at and above 400 cd/m²) — one per item also when the item was encoded in segments, its
-// light_map_frame_seconds the output's keyframe nearest the middle, and retention and the storage sweeper
+// light_map_frame_seconds the output's keyframe nearest the middle, the map drawn with the run's own probe of
+// the source the same as one that probes the source again, and retention and the storage sweeper
 // remove it with the output.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { LEGEND_HEIGHT, LIGHT_BANDS } from '../../src/media/light-map';
+import { FfmpegMediaRunner } from '../../src/processing/ffmpeg-media-runner';
 import { RetentionPurge } from '../../src/processing/upkeep/retention-purge';
 import { StorageSweeper } from '../../src/processing/storage-sweeper';
 import { keyframedSdrMp4, LIGHT_PATTERN, lightPatternMp4, untaggedMp4 } from '../fixtures/media';
@@ -160,6 +162,41 @@ describe('the light map of an sdr2hdr item', () => {
     const objects = await storedObjects(job.job_id);
     expect(objects.filter((name) => name.endsWith('.png'))).toHaveLength(1);
     expect(objects.filter((name) => name.endsWith('.mp4'))).toHaveLength(1);
+  }, 480_000);
+
+  it("the item's light map, drawn with the run's own probe of the source, is the one a fresh probe of the source gives", async () => {
+    const clip = await lightPatternMp4();
+    const job = await run(clip, { mapping: 'expand', peak_nits: 1000 });
+    const stored = await fetchMap(job.items[0], 'from-run');
+    const [mp4] = (await storedObjects(job.job_id)).filter((name) => name.endsWith('.mp4'));
+    const output = join(worker.config.storageDir, 'outputs', account.accountId, job.job_id, mp4);
+    // The same output and source drawn again here: the source probed by the light map itself (no sourceColour),
+    // and with other colour tags given, which must change the picture (the tags given are the ones used).
+    const runner = new FfmpegMediaRunner(worker.config);
+    const draw = async (name: string, sourceColour?: Parameters<FfmpegMediaRunner['lightMap']>[0]['sourceColour']) => {
+      const pngPath = join(dir, `${name}.png`);
+      const made = await runner.lightMap({
+        sourcePath: clip,
+        outputPath: output,
+        pngPath,
+        transfer: 'pq',
+        sourceColour,
+        signal: new AbortController().signal,
+        timeLimitMs: 120_000,
+      });
+      if (!made.ok) throw new Error(`no light map: ${made.stderrTail.join('\n')}`);
+      return { png: await decodePng(pngPath), frameSeconds: made.frameSeconds };
+    };
+    const probed = await draw('probed-here');
+    expect(probed.frameSeconds).toBe(job.items[0].output.light_map_frame_seconds);
+    expect(probed.png.rgb.equals(stored.rgb)).toBe(true);
+    const fullRange = await draw('full-range', {
+      colorTransfer: 'bt709',
+      colorPrimaries: 'bt709',
+      colorSpace: 'bt709',
+      colorRange: 'pc',
+    });
+    expect(fullRange.png.rgb.equals(stored.rgb)).toBe(false);
   }, 480_000);
 
   it('a source without colour tags gets its light map: read as BT.709, as the encode reads it', async () => {
