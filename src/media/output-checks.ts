@@ -17,6 +17,7 @@ import {
   type MeasureTools,
   type SourceVideo,
 } from './output-measure';
+import { sampleEvery } from './round-trip';
 
 export interface OutputCheck {
   /** Stable snake_case name. */
@@ -143,6 +144,45 @@ export interface VideoCheckRequest extends MeasureTools {
   codec?: HdrCodec;
   /** The round trip as the pipeline measured it reading the written file back (hdr-pipeline.ts); else measured here. */
   roundTripSsim?: number;
+  /**
+   * The round trip as a package's light pass measured it (package-ladder.ts), counted only when it is this
+   * check's own measurement: the same source file, the same sampled frames and sizes as measured here.
+   */
+  roundTripInRun?: RoundTripInRun;
+}
+
+/** A round trip measured in a pass that decoded the output anyway, with what it was measured on. */
+export interface RoundTripInRun {
+  ssim: number;
+  /** The source file compared with (decoded in that pass). */
+  source: string;
+  /** Every how many frames one was compared (sampleEvery of the frames the pass expected). */
+  every: number;
+  outputSize: { width: number; height: number };
+  sourceSize: { width: number; height: number };
+  /** The mapping inverted to go back to SDR. */
+  choice: { mapping: Mapping; transfer: Transfer; peakNits: number };
+}
+
+/** The in-run round trip when it is the measurement this check would make; else undefined. */
+function sameRoundTrip(
+  inRun: RoundTripInRun | undefined,
+  measured: { source: string; concat: boolean; video: MeasuredVideo; sourceVideo: SourceVideo },
+  request: VideoCheckRequest,
+): number | undefined {
+  if (!inRun || measured.concat || inRun.source !== measured.source) return undefined;
+  const { video, sourceVideo } = measured;
+  const { mapping, transfer, peakNits } = inRun.choice;
+  const same =
+    mapping === request.mapping &&
+    transfer === request.transfer &&
+    peakNits === request.peakNits &&
+    inRun.every === sampleEvery(video.frames, ROUND_TRIP_SAMPLES) &&
+    inRun.outputSize.width === video.width &&
+    inRun.outputSize.height === video.height &&
+    inRun.sourceSize.width === sourceVideo.width &&
+    inRun.sourceSize.height === sourceVideo.height;
+  return same ? inRun.ssim : undefined;
 }
 
 /** Measures a video output and its source, then judges them. */
@@ -152,6 +192,7 @@ export async function checkVideoOutput(
   const { video, source, concat, sourceVideo } = await measureWithSource(request);
   const ssim =
     request.roundTripSsim ??
+    sameRoundTrip(request.roundTripInRun, { source, concat, video, sourceVideo }, request) ??
     (await roundTripSsim({
       ...request,
       source,

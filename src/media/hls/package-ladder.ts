@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { buildExpandCube, usesMappingLut } from '../hdr-mapping';
 import { levelsToWrite, writeHdrMetadata, writeSegmentLightLevels } from '../hdr-metadata';
-import { measureLightLevels } from '../light-levels';
+import { measureLightLevels, type LightPassRoundTrip } from '../light-levels';
+import { ROUND_TRIP_SAMPLES, type RoundTripInRun } from '../output-checks';
+import { backToSdr, inverseLutPath, sampleEvery, sourceAsCompared, writeInverseLut } from '../round-trip';
 import type { RungSpec } from '../output-spec';
 import {
   encodeCeiling,
@@ -60,6 +62,11 @@ export interface MadeRendition {
   light: { masteringPeakNits: number; maxCll: number; maxFall: number } | null;
   /** init + segments as one fragmented MP4 (in scratchDir), for the output checks. */
   joinedPath: string;
+  /**
+   * PQ rungs: the round trip measured by the light pass, which decodes the joined rung anyway (against the
+   * source, decoded in the same pass); the check counts it when it is its own measurement. Null otherwise.
+   */
+  roundTrip: RoundTripInRun | null;
 }
 
 export interface LadderSuccess {
@@ -137,7 +144,7 @@ export async function encodeLadder(
 /** What reading back a package's renditions needs: its folders, the rungs, and the tools' bounds. */
 export type FinishRequest = Pick<
   LadderRequest,
-  'rungs' | 'dir' | 'scratchDir' | 'probe' | 'hdr' | 'ffmpegPath' | 'signal' | 'timeLimitMs' | 'onProgress'
+  'input' | 'rungs' | 'dir' | 'scratchDir' | 'probe' | 'hdr' | 'ffmpegPath' | 'signal' | 'timeLimitMs' | 'onProgress'
 >;
 
 /**
@@ -198,14 +205,22 @@ async function finishRendition(
   const joinedPath = join(request.scratchDir, `${folder}.mp4`);
   await joinRendition(path, playlist, joinedPath);
   let light: MadeRendition['light'] = null;
+  let roundTrip: RoundTripInRun | null = null;
   if (rung.range === 'PQ') {
-    const measured = await measureLightLevels(joinedPath, {
-      width: rung.width,
-      height: rung.height,
-      ffmpegPath: request.ffmpegPath,
-      signal: request.signal,
-      timeLimitMs: request.timeLimitMs,
-    });
+    const trip = await roundTripOfRung(rung, joinedPath, totalDuration(playlist) * frameRate, request);
+    let measured: Awaited<ReturnType<typeof measureLightLevels>>;
+    try {
+      measured = await measureLightLevels(joinedPath, {
+        width: rung.width,
+        height: rung.height,
+        ffmpegPath: request.ffmpegPath,
+        signal: request.signal,
+        timeLimitMs: request.timeLimitMs,
+        roundTrip: trip?.pass,
+      });
+    } finally {
+      if (trip?.lut) await rm(trip.lut, { force: true });
+    }
     if (!measured.ok) {
       return measured.run
         ? processFailure(measured.run, started)
@@ -227,6 +242,7 @@ async function finishRendition(
     // The checks read the rung as a player gets it: joined again from the files as stored.
     await joinRendition(path, playlist, joinedPath);
     light = { masteringPeakNits: peakNits, ...levelsToWrite(levels) };
+    if (trip && measured.roundTripSsim !== null) roundTrip = { ...trip.record, ssim: measured.roundTripSsim };
   }
   return {
     ok: true,
@@ -244,7 +260,39 @@ async function finishRendition(
       frameRate,
       light,
       joinedPath,
+      roundTrip,
     },
+  };
+}
+
+/**
+ * The round trip the light pass of a PQ rung measures as the output check would (output-measure.ts
+ * roundTripSsim): the same sampled frames of the same source, taken back through the inverse mapping
+ * (its LUT written beside the rung when the mapping needs one; the caller removes it).
+ */
+async function roundTripOfRung(
+  rung: RungSpec,
+  joinedPath: string,
+  expectedFrames: number,
+  request: FinishRequest,
+): Promise<{ pass: LightPassRoundTrip; record: Omit<RoundTripInRun, 'ssim'>; lut: string | null } | null> {
+  const video = request.probe.video;
+  const { mapping, transfer, peakNits } = request.hdr;
+  if (!video) return null;
+  const choice = { mapping, transfer, peakNits };
+  const lut = inverseLutPath(joinedPath, choice);
+  if (lut) await writeInverseLut(lut, choice, video);
+  const every = sampleEvery(Math.round(expectedFrames), ROUND_TRIP_SAMPLES);
+  const outputSize = { width: rung.width, height: rung.height };
+  const sourceSize = { width: video.width, height: video.height };
+  return {
+    pass: {
+      every,
+      back: backToSdr(choice, video, lut),
+      against: { source: request.input, compared: sourceAsCompared(sourceSize, outputSize) },
+    },
+    record: { source: request.input, every, outputSize, sourceSize, choice },
+    lut,
   };
 }
 
