@@ -132,8 +132,7 @@ export function firstFailed(checks: OutputCheck[]): OutputCheck | null {
   return checks.find((check) => !check.passed) ?? null;
 }
 
-export interface VideoCheckRequest extends MeasureTools {
-  output: string;
+export interface VideoCheckRequest extends SourceRequest {
   /** The source in one file, or its parts in order (a split item). */
   sources: string[];
   quality: Quality;
@@ -211,15 +210,26 @@ export async function checkVideoOutput(
   return { measured: video, checks };
 }
 
+/**
+ * What the checks of several outputs of one source share: the source in one file, its packets counted
+ * once (measureSourceVideo) for all of them. Parts (a concat list) are measured per output.
+ */
+export interface SourceRequest extends MeasureTools {
+  output: string;
+  sources: string[];
+  /** measureSourceVideo of `sources[0]` when it is the only source, made once by the caller. */
+  sourceCounted?: SourceVideo;
+}
+
 /** The output and its source measured side by side (the source's frames decoded when the counts disagree). */
-async function measureWithSource(request: MeasureTools & { output: string; sources: string[] }) {
+async function measureWithSource(request: SourceRequest) {
   const concat = request.sources.length > 1;
   const source = concat ? `${request.output}.sources.txt` : request.sources[0];
   if (concat)
     await writeFile(source, request.sources.map((path) => `file '${path.replace(/'/g, "'\\''")}'`).join('\n'));
   const [video, counted] = await Promise.all([
     measureVideo(request.output, request),
-    measureSourceVideo(source, concat, request),
+    !concat && request.sourceCounted ? request.sourceCounted : measureSourceVideo(source, concat, request),
   ]);
   // Packets are counted (no decode); when they disagree with the output, the decoder's own count judges.
   const sourceVideo = frameCountCheck(video, counted).passed
@@ -238,7 +248,7 @@ export function sdrSignallingCheck(video: MeasuredVideo): OutputCheck {
 }
 
 export async function checkSdrVideoOutput(
-  request: MeasureTools & { output: string; sources: string[] },
+  request: SourceRequest,
 ): Promise<{ measured: MeasuredVideo; checks: OutputCheck[] }> {
   const { video, sourceVideo } = await measureWithSource(request);
   const checks = [

@@ -13,7 +13,7 @@ import { segmentAlignmentCheck, segmentDurationCheck } from '../media/hls/packag
 import { itemRungs } from '../media/ladder';
 import type { ProbeResult } from '../media/media.types';
 import { checkSdrVideoOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
-import type { MeasureTools, MeasuredVideo } from '../media/output-measure';
+import { measureSourceVideo, type MeasureTools, type MeasuredVideo } from '../media/output-measure';
 import type { HdrOutputSpec } from '../media/output-spec';
 import { fileSha256 } from './run-measurements';
 import type { CheckedOutput, EncodePackagePartResult, MadeOutput, MadePackage, RunItemResult } from './media-runner';
@@ -134,8 +134,10 @@ export async function checkPackage(
   const pkg = output.package;
   const checks: OutputCheck[] = [];
   const renditions: Record<string, unknown>[] = [];
+  // One count of the source's packets for every rung (a source in parts is measured per rung, as a file's).
+  const sourceCounted = sources.length === 1 ? await measureSourceVideo(sources[0], false, tools) : undefined;
   for (const rendition of pkg.renditions) {
-    const request = { ...tools, output: rendition.joinedPath, sources };
+    const request = { ...tools, output: rendition.joinedPath, sources, sourceCounted };
     // The light pass's round trip counts only while the joined rung is the file it decoded.
     const measuredAs = pkg.joinedSha256?.[rendition.folder];
     const roundTripInRun =
