@@ -12,7 +12,14 @@ import { buildExpandCube, usesMappingLut } from '../hdr-mapping';
 import { levelsToWrite, writeHdrMetadata, writeSegmentLightLevels } from '../hdr-metadata';
 import { measureLightLevels, type LightPassRoundTrip } from '../light-levels';
 import { ROUND_TRIP_SAMPLES, type RoundTripInRun } from '../output-checks';
-import { backToSdr, inverseLutPath, sampleEvery, sourceAsCompared, writeInverseLut } from '../round-trip';
+import {
+  backToSdr,
+  inverseLutPath,
+  referenceOutputArgs,
+  sampleEvery,
+  sourceAsCompared,
+  writeInverseLut,
+} from '../round-trip';
 import type { RungSpec } from '../output-spec';
 import {
   encodeCeiling,
@@ -64,7 +71,8 @@ export interface MadeRendition {
   joinedPath: string;
   /**
    * PQ rungs: the round trip measured by the light pass, which decodes the joined rung anyway (against the
-   * source, decoded in the same pass); the check counts it when it is its own measurement. Null otherwise.
+   * source's frames kept by a one-pass encode, or the source decoded in the same pass after a join); the
+   * check counts it when it is its own measurement. Null otherwise.
    */
   roundTrip: RoundTripInRun | null;
 }
@@ -87,7 +95,7 @@ export async function packageLadder(request: LadderRequest): Promise<LadderSucce
   const encoded = await encodeLadder(request, started);
   if (!encoded.ok) return encoded;
   try {
-    return await finishPackage(request, encoded.args, started);
+    return await finishPackage({ ...request, referencesKept: true }, encoded.args, started);
   } catch (error) {
     return failure('processing_failed', 'Processing failed.', [String(error)], started);
   }
@@ -123,6 +131,12 @@ export async function encodeLadder(
       await writeFile(lutPath, cube);
     }
     const args = buildLadderArgs({ ...request, lutPath });
+    // One pass: the source's frames each PQ rung's round trip compares, kept from this decode (round-trip.ts).
+    if (!part)
+      for (const rung of rungs.filter((each) => each.range === 'PQ'))
+        args.push(
+          ...referenceOutputArgs(video.index, referenceEvery(request.probe), video, rung, referencePath(request, rung)),
+        );
     const seconds = part ? (part.durationSeconds ?? request.probe.durationSeconds - part.startSeconds) : null;
     const run = await runFfmpeg(args, {
       ffmpegPath: request.ffmpegPath,
@@ -145,7 +159,20 @@ export async function encodeLadder(
 export type FinishRequest = Pick<
   LadderRequest,
   'input' | 'rungs' | 'dir' | 'scratchDir' | 'probe' | 'hdr' | 'ffmpegPath' | 'signal' | 'timeLimitMs' | 'onProgress'
->;
+> & {
+  /** The encode kept each PQ rung's reference frames (one pass: encodeLadder); else the light pass decodes the source. */
+  referencesKept?: boolean;
+};
+
+/** Where the encode keeps a PQ rung's reference frames (raw yuv420p at the rung's size). */
+function referencePath(request: Pick<LadderRequest, 'scratchDir'>, rung: RungSpec): string {
+  return join(request.scratchDir, `${renditionFolder(rung)}.reference.yuv`);
+}
+
+/** Every how many frames the round trip compares one: of the frames the source declares, as the MP4 path. */
+function referenceEvery(probe: LadderRequest['probe']): number {
+  return sampleEvery(Math.round(probe.durationSeconds * (probe.video?.fps ?? 25)), ROUND_TRIP_SAMPLES);
+}
 
 /**
  * The package's files are written (one run, or the join of a split package: package-parts.ts): each
@@ -207,7 +234,7 @@ async function finishRendition(
   let light: MadeRendition['light'] = null;
   let roundTrip: RoundTripInRun | null = null;
   if (rung.range === 'PQ') {
-    const trip = await roundTripOfRung(rung, joinedPath, totalDuration(playlist) * frameRate, request);
+    const trip = await roundTripOfRung(rung, joinedPath, request);
     let measured: Awaited<ReturnType<typeof measureLightLevels>>;
     try {
       measured = await measureLightLevels(joinedPath, {
@@ -220,6 +247,7 @@ async function finishRendition(
       });
     } finally {
       if (trip?.lut) await rm(trip.lut, { force: true });
+      await rm(referencePath(request, rung), { force: true });
     }
     if (!measured.ok) {
       return measured.run
@@ -273,7 +301,6 @@ async function finishRendition(
 async function roundTripOfRung(
   rung: RungSpec,
   joinedPath: string,
-  expectedFrames: number,
   request: FinishRequest,
 ): Promise<{ pass: LightPassRoundTrip; record: Omit<RoundTripInRun, 'ssim'>; lut: string | null } | null> {
   const video = request.probe.video;
@@ -282,14 +309,16 @@ async function roundTripOfRung(
   const choice = { mapping, transfer, peakNits };
   const lut = inverseLutPath(joinedPath, choice);
   if (lut) await writeInverseLut(lut, choice, video);
-  const every = sampleEvery(Math.round(expectedFrames), ROUND_TRIP_SAMPLES);
+  const every = referenceEvery(request.probe);
   const outputSize = { width: rung.width, height: rung.height };
   const sourceSize = { width: video.width, height: video.height };
   return {
     pass: {
       every,
       back: backToSdr(choice, video, lut),
-      against: { source: request.input, compared: sourceAsCompared(sourceSize, outputSize) },
+      against: request.referencesKept
+        ? { referencePath: referencePath(request, rung), size: outputSize }
+        : { source: request.input, compared: sourceAsCompared(sourceSize, outputSize) },
     },
     record: { source: request.input, every, outputSize, sourceSize, choice },
     lut,
