@@ -127,8 +127,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
         signal: request.signal,
         timeLimitMs: remaining(deadline),
         roundTrip: roundTrip && {
-          referencePath: roundTrip.referencePath,
-          size,
+          against: { referencePath: roundTrip.referencePath, size },
           every: roundTrip.every,
           back: backToSdr(choice, video, roundTrip.lut),
         },

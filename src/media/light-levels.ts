@@ -15,27 +15,46 @@ export interface LightLevels {
   maxFall: number;
 }
 
-const LIGHT_PICTURE = 'zscale=m=gbr:r=pc,format=gbrp16le';
+/**
+ * The decoded picture as 16-bit R'G'B' (zscale: the file's own matrix and range, chroma upsampled as a
+ * player does, transfer untouched), reduced to one plane of max(R',G',B') per pixel by ffmpeg (blend's
+ * `lighten` is the integer max of its inputs): the transfer is monotonic, so the brightest channel is the
+ * largest code, and the meter reads a third of the bytes. `[in]` in, `[meter]` out (gray16le).
+ */
+export const LIGHT_PICTURE =
+  '[in]zscale=m=gbr:r=pc,format=gbrp16le,extractplanes=g+b+r[g][b][r];' +
+  '[g][b]blend=all_mode=lighten[gb];[gb][r]blend=all_mode=lighten,format=gray16le[meter]';
 
 /** The round trip measured in the light pass (src/media/round-trip.ts): the output check's SSIM. */
 export interface LightPassRoundTrip {
-  /** The source's sampled frames, raw yuv420p at the output's size (referenceOutputArgs). */
-  referencePath: string;
-  size: { width: number; height: number };
   every: number;
   /** The output back to SDR (backToSdr). */
   back: string;
+  /**
+   * What the output's sampled frames are compared with: the source's sampled frames kept by the encode (raw
+   * yuv420p at the output's size: referenceOutputArgs), or the source itself, decoded in this pass and
+   * sampled and scaled as the check does (`compared`: sourceAsCompared).
+   */
+  against: { referencePath: string; size: { width: number; height: number } } | { source: string; compared: string };
 }
 
 /**
- * Decodes a PQ file's video to 16-bit R'G'B' (zscale: the file's own matrix and range, chroma upsampled as a
- * player does, transfer untouched) on stdout, for LightMeter.
+ * Decodes a PQ file's video to one 16-bit plane of max(R',G',B') per pixel (LIGHT_PICTURE) on stdout, for
+ * LightMeter.
  */
 export function buildLightMeasureArgs(input: string, roundTrip?: LightPassRoundTrip): string[] {
   if (!isAbsolute(input)) throw new Error(`media path must be absolute: ${input}`);
   if (roundTrip) {
+    const { against } = roundTrip;
+    const [inputs, compared] =
+      'referencePath' in against
+        ? [referenceInputArgs(against.referencePath, against.size), '[1:v]setpts=N/(10*TB)']
+        : [
+            [...inputOptions(against.source), '-i', against.source],
+            `[1:v:0]${pickFrames(roundTrip.every)},${against.compared}`,
+          ];
     // One decode of the written file for both: the light meter's frames on stdout, and the sampled
-    // frames taken back to SDR and compared with the source's (kept by the encode) — ssim into a null sink.
+    // frames taken back to SDR and compared with the source's — ssim into a null sink.
     return [
       '-hide_banner',
       '-nostdin',
@@ -45,10 +64,10 @@ export function buildLightMeasureArgs(input: string, roundTrip?: LightPassRoundT
       ...inputOptions(input),
       '-i',
       input,
-      ...referenceInputArgs(roundTrip.referencePath, roundTrip.size),
+      ...inputs,
       '-filter_complex',
-      `[0:v:0]split=2[light][trip];[light]${LIGHT_PICTURE}[meter];` +
-        `[trip]${pickFrames(roundTrip.every)},${roundTrip.back}[a];[1:v]setpts=N/(10*TB)[b];[a][b]ssim,nullsink`,
+      `[0:v:0]split=2[light][trip];${LIGHT_PICTURE.replace('[in]', '[light]')};` +
+        `[trip]${pickFrames(roundTrip.every)},${roundTrip.back}[a];${compared}[b];[a][b]ssim,nullsink`,
       '-map',
       '[meter]',
       '-f',
@@ -64,10 +83,10 @@ export function buildLightMeasureArgs(input: string, roundTrip?: LightPassRoundT
     ...inputOptions(input),
     '-i',
     input,
+    '-filter_complex',
+    LIGHT_PICTURE.replace('[in]', '[0:v:0]'),
     '-map',
-    '0:v:0',
-    '-vf',
-    LIGHT_PICTURE,
+    '[meter]',
     '-f',
     'rawvideo',
     'pipe:1',
@@ -84,7 +103,7 @@ function pqNits(): Float64Array {
   return pqTable;
 }
 
-/** Accumulates MaxCLL and MaxFALL over raw gbrp16le frames pushed in chunks of any size. */
+/** Accumulates MaxCLL and MaxFALL over raw gray16le frames of max(R',G',B') pushed in chunks of any size. */
 export class LightMeter {
   private readonly frameBytes: number;
   private readonly pixels: number;
@@ -96,7 +115,7 @@ export class LightMeter {
 
   constructor(width: number, height: number) {
     this.pixels = width * height;
-    this.frameBytes = this.pixels * 2 * 3;
+    this.frameBytes = this.pixels * 2;
     this.frame = new Uint8Array(new ArrayBuffer(this.frameBytes));
   }
 
@@ -126,16 +145,13 @@ export class LightMeter {
 
   private measureFrame(): void {
     const table = pqNits();
-    const planes = new Uint16Array(this.frame.buffer, 0, this.pixels * 3);
+    // One code per pixel: its brightest channel's (LIGHT_PICTURE).
+    const codes = new Uint16Array(this.frame.buffer, 0, this.pixels);
     const n = this.pixels;
     let frameMax = 0;
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      // Planes are G, B, R; the transfer is monotonic, so the brightest channel is the largest code.
-      const g = planes[i];
-      const b = planes[n + i];
-      const r = planes[2 * n + i];
-      const code = g > b ? (g > r ? g : r) : b > r ? b : r;
+      const code = codes[i];
       if (code > frameMax) frameMax = code;
       sum += table[code];
     }

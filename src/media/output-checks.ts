@@ -17,6 +17,7 @@ import {
   type MeasureTools,
   type SourceVideo,
 } from './output-measure';
+import { sampleEvery } from './round-trip';
 
 export interface OutputCheck {
   /** Stable snake_case name. */
@@ -131,8 +132,7 @@ export function firstFailed(checks: OutputCheck[]): OutputCheck | null {
   return checks.find((check) => !check.passed) ?? null;
 }
 
-export interface VideoCheckRequest extends MeasureTools {
-  output: string;
+export interface VideoCheckRequest extends SourceRequest {
   /** The source in one file, or its parts in order (a split item). */
   sources: string[];
   quality: Quality;
@@ -143,6 +143,45 @@ export interface VideoCheckRequest extends MeasureTools {
   codec?: HdrCodec;
   /** The round trip as the pipeline measured it reading the written file back (hdr-pipeline.ts); else measured here. */
   roundTripSsim?: number;
+  /**
+   * The round trip as a package's light pass measured it (package-ladder.ts), counted only when it is this
+   * check's own measurement: the same source file, the same sampled frames and sizes as measured here.
+   */
+  roundTripInRun?: RoundTripInRun;
+}
+
+/** A round trip measured in a pass that decoded the output anyway, with what it was measured on. */
+export interface RoundTripInRun {
+  ssim: number;
+  /** The source file compared with (decoded in that pass). */
+  source: string;
+  /** Every how many frames one was compared (sampleEvery of the frames the pass expected). */
+  every: number;
+  outputSize: { width: number; height: number };
+  sourceSize: { width: number; height: number };
+  /** The mapping inverted to go back to SDR. */
+  choice: { mapping: Mapping; transfer: Transfer; peakNits: number };
+}
+
+/** The in-run round trip when it is the measurement this check would make; else undefined. */
+function sameRoundTrip(
+  inRun: RoundTripInRun | undefined,
+  measured: { source: string; concat: boolean; video: MeasuredVideo; sourceVideo: SourceVideo },
+  request: VideoCheckRequest,
+): number | undefined {
+  if (!inRun || measured.concat || inRun.source !== measured.source) return undefined;
+  const { video, sourceVideo } = measured;
+  const { mapping, transfer, peakNits } = inRun.choice;
+  const same =
+    mapping === request.mapping &&
+    transfer === request.transfer &&
+    peakNits === request.peakNits &&
+    inRun.every === sampleEvery(video.frames, ROUND_TRIP_SAMPLES) &&
+    inRun.outputSize.width === video.width &&
+    inRun.outputSize.height === video.height &&
+    inRun.sourceSize.width === sourceVideo.width &&
+    inRun.sourceSize.height === sourceVideo.height;
+  return same ? inRun.ssim : undefined;
 }
 
 /** Measures a video output and its source, then judges them. */
@@ -152,6 +191,7 @@ export async function checkVideoOutput(
   const { video, source, concat, sourceVideo } = await measureWithSource(request);
   const ssim =
     request.roundTripSsim ??
+    sameRoundTrip(request.roundTripInRun, { source, concat, video, sourceVideo }, request) ??
     (await roundTripSsim({
       ...request,
       source,
@@ -170,15 +210,26 @@ export async function checkVideoOutput(
   return { measured: video, checks };
 }
 
+/**
+ * What the checks of several outputs of one source share: the source in one file, its packets counted
+ * once (measureSourceVideo) for all of them. Parts (a concat list) are measured per output.
+ */
+export interface SourceRequest extends MeasureTools {
+  output: string;
+  sources: string[];
+  /** measureSourceVideo of `sources[0]` when it is the only source, made once by the caller. */
+  sourceCounted?: SourceVideo;
+}
+
 /** The output and its source measured side by side (the source's frames decoded when the counts disagree). */
-async function measureWithSource(request: MeasureTools & { output: string; sources: string[] }) {
+async function measureWithSource(request: SourceRequest) {
   const concat = request.sources.length > 1;
   const source = concat ? `${request.output}.sources.txt` : request.sources[0];
   if (concat)
     await writeFile(source, request.sources.map((path) => `file '${path.replace(/'/g, "'\\''")}'`).join('\n'));
   const [video, counted] = await Promise.all([
     measureVideo(request.output, request),
-    measureSourceVideo(source, concat, request),
+    !concat && request.sourceCounted ? request.sourceCounted : measureSourceVideo(source, concat, request),
   ]);
   // Packets are counted (no decode); when they disagree with the output, the decoder's own count judges.
   const sourceVideo = frameCountCheck(video, counted).passed
@@ -197,7 +248,7 @@ export function sdrSignallingCheck(video: MeasuredVideo): OutputCheck {
 }
 
 export async function checkSdrVideoOutput(
-  request: MeasureTools & { output: string; sources: string[] },
+  request: SourceRequest,
 ): Promise<{ measured: MeasuredVideo; checks: OutputCheck[] }> {
   const { video, sourceVideo } = await measureWithSource(request);
   const checks = [

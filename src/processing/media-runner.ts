@@ -81,6 +81,11 @@ export interface MadePackage {
   /** The audio rendition's bit rates (bit/s), which every variant's bandwidth includes; null without audio. */
   audio: { peakBitrate: number; averageBitrate: number } | null;
   frameRate: number;
+  /**
+   * SHA-256 of each joined rung (by folder) as the run left it, for the rungs it measured a round trip of:
+   * the check counts that measurement only while the file is still this one (run-measurements.ts).
+   */
+  joinedSha256?: Record<string, string>;
 }
 
 /** Media that could not be made: the item's catalogue code and the message a customer may read. */

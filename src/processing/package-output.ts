@@ -13,8 +13,9 @@ import { segmentAlignmentCheck, segmentDurationCheck } from '../media/hls/packag
 import { itemRungs } from '../media/ladder';
 import type { ProbeResult } from '../media/media.types';
 import { checkSdrVideoOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
-import type { MeasureTools, MeasuredVideo } from '../media/output-measure';
+import { measureSourceVideo, type MeasureTools, type MeasuredVideo } from '../media/output-measure';
 import type { HdrOutputSpec } from '../media/output-spec';
+import { fileSha256 } from './run-measurements';
 import type { CheckedOutput, EncodePackagePartResult, MadeOutput, MadePackage, RunItemResult } from './media-runner';
 
 export const HLS_CONTAINER = 'hls';
@@ -39,7 +40,7 @@ export async function makePackage(run: PackageRun): Promise<RunItemResult> {
     dir,
     scratchDir: `${run.outputPath}.hls-rungs`,
   });
-  return packageResult(made, run);
+  return await packageResult(made, run);
 }
 
 /**
@@ -72,7 +73,7 @@ export async function joinPackage(run: PackageRun & { unitDirs: string[] }): Pro
     dir: `${run.outputPath}.hls`,
     scratchDir: `${run.outputPath}.hls-rungs`,
   });
-  return packageResult(made, run);
+  return await packageResult(made, run);
 }
 
 /** The ladder pipeline's request for an item: its rungs (the rule the submit priced) and its HDR choice. */
@@ -90,13 +91,21 @@ function ladderOf(
   };
 }
 
-function packageResult(made: LadderSuccess | PipelineFailure, run: PackageRun): RunItemResult {
+async function packageResult(made: LadderSuccess | PipelineFailure, run: PackageRun): Promise<RunItemResult> {
   const { probe, spec } = run;
   if (!made.ok) return { ok: false, code: made.code, message: made.message };
   // A source that decoded far shorter than it declared is truncated: invalid_media, as for a file output.
   const truncated = truncatedSource(probe.durationSeconds, made.processedSeconds);
   if (truncated) return { ok: false, code: 'invalid_media', message: truncated };
-  const pkg: MadePackage = { renditions: made.renditions, audio: made.audio, frameRate: probe.video?.fps ?? 25 };
+  const joinedSha256: Record<string, string> = {};
+  for (const rendition of made.renditions)
+    if (rendition.roundTrip) joinedSha256[rendition.folder] = await fileSha256(rendition.joinedPath);
+  const pkg: MadePackage = {
+    renditions: made.renditions,
+    audio: made.audio,
+    frameRate: probe.video?.fps ?? 25,
+    joinedSha256,
+  };
   const top = made.renditions[0].rung;
   return {
     ok: true,
@@ -125,8 +134,16 @@ export async function checkPackage(
   const pkg = output.package;
   const checks: OutputCheck[] = [];
   const renditions: Record<string, unknown>[] = [];
+  // One count of the source's packets for every rung (a source in parts is measured per rung, as a file's).
+  const sourceCounted = sources.length === 1 ? await measureSourceVideo(sources[0], false, tools) : undefined;
   for (const rendition of pkg.renditions) {
-    const request = { ...tools, output: rendition.joinedPath, sources };
+    const request = { ...tools, output: rendition.joinedPath, sources, sourceCounted };
+    // The light pass's round trip counts only while the joined rung is the file it decoded.
+    const measuredAs = pkg.joinedSha256?.[rendition.folder];
+    const roundTripInRun =
+      rendition.roundTrip && measuredAs && (await fileSha256(rendition.joinedPath)) === measuredAs
+        ? rendition.roundTrip
+        : undefined;
     const { measured, checks: own } =
       rendition.rung.range === 'SDR'
         ? await checkSdrVideoOutput(request)
@@ -137,6 +154,7 @@ export async function checkPackage(
             transfer: spec.transfer,
             peakNits: spec.peakNits,
             codec: rendition.rung.codec === 'av1' ? 'av1' : 'hevc',
+            roundTripInRun,
           });
     checks.push(...own.map((check) => ({ ...check, expected: `${rendition.folder}: ${check.expected}` })));
     renditions.push(renditionView(rendition, pkg, spec, measured));

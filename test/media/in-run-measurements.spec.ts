@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import type { Mapping } from '../../src/media/hdr-mapping';
 import { ROUND_TRIP_SAMPLES } from '../../src/media/output-checks';
 import { measureSourceVideo, measureVideo, roundTripSsim } from '../../src/media/output-measure';
+import { packageLadder } from '../../src/media/hls/package-ladder';
+import { itemRungs } from '../../src/media/ladder';
+import type { LadderSpec } from '../../src/media/output-spec';
 import { convertSdrToHdr } from '../../src/media/pipelines';
+import { sampleEvery } from '../../src/media/round-trip';
 import { probeMedia } from '../../src/media/probe';
 import { fileSha256, stillMeasured } from '../../src/processing/run-measurements';
 import { sdrMp4 } from '../fixtures/media';
@@ -49,6 +53,56 @@ describe('measured in the run', () => {
       });
       expect(made.roundTripSsim).toBe(fromFile);
       expect(fromFile).toBeGreaterThan(0.8);
+    },
+  );
+
+  it.each(['reference', 'expand'] as Mapping[])(
+    "a package's light pass measures each PQ rung's round trip as the check does from the joined rung (%s)",
+    async (mapping) => {
+      const input = await sdrMp4({ width: 320, height: 180, seconds: 2 });
+      const outcome = await probeMedia(input, { api: 'sdr2hdr' });
+      if (!outcome.ok) throw new Error(outcome.code);
+      const ladder: LadderSpec = { segmentSeconds: 1, hdrLines: [180, 90], hdrCodecs: ['hevc'], audioKbps: 128 };
+      const hdr = { ...DEFAULT_HDR_ENCODE, mapping };
+      const made = await packageLadder({
+        input,
+        probe: outcome.probe,
+        rungs: itemRungs(ladder, 'pq', outcome.probe.video!),
+        ladder,
+        hdr,
+        dir: join(out, `package-${mapping}`),
+        scratchDir: join(out, `package-${mapping}-scratch`),
+      });
+      if (!made.ok) throw new Error(made.code);
+      const pq = made.renditions.filter((rendition) => rendition.rung.range === 'PQ');
+      expect(pq).toHaveLength(2);
+      for (const rendition of pq) {
+        const output = rendition.joinedPath;
+        const [video, sourceVideo] = await Promise.all([
+          measureVideo(output, {}),
+          measureSourceVideo(input, false, {}),
+        ]);
+        const fromFile = await roundTripSsim({
+          output,
+          source: input,
+          concat: false,
+          sourceVideo,
+          outputSize: video,
+          choice: { mapping, transfer: 'pq', peakNits: hdr.peakNits },
+          samples: ROUND_TRIP_SAMPLES,
+        });
+        expect(rendition.roundTrip).toEqual({
+          ssim: fromFile,
+          source: input,
+          every: sampleEvery(video.frames, ROUND_TRIP_SAMPLES),
+          outputSize: { width: video.width, height: video.height },
+          sourceSize: { width: sourceVideo.width, height: sourceVideo.height },
+          choice: { mapping, transfer: 'pq', peakNits: hdr.peakNits },
+        });
+        expect(fromFile).toBeGreaterThan(0.7);
+      }
+      // The SDR rungs have no light pass: their round trip is not one (the check measures what it needs).
+      expect(made.renditions.filter((r) => r.rung.range === 'SDR').every((r) => r.roundTrip === null)).toBe(true);
     },
   );
 

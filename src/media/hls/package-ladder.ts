@@ -10,7 +10,16 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { buildExpandCube, usesMappingLut } from '../hdr-mapping';
 import { levelsToWrite, writeHdrMetadata, writeSegmentLightLevels } from '../hdr-metadata';
-import { measureLightLevels } from '../light-levels';
+import { measureLightLevels, type LightPassRoundTrip } from '../light-levels';
+import { ROUND_TRIP_SAMPLES, type RoundTripInRun } from '../output-checks';
+import {
+  backToSdr,
+  inverseLutPath,
+  referenceOutputArgs,
+  sampleEvery,
+  sourceAsCompared,
+  writeInverseLut,
+} from '../round-trip';
 import type { RungSpec } from '../output-spec';
 import {
   encodeCeiling,
@@ -60,6 +69,12 @@ export interface MadeRendition {
   light: { masteringPeakNits: number; maxCll: number; maxFall: number } | null;
   /** init + segments as one fragmented MP4 (in scratchDir), for the output checks. */
   joinedPath: string;
+  /**
+   * PQ rungs: the round trip measured by the light pass, which decodes the joined rung anyway (against the
+   * source's frames kept by a one-pass encode, or the source decoded in the same pass after a join); the
+   * check counts it when it is its own measurement. Null otherwise.
+   */
+  roundTrip: RoundTripInRun | null;
 }
 
 export interface LadderSuccess {
@@ -80,7 +95,7 @@ export async function packageLadder(request: LadderRequest): Promise<LadderSucce
   const encoded = await encodeLadder(request, started);
   if (!encoded.ok) return encoded;
   try {
-    return await finishPackage(request, encoded.args, started);
+    return await finishPackage({ ...request, referencesKept: true }, encoded.args, started);
   } catch (error) {
     return failure('processing_failed', 'Processing failed.', [String(error)], started);
   }
@@ -116,6 +131,12 @@ export async function encodeLadder(
       await writeFile(lutPath, cube);
     }
     const args = buildLadderArgs({ ...request, lutPath });
+    // One pass: the source's frames each PQ rung's round trip compares, kept from this decode (round-trip.ts).
+    if (!part)
+      for (const rung of rungs.filter((each) => each.range === 'PQ'))
+        args.push(
+          ...referenceOutputArgs(video.index, referenceEvery(request.probe), video, rung, referencePath(request, rung)),
+        );
     const seconds = part ? (part.durationSeconds ?? request.probe.durationSeconds - part.startSeconds) : null;
     const run = await runFfmpeg(args, {
       ffmpegPath: request.ffmpegPath,
@@ -137,8 +158,21 @@ export async function encodeLadder(
 /** What reading back a package's renditions needs: its folders, the rungs, and the tools' bounds. */
 export type FinishRequest = Pick<
   LadderRequest,
-  'rungs' | 'dir' | 'scratchDir' | 'probe' | 'hdr' | 'ffmpegPath' | 'signal' | 'timeLimitMs' | 'onProgress'
->;
+  'input' | 'rungs' | 'dir' | 'scratchDir' | 'probe' | 'hdr' | 'ffmpegPath' | 'signal' | 'timeLimitMs' | 'onProgress'
+> & {
+  /** The encode kept each PQ rung's reference frames (one pass: encodeLadder); else the light pass decodes the source. */
+  referencesKept?: boolean;
+};
+
+/** Where the encode keeps a PQ rung's reference frames (raw yuv420p at the rung's size). */
+function referencePath(request: Pick<LadderRequest, 'scratchDir'>, rung: RungSpec): string {
+  return join(request.scratchDir, `${renditionFolder(rung)}.reference.yuv`);
+}
+
+/** Every how many frames the round trip compares one: of the frames the source declares, as the MP4 path. */
+function referenceEvery(probe: LadderRequest['probe']): number {
+  return sampleEvery(Math.round(probe.durationSeconds * (probe.video?.fps ?? 25)), ROUND_TRIP_SAMPLES);
+}
 
 /**
  * The package's files are written (one run, or the join of a split package: package-parts.ts): each
@@ -198,14 +232,23 @@ async function finishRendition(
   const joinedPath = join(request.scratchDir, `${folder}.mp4`);
   await joinRendition(path, playlist, joinedPath);
   let light: MadeRendition['light'] = null;
+  let roundTrip: RoundTripInRun | null = null;
   if (rung.range === 'PQ') {
-    const measured = await measureLightLevels(joinedPath, {
-      width: rung.width,
-      height: rung.height,
-      ffmpegPath: request.ffmpegPath,
-      signal: request.signal,
-      timeLimitMs: request.timeLimitMs,
-    });
+    const trip = await roundTripOfRung(rung, joinedPath, request);
+    let measured: Awaited<ReturnType<typeof measureLightLevels>>;
+    try {
+      measured = await measureLightLevels(joinedPath, {
+        width: rung.width,
+        height: rung.height,
+        ffmpegPath: request.ffmpegPath,
+        signal: request.signal,
+        timeLimitMs: request.timeLimitMs,
+        roundTrip: trip?.pass,
+      });
+    } finally {
+      if (trip?.lut) await rm(trip.lut, { force: true });
+      await rm(referencePath(request, rung), { force: true });
+    }
     if (!measured.ok) {
       return measured.run
         ? processFailure(measured.run, started)
@@ -227,6 +270,7 @@ async function finishRendition(
     // The checks read the rung as a player gets it: joined again from the files as stored.
     await joinRendition(path, playlist, joinedPath);
     light = { masteringPeakNits: peakNits, ...levelsToWrite(levels) };
+    if (trip && measured.roundTripSsim !== null) roundTrip = { ...trip.record, ssim: measured.roundTripSsim };
   }
   return {
     ok: true,
@@ -244,7 +288,40 @@ async function finishRendition(
       frameRate,
       light,
       joinedPath,
+      roundTrip,
     },
+  };
+}
+
+/**
+ * The round trip the light pass of a PQ rung measures as the output check would (output-measure.ts
+ * roundTripSsim): the same sampled frames of the same source, taken back through the inverse mapping
+ * (its LUT written beside the rung when the mapping needs one; the caller removes it).
+ */
+async function roundTripOfRung(
+  rung: RungSpec,
+  joinedPath: string,
+  request: FinishRequest,
+): Promise<{ pass: LightPassRoundTrip; record: Omit<RoundTripInRun, 'ssim'>; lut: string | null } | null> {
+  const video = request.probe.video;
+  const { mapping, transfer, peakNits } = request.hdr;
+  if (!video) return null;
+  const choice = { mapping, transfer, peakNits };
+  const lut = inverseLutPath(joinedPath, choice);
+  if (lut) await writeInverseLut(lut, choice, video);
+  const every = referenceEvery(request.probe);
+  const outputSize = { width: rung.width, height: rung.height };
+  const sourceSize = { width: video.width, height: video.height };
+  return {
+    pass: {
+      every,
+      back: backToSdr(choice, video, lut),
+      against: request.referencesKept
+        ? { referencePath: referencePath(request, rung), size: outputSize }
+        : { source: request.input, compared: sourceAsCompared(sourceSize, outputSize) },
+    },
+    record: { source: request.input, every, outputSize, sourceSize, choice },
+    lut,
   };
 }
 
