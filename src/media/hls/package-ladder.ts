@@ -4,10 +4,8 @@
 // players read them, as the MP4 path does (light-levels.ts, hdr-metadata.ts): HEVC's `clli`/`mdcv` in the
 // init segment and CLL SEI in every segment; AV1's CLL metadata OBU in every segment (av1-light.ts).
 // Last, our master playlist. Answers a verdict, never throws for media or process outcomes (as pipelines.ts).
-import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { buildExpandCube, usesMappingLut } from '../hdr-mapping';
 import { levelsToWrite, writeHdrMetadata, writeSegmentLightLevels } from '../hdr-metadata';
 import { measureLightLevels, type LightPassRoundTrip } from '../light-levels';
@@ -32,6 +30,7 @@ import {
 import { runFfmpeg } from '../run-ffmpeg';
 import { writeAv1SegmentLightLevels } from './av1-light';
 import { codecsOfInitSegment } from './codecs-string';
+import { concatFiles } from './concat-files';
 import { buildLadderArgs, type LadderArgsInput } from './ladder-args';
 import { buildMasterPlaylist } from './master-playlist';
 import {
@@ -339,8 +338,9 @@ async function readAudio(dir: string): Promise<LadderSuccess['audio']> {
 /** The init segment and every media segment, in order, as one fragmented MP4. */
 async function joinRendition(folder: string, playlist: MediaPlaylist, output: string): Promise<void> {
   if (!playlist.map) throw new Error(`${folder}: the playlist has no EXT-X-MAP`);
-  const out = createWriteStream(output);
-  for (const name of [playlist.map, ...playlist.segments.map((segment) => segment.uri)])
-    await pipeline(createReadStream(join(folder, name)), out, { end: false });
-  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  const names = [playlist.map, ...playlist.segments.map((segment) => segment.uri)];
+  await concatFiles(
+    names.map((name) => join(folder, name)),
+    output,
+  );
 }
