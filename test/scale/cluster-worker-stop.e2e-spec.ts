@@ -7,6 +7,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { workersKey } from '../../src/queues/keys';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, startApi, type TestAccount, type TestApi } from '../support/app';
 import { ensureBuilt } from '../support/dist-build';
@@ -98,6 +99,13 @@ describe('Redis Cluster: a worker stopped after two failovers', () => {
       status: 'succeeded',
     });
     worker.assertAlive();
+
+    // Another worker of the region beats on (its heartbeat only): the API keeps accepting the region's submits
+    // after this worker leaves the worker set on its way out, as in a fleet. Without it the late submit raced
+    // that farewell, and lost it on a loaded machine (503 region_unavailable until the 60 s ran out).
+    const workers = workersKey(api.config, 'cluster-stop');
+    const master = (await cluster.masterOf(workers))!;
+    await redisCli(master, '-c', 'zadd', workers, String(Date.now() + 3_600_000), 'another-worker-of-the-region');
 
     const signalled = Date.now();
     process.kill(worker.pid, 'SIGTERM');
