@@ -20,7 +20,7 @@ import {
   type PipelineFailure,
   type PipelineRunOptions,
 } from './pipeline-outcome';
-import { backToSdr, inverseLutPath, referenceOutputArgs, sampleEvery, writeInverseLut } from './round-trip';
+import { backToSdr, declaredSampleEvery, inverseLutPath, referenceOutputArgs, writeInverseLut } from './round-trip';
 import { DEFAULT_PROGRESS_INTERVAL_MS, ProgressThrottle, runFfmpeg } from './run-ffmpeg';
 
 /** What the argv builder takes, plus how to run it. */
@@ -86,7 +86,7 @@ export async function convertSdrToHdr(request: SdrToHdrRequest): Promise<SdrToHd
     measures && request.roundTripSamples
       ? {
           referencePath: `${request.output}.reference.yuv`,
-          every: sampleEvery(Math.round(request.probe.durationSeconds * (video.fps ?? 25)), request.roundTripSamples),
+          every: declaredSampleEvery(request.probe, request.roundTripSamples),
           lut: inverseLutPath(request.output, choice),
         }
       : undefined;

@@ -8,7 +8,7 @@ import { isAbsolute } from 'node:path';
 import { filterPath, zscaleColour } from './hdr-args';
 import { buildExpandInverseCube } from './hdr-inverse';
 import { REFERENCE_WHITE_NITS, usesMappingLut, type MappingChoice } from './hdr-mapping';
-import type { VideoStreamInfo } from './media.types';
+import type { ProbeResult, VideoStreamInfo } from './media.types';
 
 export type SourceColour = Pick<VideoStreamInfo, 'colorTransfer' | 'colorPrimaries' | 'colorSpace' | 'colorRange'>;
 export type RoundTripChoice = MappingChoice & { mapping: 'reference' | 'expand' };
@@ -16,6 +16,15 @@ export type RoundTripChoice = MappingChoice & { mapping: 'reference' | 'expand' 
 /** Every how many frames one is compared, for `samples` frames spread over `frames`. */
 export function sampleEvery(frames: number, samples: number): number {
   return Math.max(1, Math.floor(frames / Math.max(1, samples)));
+}
+
+/**
+ * Every how many frames a run samples before its output exists: of the frames the source declares (its
+ * duration × rate). The check samples the output's counted frames, and counts the run's measurement only
+ * when both agree (output-checks.ts).
+ */
+export function declaredSampleEvery(probe: Pick<ProbeResult, 'durationSeconds' | 'video'>, samples: number): number {
+  return sampleEvery(Math.round(probe.durationSeconds * (probe.video?.fps ?? 25)), samples);
 }
 
 /**

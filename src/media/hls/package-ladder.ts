@@ -13,8 +13,8 @@ import { ROUND_TRIP_SAMPLES, type RoundTripInRun } from '../output-checks';
 import {
   backToSdr,
   inverseLutPath,
+  declaredSampleEvery,
   referenceOutputArgs,
-  sampleEvery,
   sourceAsCompared,
   writeInverseLut,
 } from '../round-trip';
@@ -134,7 +134,13 @@ export async function encodeLadder(
     if (!part)
       for (const rung of rungs.filter((each) => each.range === 'PQ'))
         args.push(
-          ...referenceOutputArgs(video.index, referenceEvery(request.probe), video, rung, referencePath(request, rung)),
+          ...referenceOutputArgs(
+            video.index,
+            declaredSampleEvery(request.probe, ROUND_TRIP_SAMPLES),
+            video,
+            rung,
+            referencePath(request, rung),
+          ),
         );
     const seconds = part ? (part.durationSeconds ?? request.probe.durationSeconds - part.startSeconds) : null;
     const run = await runFfmpeg(args, {
@@ -166,11 +172,6 @@ export type FinishRequest = Pick<
 /** Where the encode keeps a PQ rung's reference frames (raw yuv420p at the rung's size). */
 function referencePath(request: Pick<LadderRequest, 'scratchDir'>, rung: RungSpec): string {
   return join(request.scratchDir, `${renditionFolder(rung)}.reference.yuv`);
-}
-
-/** Every how many frames the round trip compares one: of the frames the source declares, as the MP4 path. */
-function referenceEvery(probe: LadderRequest['probe']): number {
-  return sampleEvery(Math.round(probe.durationSeconds * (probe.video?.fps ?? 25)), ROUND_TRIP_SAMPLES);
 }
 
 /**
@@ -308,7 +309,7 @@ async function roundTripOfRung(
   const choice = { mapping, transfer, peakNits };
   const lut = inverseLutPath(joinedPath, choice);
   if (lut) await writeInverseLut(lut, choice, video);
-  const every = referenceEvery(request.probe);
+  const every = declaredSampleEvery(request.probe, ROUND_TRIP_SAMPLES);
   const outputSize = { width: rung.width, height: rung.height };
   const sourceSize = { width: video.width, height: video.height };
   return {
