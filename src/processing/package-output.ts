@@ -15,7 +15,7 @@ import type { ProbeResult } from '../media/media.types';
 import { checkSdrVideoOutput, checkVideoOutput, type OutputCheck } from '../media/output-checks';
 import { measureSourceVideo, type MeasureTools, type MeasuredVideo } from '../media/output-measure';
 import type { HdrOutputSpec } from '../media/output-spec';
-import { fileSha256 } from './run-measurements';
+import { fileSha256, stillTheFile } from './run-measurements';
 import type { CheckedOutput, EncodePackagePartResult, MadeOutput, MadePackage, RunItemResult } from './media-runner';
 
 export const HLS_CONTAINER = 'hls';
@@ -139,9 +139,8 @@ export async function checkPackage(
   for (const rendition of pkg.renditions) {
     const request = { ...tools, output: rendition.joinedPath, sources, sourceCounted };
     // The light pass's round trip counts only while the joined rung is the file it decoded.
-    const measuredAs = pkg.joinedSha256?.[rendition.folder];
     const roundTripInRun =
-      rendition.roundTrip && measuredAs && (await fileSha256(rendition.joinedPath)) === measuredAs
+      rendition.roundTrip && (await stillTheFile(rendition.joinedPath, pkg.joinedSha256?.[rendition.folder]))
         ? rendition.roundTrip
         : undefined;
     const { measured, checks: own } =

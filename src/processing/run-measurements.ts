@@ -22,8 +22,12 @@ export async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** Whether the file at `path` is still byte for byte the one hashed as `sha256` when it was measured. */
+export async function stillTheFile(path: string, sha256: string | undefined): Promise<boolean> {
+  return sha256 !== undefined && (await fileSha256(path)) === sha256;
+}
+
 /** The run's measurements when the file is still the one they were made of; otherwise none. */
 export async function stillMeasured(path: string, measured: RunMeasurements | undefined): Promise<RunMeasurements> {
-  if (!measured) return { sha256: '' };
-  return (await fileSha256(path)) === measured.sha256 ? measured : { sha256: '' };
+  return measured && (await stillTheFile(path, measured.sha256)) ? measured : { sha256: '' };
 }
