@@ -7,15 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Mapping } from '../../src/media/hdr-mapping';
 import { ROUND_TRIP_SAMPLES } from '../../src/media/output-checks';
-import { measureSourceVideo, measureVideo, roundTripSsim } from '../../src/media/output-measure';
 import { packageLadder } from '../../src/media/hls/package-ladder';
 import { itemRungs } from '../../src/media/ladder';
 import type { LadderSpec } from '../../src/media/output-spec';
 import { convertSdrToHdr } from '../../src/media/pipelines';
-import { sampleEvery } from '../../src/media/round-trip';
 import { probeMedia } from '../../src/media/probe';
 import { fileSha256, stillMeasured } from '../../src/processing/run-measurements';
 import { sdrMp4 } from '../fixtures/media';
+import { roundTripOfFile } from '../support/media-checks';
 
 let out: string;
 beforeAll(async () => {
@@ -41,18 +40,9 @@ describe('measured in the run', () => {
         roundTripSamples: ROUND_TRIP_SAMPLES,
       });
       if (!made.ok) throw new Error(made.code);
-      const [video, sourceVideo] = await Promise.all([measureVideo(output, {}), measureSourceVideo(input, false, {})]);
-      const fromFile = await roundTripSsim({
-        output,
-        source: input,
-        concat: false,
-        sourceVideo,
-        outputSize: video,
-        choice: { mapping, transfer: 'pq', peakNits: 1000 },
-        samples: ROUND_TRIP_SAMPLES,
-      });
-      expect(made.roundTripSsim).toBe(fromFile);
-      expect(fromFile).toBeGreaterThan(0.8);
+      const fromFile = await roundTripOfFile(output, input, { mapping, transfer: 'pq', peakNits: 1000 });
+      expect(made.roundTripSsim).toBe(fromFile.ssim);
+      expect(fromFile.ssim).toBeGreaterThan(0.8);
     },
   );
 
@@ -77,29 +67,13 @@ describe('measured in the run', () => {
       const pq = made.renditions.filter((rendition) => rendition.rung.range === 'PQ');
       expect(pq).toHaveLength(2);
       for (const rendition of pq) {
-        const output = rendition.joinedPath;
-        const [video, sourceVideo] = await Promise.all([
-          measureVideo(output, {}),
-          measureSourceVideo(input, false, {}),
-        ]);
-        const fromFile = await roundTripSsim({
-          output,
-          source: input,
-          concat: false,
-          sourceVideo,
-          outputSize: video,
-          choice: { mapping, transfer: 'pq', peakNits: hdr.peakNits },
-          samples: ROUND_TRIP_SAMPLES,
+        const fromFile = await roundTripOfFile(rendition.joinedPath, input, {
+          mapping,
+          transfer: 'pq',
+          peakNits: hdr.peakNits,
         });
-        expect(rendition.roundTrip).toEqual({
-          ssim: fromFile,
-          source: input,
-          every: sampleEvery(video.frames, ROUND_TRIP_SAMPLES),
-          outputSize: { width: video.width, height: video.height },
-          sourceSize: { width: sourceVideo.width, height: sourceVideo.height },
-          choice: { mapping, transfer: 'pq', peakNits: hdr.peakNits },
-        });
-        expect(fromFile).toBeGreaterThan(0.7);
+        expect(rendition.roundTrip).toEqual(fromFile);
+        expect(fromFile.ssim).toBeGreaterThan(0.7);
       }
       // The SDR rungs have no light pass: their round trip is not one (the check measures what it needs).
       expect(made.renditions.filter((r) => r.rung.range === 'SDR').every((r) => r.roundTrip === null)).toBe(true);

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { ROUND_TRIP_SAMPLES, type RoundTripInRun } from '../../src/media/output-checks';
+import { measureSourceVideo, measureVideo, roundTripSsim } from '../../src/media/output-measure';
+import { sampleEvery } from '../../src/media/round-trip';
 
 const exec = promisify(execFile);
 
@@ -29,4 +32,33 @@ export async function decodedFrameCount(file: string): Promise<number> {
     ...['-show_entries', 'stream=nb_read_frames', '-of', 'json', file],
   ]);
   return Number(JSON.parse(stdout).streams[0].nb_read_frames);
+}
+
+/**
+ * The round trip the output check measures of a PQ file, from the file itself (output-measure.ts
+ * roundTripSsim), as the record a run's own measurement must equal to stand in for it (RoundTripInRun).
+ */
+export async function roundTripOfFile(
+  output: string,
+  source: string,
+  choice: RoundTripInRun['choice'],
+): Promise<RoundTripInRun> {
+  const [video, sourceVideo] = await Promise.all([measureVideo(output, {}), measureSourceVideo(source, false, {})]);
+  const ssim = await roundTripSsim({
+    output,
+    source,
+    concat: false,
+    sourceVideo,
+    outputSize: video,
+    choice,
+    samples: ROUND_TRIP_SAMPLES,
+  });
+  return {
+    ssim,
+    source,
+    every: sampleEvery(video.frames, ROUND_TRIP_SAMPLES),
+    outputSize: { width: video.width, height: video.height },
+    sourceSize: { width: sourceVideo.width, height: sourceVideo.height },
+    choice,
+  };
 }
