@@ -6,7 +6,7 @@
 // charged once like one pass. A unit whose media fails fails the item, charged 0, its parts removed.
 import { Test } from '@nestjs/testing';
 import { existsSync } from 'node:fs';
-import { copyFile, readdir, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Parser, type Manifest } from 'm3u8-parser';
 import { DataSource } from 'typeorm';
@@ -22,9 +22,10 @@ import { WorkerModule } from '../../src/worker.module';
 import { sdrMp4 } from '../fixtures/media';
 import { call, createAccount, type TestAccount, type TestApi } from '../support/app';
 import { upload, waitForJob } from '../support/jobs';
-import { auditMoney, pollUntil } from '../support/processes';
+import { auditMoney } from '../support/processes';
 import { startWorkerFleet, type WorkerFleet } from '../support/worker-fleet';
 import { decodedFrameCount } from '../support/media-checks';
+import { expectSegmentFilesGone } from '../support/segment-suite';
 
 const GRANT = 10_000;
 const SECONDS = 10;
@@ -84,21 +85,6 @@ describe('a long package item in units over workers', () => {
   const units = (jobId: string): Promise<{ segment: number; status: string; worker: string }[]> =>
     db.query(`SELECT segment, status, worker FROM item_segments WHERE job_id = $1 ORDER BY segment`, [jobId]);
 
-  /** Nothing of the job's temporary units (the source, the rungs' parts) is left in storage. */
-  async function expectUnitsGone(jobId: string): Promise<void> {
-    const folder = join(fleet.dir, 'storage', 'segments', jobId);
-    await pollUntil(
-      'the temporary units to be removed',
-      async () => {
-        if (!existsSync(folder)) return true;
-        const left = await readdir(folder, { recursive: true, withFileTypes: true });
-        return left.every((entry) => !entry.isFile()) || undefined;
-      },
-      15_000,
-      200,
-    );
-  }
-
   it('two workers encode its units; the package is one pass’s shape, every rung decodes whole, charged once', async () => {
     const region = 'lseg-two';
     const { ids } = await fleet.twoWorkers(region, { SEGMENT_SECONDS: '4' });
@@ -148,7 +134,7 @@ describe('a long package item in units over workers', () => {
 
     expect((await auditMoney(api, account.apiKey, [job], GRANT)).problems).toEqual([]);
     expect(await fleet.outboxEvents(jobId)).toEqual(['job.succeeded']);
-    await expectUnitsGone(jobId);
+    await expectSegmentFilesGone(fleet, jobId);
     // The split stored a copy of the source: the customer's upload is still there.
     const [stored] = await db.query(`SELECT storage_key FROM uploads WHERE id = $1`, [uploadId]);
     expect(existsSync(join(fleet.dir, 'storage', stored.storage_key))).toBe(true);
@@ -176,7 +162,7 @@ describe('a long package item in units over workers', () => {
       expect((await units(jobId)).find((row) => row.segment === 1)?.status).toBe('failed');
       expect((await auditMoney(api, account.apiKey, [job], GRANT)).problems).toEqual([]);
       expect(await fleet.outboxEvents(jobId)).toEqual(['job.failed']);
-      await expectUnitsGone(jobId);
+      await expectSegmentFilesGone(fleet, jobId);
     } finally {
       await worker.close();
     }

@@ -97,19 +97,7 @@ export function segmentSuite(name: string): SegmentSuite {
       fleet.db.query(`SELECT segment, status, worker, attempts FROM item_segments WHERE job_id = $1 ORDER BY segment`, [
         jobId,
       ]),
-    async expectSegmentsGone(jobId) {
-      const folder = join(fleet.dir, 'storage', 'segments', jobId);
-      await pollUntil(
-        'the temporary segments to be removed',
-        async () => {
-          if (!existsSync(folder)) return true;
-          const left = await readdir(folder, { recursive: true, withFileTypes: true });
-          return left.every((entry) => !entry.isFile()) || undefined;
-        },
-        15_000,
-        200,
-      );
-    },
+    expectSegmentsGone: (jobId) => expectSegmentFilesGone(fleet, jobId),
     async download(url, name) {
       const response = await fetch(url);
       expect(response.status).toBe(200);
@@ -118,4 +106,22 @@ export function segmentSuite(name: string): SegmentSuite {
       return path;
     },
   };
+}
+
+/**
+ * Nothing of a split item's temporary files (the source's copy, the segments or a package's units) is left in
+ * the fleet's storage once the item has ended.
+ */
+export async function expectSegmentFilesGone(fleet: Pick<WorkerFleet, 'dir'>, jobId: string): Promise<void> {
+  const folder = join(fleet.dir, 'storage', 'segments', jobId);
+  await pollUntil(
+    'the temporary segment files to be removed',
+    async () => {
+      if (!existsSync(folder)) return true;
+      const left = await readdir(folder, { recursive: true, withFileTypes: true });
+      return left.every((entry) => !entry.isFile()) || undefined;
+    },
+    15_000,
+    200,
+  );
 }
