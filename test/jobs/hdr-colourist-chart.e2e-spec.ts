@@ -9,7 +9,7 @@
 // one reads the colour chart (items 1, 3, 5: five jobs, each output read once); hdr-colourist-levels.e2e-spec.ts
 // the light levels and the duration (items 2, 6), hdr-colourist-gradient.e2e-spec.ts the highlight gradient (item 4).
 import { BARS, COLORCHECKER, SKIN, SUPER_WHITES } from '../support/hdr-chart';
-import { colourist, type Output } from '../support/colourist';
+import { colourist, EXPANDED, type Output } from '../support/colourist';
 import { deltaEItp } from '../support/hdr-decode';
 
 describe('HDR a colourist would sign (issue 40): the colour chart', () => {
@@ -49,11 +49,7 @@ describe('HDR a colourist would sign (issue 40): the colour chart', () => {
     }
   }, 300_000);
 
-  it.each<Output>([
-    { mapping: 'expand', transfer: 'pq', peak_nits: 1000 },
-    { mapping: 'expand', transfer: 'pq', peak_nits: 4000 },
-    { mapping: 'expand', transfer: 'hlg' },
-  ])(
+  it.each<Output>(EXPANDED)(
     'item 3 — %o: super-whites 235 < 245 < 254 at least 2 %% apart, white ≥ 80 %% of the peak, none above it',
     async (output) => {
       const reading = await chart(output);

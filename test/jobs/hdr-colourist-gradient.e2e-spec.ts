@@ -9,17 +9,13 @@
 // one the highlight gradient (item 4: three jobs); hdr-colourist-chart.e2e-spec.ts reads the colour chart
 // (items 1, 3, 5), hdr-colourist-levels.e2e-spec.ts the light levels and the duration (items 2, 6).
 import { highlightGradientMp4 } from '../fixtures/hdr-scenes';
-import { colourist, type Output } from '../support/colourist';
+import { colourist, EXPANDED, type Output } from '../support/colourist';
 import { readGradient } from '../support/hdr-gradient';
 
 describe('HDR a colourist would sign (issue 40): the highlight gradient', () => {
   const { made } = colourist('colourist-gradient');
 
-  it.each<Output>([
-    { mapping: 'expand', transfer: 'pq', peak_nits: 1000 },
-    { mapping: 'expand', transfer: 'pq', peak_nits: 4000 },
-    { mapping: 'expand', transfer: 'hlg' },
-  ])(
+  it.each<Output>(EXPANDED)(
     'item 4 — %o: a smooth highlight gradient (8-bit codes 190–254) shows no contour: no jump between neighbouring columns above 3 10-bit codes',
     async (output) => {
       const { file } = await made(await highlightGradientMp4(), output);

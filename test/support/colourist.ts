@@ -11,6 +11,12 @@ import { upload, waitForJob } from './jobs';
 import { startStack } from './worker';
 
 export type Output = { mapping?: 'reference' | 'expand'; transfer?: 'pq' | 'hlg'; peak_nits?: number };
+/** `expand` in each transfer and peak the issue's targets name: PQ at 1000 and 4000 cd/m², and HLG. */
+export const EXPANDED: Output[] = [
+  { mapping: 'expand', transfer: 'pq', peak_nits: 1000 },
+  { mapping: 'expand', transfer: 'pq', peak_nits: 4000 },
+  { mapping: 'expand', transfer: 'hlg' },
+];
 const label = (output: Output) =>
   `${output.mapping ?? 'reference'} ${output.transfer ?? 'pq'}${output.peak_nits ? ` ${output.peak_nits}` : ''}`;
 
